@@ -1,0 +1,39 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { AppKeyGuard } from '../auth/app-key.guard.js';
+import { AuthModule } from '../auth/auth.module.js';
+import { BootstrapKeyService } from '../auth/bootstrap-key.service.js';
+import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter.js';
+import { AppValidationPipe } from '../common/http/validation.pipe.js';
+import { LoggingModule } from '../common/logging/logging.module.js';
+import { AppConfig } from '../config/app-config.js';
+import { AppConfigModule } from '../config/config.module.js';
+import { DatabaseModule } from '../database/database.module.js';
+import { DiagnosticsModule } from '../diagnostics/diagnostics.module.js';
+import { HealthModule } from '../health/health.module.js';
+import { QueueModule } from '../queue/queue.module.js';
+
+/** The HTTP API process: controllers, the key guard, validation and the error filter. No processors. */
+@Module({})
+export class ApiModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: ApiModule,
+      imports: [
+        AppConfigModule.forRoot(config),
+        LoggingModule,
+        DatabaseModule,
+        QueueModule.register('api'),
+        AuthModule,
+        HealthModule,
+        DiagnosticsModule,
+      ],
+      providers: [
+        BootstrapKeyService,
+        { provide: APP_GUARD, useClass: AppKeyGuard },
+        { provide: APP_PIPE, useClass: AppValidationPipe },
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+      ],
+    };
+  }
+}

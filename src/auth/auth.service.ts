@@ -1,0 +1,60 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { hexId } from '../common/ids.js';
+import { ProjectRepository } from './project.repository.js';
+
+/** What every service receives to scope its queries: the caller's project. */
+export interface ProjectContext {
+  readonly id: string;
+}
+
+export interface CreatedProject {
+  project: { id: string; name: string; created_at: string };
+  app_id: string;
+  app_token: string;
+}
+
+export function hashToken(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/** Compared when the app id is unknown, so a miss costs the same as a wrong token. */
+const DUMMY_HASH = hashToken(randomUUID());
+
+@Injectable()
+export class AuthService {
+  private readonly logger = new Logger(AuthService.name);
+
+  constructor(private readonly projects: ProjectRepository) {}
+
+  async authenticate(appId: string, appToken: string): Promise<ProjectContext | null> {
+    const key = await this.projects.findKey(appId);
+    const presented = hashToken(appToken);
+    const matches = timingSafeEqual(presented, key?.tokenSha256 ?? DUMMY_HASH);
+    return key && matches ? { id: key.projectId } : null;
+  }
+
+  async createProject(name: string): Promise<CreatedProject> {
+    const appId = randomUUID();
+    const appToken = randomBytes(32).toString('hex');
+    const project = await this.projects.createWithKey({ id: hexId('proj_'), name }, { appId, tokenSha256: hashToken(appToken) });
+    return { project: { id: project.id, name: project.name, created_at: project.createdAt.toISOString() }, app_id: appId, app_token: appToken };
+  }
+
+  /**
+   * BOOTSTRAP_APP_ID/TOKEN: makes sure a project answers to this key. Idempotent; if the id exists with
+   * another token, the environment wins and the token is replaced.
+   */
+  async ensureKey(appId: string, appToken: string): Promise<void> {
+    const tokenSha256 = hashToken(appToken);
+    if (await this.projects.replaceToken(appId, tokenSha256)) return;
+    try {
+      const project = await this.projects.createWithKey({ id: hexId('proj_'), name: 'Default project' }, { appId, tokenSha256 });
+      this.logger.log(`Created project ${project.id} for the bootstrap application key`);
+    } catch (error) {
+      // Another API replica inserted the same key a moment ago.
+      if ((error as { driverError?: { code?: string } }).driverError?.code !== '23505') throw error;
+      await this.projects.replaceToken(appId, tokenSha256);
+    }
+  }
+}

@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { AppKey } from './app-key.entity.js';
+import { Project } from './project.entity.js';
+
+export interface StoredKey {
+  projectId: string;
+  tokenSha256: Buffer;
+}
+
+@Injectable()
+export class ProjectRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async findKey(appId: string): Promise<StoredKey | null> {
+    return this.dataSource.getRepository(AppKey).findOne({
+      where: { appId },
+      select: { projectId: true, tokenSha256: true },
+    });
+  }
+
+  async createWithKey(project: Pick<Project, 'id' | 'name'>, key: Pick<AppKey, 'appId' | 'tokenSha256'>): Promise<Project> {
+    return this.dataSource.transaction(async (manager) => {
+      const saved = await manager.getRepository(Project).save(manager.getRepository(Project).create(project));
+      await manager.getRepository(AppKey).insert({ ...key, projectId: saved.id });
+      return saved;
+    });
+  }
+
+  /** Points an existing key at a new token; returns false when the app id is unknown. */
+  async replaceToken(appId: string, tokenSha256: Buffer): Promise<boolean> {
+    const result = await this.dataSource.getRepository(AppKey).update({ appId }, { tokenSha256 });
+    return (result.affected ?? 0) > 0;
+  }
+}

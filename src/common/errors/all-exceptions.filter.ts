@@ -1,0 +1,91 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { ApiError } from './api-error.js';
+import { unavailableDependency } from './infrastructure-errors.js';
+import { BODY_LIMIT_BYTES } from '../http/body-limit.js';
+
+const DEPENDENCY_NAMES = { postgres: 'PostgreSQL', redis: 'Redis' } as const;
+
+/**
+ * The one place where errors become HTTP answers: every non-2xx response has the CONTRACT.md §3
+ * shape, and nothing internal (stack, SQL, driver message) reaches the client.
+ */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HTTP');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    if (host.getType() !== 'http') throw exception;
+    const request = host.switchToHttp().getRequest<Request>();
+    const response = host.switchToHttp().getResponse<Response>();
+    const requestId = typeof request.id === 'string' ? request.id : undefined;
+    const error = this.toApiError(exception, request, requestId);
+
+    if (response.headersSent) {
+      response.end();
+      return;
+    }
+    // Body-parser rejections (413, malformed JSON) happen before the request logger is attached.
+    if (!request.log) this.logger.warn({ request_id: requestId, status: error.status, key: error.key }, `${request.method} ${request.url} rejected`);
+    if (error.status === 503) response.setHeader('Retry-After', '5');
+    response.status(error.status).json(error.toBody(requestId));
+  }
+
+  private toApiError(exception: unknown, request: Request, requestId: string | undefined): ApiError {
+    if (exception instanceof ApiError) return exception;
+    if (exception instanceof HttpException) return this.fromHttpException(exception, request);
+
+    const dependency = unavailableDependency(exception);
+    if (dependency) {
+      this.logger.warn({ request_id: requestId, err: exception }, `${DEPENDENCY_NAMES[dependency]} unreachable`);
+      return ApiError.serviceUnavailable(`${DEPENDENCY_NAMES[dependency]} is unreachable; retry later`);
+    }
+
+    this.logger.error({ request_id: requestId, err: exception }, 'Unhandled error');
+    return new ApiError(500, 'internal_server_error', 'Internal server error', {
+      details: 'An unexpected error occurred; quote the request_id when reporting it',
+    });
+  }
+
+  private fromHttpException(exception: HttpException, request: Request): ApiError {
+    const status = exception.getStatus();
+    switch (status) {
+      case 400:
+        // Nest maps body-parser's SyntaxError to a BadRequestException carrying the parser error as cause.
+        if (exception.cause instanceof SyntaxError) {
+          return ApiError.invalidPayload('Request body is not valid JSON');
+        }
+        return ApiError.invalidPayload(messageOf(exception));
+      case 401:
+        return ApiError.unauthorized();
+      case 404:
+        return new ApiError(404, 'not_found', 'Resource not found', {
+          details: `Cannot find route ${request.method} ${request.path}`,
+        });
+      case 413:
+        return new ApiError(413, 'payload_too_large', 'Payload too large', {
+          details: `Request body exceeds the limit of ${BODY_LIMIT_BYTES} bytes`,
+        });
+      case 503:
+        return ApiError.serviceUnavailable(messageOf(exception));
+      default:
+        if (status >= 500) {
+          this.logger.error({ err: exception }, 'HTTP exception with server status');
+          return new ApiError(500, 'internal_server_error', 'Internal server error');
+        }
+        return new ApiError(status, httpKey(status), messageOf(exception));
+    }
+  }
+}
+
+function messageOf(exception: HttpException): string {
+  const response = exception.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  if (Array.isArray(message)) return message.join('; ');
+  return typeof message === 'string' ? message : exception.message;
+}
+
+function httpKey(status: number): ApiError['key'] {
+  return status === 429 ? 'too_many_requests' : 'invalid_payload';
+}

@@ -1,0 +1,85 @@
+/** The error keys of CONTRACT.md §3 that the service answers with, plus HTTP-level ones. */
+export type ErrorKey =
+  | 'invalid_payload'
+  | 'invalid_query_params'
+  | 'invalid_or_expired_cursor'
+  | 'unauthorized'
+  | 'not_found'
+  | 'duplicate_found'
+  | 'member_already_exists'
+  | 'invalid_pending_points_state'
+  | 'payload_too_large'
+  | 'non_active_program'
+  | 'too_many_requests'
+  | 'internal_server_error'
+  | 'service_unavailable';
+
+export interface ErrorBody {
+  code: number;
+  key: ErrorKey;
+  message: string;
+  details?: string;
+  request_id?: string;
+  resource_id?: string;
+  resource_type?: string;
+}
+
+/**
+ * A failure the client is meant to see. Services throw these; the global filter renders them as the
+ * CONTRACT.md §3 body. Anything that is not an ApiError (or a known HTTP/infrastructure error) is a bug
+ * and becomes a 500.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly key: ErrorKey,
+    message: string,
+    readonly extra: { details?: string; resourceId?: string; resourceType?: string } = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  static invalidPayload(details: string): ApiError {
+    return new ApiError(400, 'invalid_payload', 'Invalid payload', { details });
+  }
+
+  static invalidQueryParams(details: string): ApiError {
+    return new ApiError(400, 'invalid_query_params', 'Invalid query params', { details });
+  }
+
+  static unauthorized(): ApiError {
+    return new ApiError(401, 'unauthorized', 'Unauthorized');
+  }
+
+  static notFound(resourceType: string, resourceId: string): ApiError {
+    return new ApiError(404, 'not_found', 'Resource not found', {
+      details: `Cannot find ${resourceType} with id ${resourceId}`,
+      resourceId,
+      resourceType,
+    });
+  }
+
+  static duplicate(resourceType: string, field: string, value: string, resourceId?: string): ApiError {
+    return new ApiError(409, 'duplicate_found', 'Duplicated resource found', {
+      details: `Duplicated ${resourceType} exists with ${field} ${value}`,
+      resourceType,
+      resourceId,
+    });
+  }
+
+  static serviceUnavailable(details: string): ApiError {
+    return new ApiError(503, 'service_unavailable', 'Service unavailable', { details });
+  }
+
+  toBody(requestId: string | undefined): ErrorBody {
+    // 401 keeps Voucherify's exact body (CONTRACT.md §2); its request id travels in the header only.
+    if (this.key === 'unauthorized') return { code: 401, key: 'unauthorized', message: 'Unauthorized' };
+    const body: ErrorBody = { code: this.status, key: this.key, message: this.message };
+    if (this.extra.details !== undefined) body.details = this.extra.details;
+    if (requestId !== undefined) body.request_id = requestId;
+    if (this.extra.resourceId !== undefined) body.resource_id = this.extra.resourceId;
+    if (this.extra.resourceType !== undefined) body.resource_type = this.extra.resourceType;
+    return body;
+  }
+}

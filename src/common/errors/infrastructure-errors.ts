@@ -1,0 +1,57 @@
+/**
+ * Recognises errors that mean PostgreSQL or Redis cannot be reached (as opposed to a bad query), so
+ * they can be answered with 503 instead of 500. Drivers wrap the root cause differently (TypeORM's
+ * QueryFailedError.driverError, pg-pool timeouts, ioredis offline-queue errors), so the check walks
+ * `cause` / `driverError` chains.
+ */
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'ENOTCONN',
+  // PostgreSQL: cannot connect now / admin shutdown / crash shutdown / too many connections
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+]);
+
+const MESSAGE_PATTERNS = [
+  /timeout exceeded when trying to connect/i,
+  /Connection terminated/i,
+  /Client has encountered a connection error/i,
+  /connection is closed/i,
+  /Stream isn't writeable/i,
+  /Reached the max retries per request limit/i,
+  /Driver not Connected/i,
+  /Cannot use a pool after calling end/i,
+  /Query read timeout/i,
+];
+
+export type Dependency = 'postgres' | 'redis';
+
+export function unavailableDependency(error: unknown, depth = 0): Dependency | null {
+  if (depth > 5 || error === null || typeof error !== 'object') return null;
+  const e = error as { code?: unknown; message?: unknown; name?: unknown; cause?: unknown; driverError?: unknown; stack?: unknown };
+  const message = typeof e.message === 'string' ? e.message : '';
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (NETWORK_CODES.has(code) || MESSAGE_PATTERNS.some((p) => p.test(message)) || e.name === 'MaxRetriesPerRequestError') {
+    return looksLikeRedis(e) ? 'redis' : 'postgres';
+  }
+  return unavailableDependency(e.driverError, depth + 1) ?? unavailableDependency(e.cause, depth + 1);
+}
+
+function looksLikeRedis(e: { message?: unknown; stack?: unknown; name?: unknown }): boolean {
+  const text = `${String(e.name)} ${String(e.message)} ${String(e.stack)}`;
+  return /ioredis|bullmq|Stream isn't writeable|max retries per request/i.test(text);
+}

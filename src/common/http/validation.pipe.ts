@@ -1,0 +1,51 @@
+import { type ArgumentMetadata, Injectable, ValidationPipe, type ValidationError } from '@nestjs/common';
+import { ApiError } from '../errors/api-error.js';
+
+/**
+ * class-validator for every DTO: unknown fields are rejected (CONTRACT.md §3), and the error names
+ * the offending property by its full path (`voucher.code_config.length …`). Body problems are
+ * `invalid_payload`; query and path problems are `invalid_query_params`.
+ */
+@Injectable()
+export class AppValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      transform: true,
+      validationError: { target: false, value: false },
+      exceptionFactory: (errors: ValidationError[]) => new ValidationFailure(flatten(errors)),
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && (value === undefined || value === null || typeof value !== 'object' || Array.isArray(value))) {
+      if (metadata.metatype && this.toValidate(metadata)) throw ApiError.invalidPayload('Request body must be a JSON object');
+    }
+    try {
+      return await super.transform(value, metadata);
+    } catch (error) {
+      if (!(error instanceof ValidationFailure)) throw error;
+      const details = error.messages.join('; ');
+      throw metadata.type === 'body' ? ApiError.invalidPayload(details) : ApiError.invalidQueryParams(details);
+    }
+  }
+}
+
+class ValidationFailure extends Error {
+  constructor(readonly messages: string[]) {
+    super(messages.join('; '));
+  }
+}
+
+function flatten(errors: ValidationError[], parent = ''): string[] {
+  return errors.flatMap((error) => {
+    const path = parent ? `${parent}.${error.property}` : error.property;
+    const own = Object.entries(error.constraints ?? {}).map(([constraint, message]) => {
+      if (constraint === 'whitelistValidation') return `property ${path} is not allowed`;
+      // class-validator starts messages with the bare property name; replace it with the full path.
+      return message.startsWith(`${error.property} `) ? `${path}${message.slice(error.property.length)}` : `${path}: ${message}`;
+    });
+    return [...own, ...flatten(error.children ?? [], path)];
+  });
+}

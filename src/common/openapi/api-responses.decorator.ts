@@ -1,0 +1,60 @@
+import { applyDecorators, type Type } from '@nestjs/common';
+import { ApiOkResponse, ApiResponse } from '@nestjs/swagger';
+import { ErrorResponseDto } from './error-response.dto.js';
+
+const ERROR_EXAMPLES: Record<number, { description: string; example: object }> = {
+  400: {
+    description: 'Invalid body (`invalid_payload`) or query/path parameters (`invalid_query_params`); `details` names the property.',
+    example: { code: 400, key: 'invalid_payload', message: 'Invalid payload', details: 'note must be a string', request_id: 'v-0c12951ec58e67577e' },
+  },
+  401: {
+    description: 'Missing or wrong X-App-Id / X-App-Token.',
+    example: { code: 401, key: 'unauthorized', message: 'Unauthorized' },
+  },
+  404: {
+    description: 'The resource does not exist in the caller\'s project.',
+    example: { code: 404, key: 'not_found', message: 'Resource not found', details: 'Cannot find diagnostic_ping with id ping_0', request_id: 'v-0c12951ec58e67577e', resource_id: 'ping_0', resource_type: 'diagnostic_ping' },
+  },
+  409: {
+    description: 'A resource with the same unique value exists.',
+    example: { code: 409, key: 'duplicate_found', message: 'Duplicated resource found', details: 'Duplicated campaign exists with name Summer', request_id: 'v-0c12951ec58e67577e', resource_type: 'campaign' },
+  },
+  413: {
+    description: 'Body larger than 1 MiB.',
+    example: { code: 413, key: 'payload_too_large', message: 'Payload too large', details: 'Request body exceeds the limit of 1048576 bytes', request_id: 'v-0c12951ec58e67577e' },
+  },
+  500: {
+    description: 'Unexpected error; logged with the request id.',
+    example: { code: 500, key: 'internal_server_error', message: 'Internal server error', request_id: 'v-0c12951ec58e67577e' },
+  },
+  503: {
+    description: 'PostgreSQL or Redis is unreachable; retry after the Retry-After seconds.',
+    example: { code: 503, key: 'service_unavailable', message: 'Service unavailable', details: 'Redis is unreachable; retry later', request_id: 'v-0c12951ec58e67577e' },
+  },
+};
+
+/** Documents the error answers of an endpoint; 413 and 500 are added everywhere since any route can give them. */
+export function ApiErrorResponses(...statuses: number[]): MethodDecorator & ClassDecorator {
+  const all = [...new Set([...statuses, 413, 500])].sort((a, b) => a - b);
+  return applyDecorators(
+    ...all.map((status) =>
+      ApiResponse({
+        status,
+        description: ERROR_EXAMPLES[status]?.description ?? 'Error',
+        type: ErrorResponseDto,
+        example: ERROR_EXAMPLES[status]?.example,
+      }),
+    ),
+  );
+}
+
+/** 200 with a body, plus the X-Request-Id response header every answer carries. */
+export function ApiOkBody(type: Type<unknown>): MethodDecorator {
+  return applyDecorators(
+    ApiOkResponse({
+      type,
+      headers: { 'X-Request-Id': { description: 'Id of this request (`v-` + hex).', schema: { type: 'string' } } },
+    }),
+  );
+}
+

@@ -1,0 +1,41 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+export const ERROR_KEYS = [
+  'invalid_payload',
+  'invalid_query_params',
+  'invalid_or_expired_cursor',
+  'unauthorized',
+  'not_found',
+  'duplicate_found',
+  'member_already_exists',
+  'invalid_pending_points_state',
+  'payload_too_large',
+  'non_active_program',
+  'too_many_requests',
+  'internal_server_error',
+  'service_unavailable',
+] as const;
+
+/** The body of every non-2xx answer (CONTRACT.md §3). */
+export class ErrorResponseDto {
+  @ApiProperty({ description: 'The HTTP status code.', example: 404 })
+  code: number;
+
+  @ApiProperty({ enum: ERROR_KEYS, description: 'Stable machine-readable error key.', example: 'not_found' })
+  key: string;
+
+  @ApiProperty({ description: 'Short human-readable summary.', example: 'Resource not found' })
+  message: string;
+
+  @ApiPropertyOptional({ description: 'What exactly went wrong, naming the property or resource.', example: 'Cannot find campaign with id camp_x' })
+  details?: string;
+
+  @ApiPropertyOptional({ description: 'Id of the request (also the X-Request-Id header); quote it when reporting a problem. Absent on 401, whose body is exactly Voucherify\'s.', pattern: '^v-[0-9a-f]+$', example: 'v-0c12951ec58e67577e' })
+  request_id?: string;
+
+  @ApiPropertyOptional({ description: 'Id of the resource involved.', example: 'camp_x' })
+  resource_id?: string;
+
+  @ApiPropertyOptional({ description: 'Type of the resource involved.', example: 'campaign' })
+  resource_type?: string;
+}

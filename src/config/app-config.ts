@@ -1,0 +1,83 @@
+import 'reflect-metadata';
+import { plainToInstance } from 'class-transformer';
+import { validateSync, type ValidationError } from 'class-validator';
+import { EnvironmentVariables, splitList, type LOG_LEVELS } from './environment.js';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * The validated, typed configuration. It is built once per process (from `process.env`) and injected
+ * wherever a setting is needed; nothing else reads the environment.
+ */
+export class AppConfig {
+  readonly port: number;
+  readonly databaseUrl: string;
+  readonly redisUrl: string;
+  readonly bootstrapKey: { appId: string; appToken: string } | null;
+  readonly pendingPointsDayMs: number;
+  readonly webhook: { timeoutMs: number; retryBaseMs: number; allowedCidrs: string[] };
+  readonly logLevel: (typeof LOG_LEVELS)[number];
+  readonly queuePrefix: string;
+
+  constructor(env: EnvironmentVariables) {
+    this.port = env.PORT;
+    this.databaseUrl = env.DATABASE_URL;
+    this.redisUrl = env.REDIS_URL;
+    this.bootstrapKey =
+      env.BOOTSTRAP_APP_ID && env.BOOTSTRAP_APP_TOKEN
+        ? { appId: env.BOOTSTRAP_APP_ID, appToken: env.BOOTSTRAP_APP_TOKEN }
+        : null;
+    this.pendingPointsDayMs = env.PENDING_POINTS_DAY_MS;
+    this.webhook = {
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      retryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
+      allowedCidrs: splitList(env.WEBHOOK_ALLOWED_CIDRS),
+    };
+    this.logLevel = env.LOG_LEVEL;
+    this.queuePrefix = env.QUEUE_PREFIX;
+    Object.freeze(this);
+  }
+}
+
+const KNOWN_VARIABLES = Object.keys(new EnvironmentVariables());
+
+/**
+ * Validates the environment. Empty strings count as unset, so `PORT=` falls back to the default
+ * instead of failing in a confusing way.
+ */
+export function loadConfig(overrides: Record<string, string | undefined> = {}): AppConfig {
+  const source = { ...process.env, ...overrides };
+  const raw: Record<string, string> = {};
+  for (const name of KNOWN_VARIABLES) {
+    const value = source[name];
+    if (value !== undefined && value !== '') raw[name] = value;
+  }
+  const env = plainToInstance(EnvironmentVariables, raw, { exposeDefaultValues: true });
+  const errors = validateSync(env, { forbidUnknownValues: false, stopAtFirstError: true });
+  if (errors.length > 0) throw new ConfigError(errors.flatMap((e) => describe(e, raw)));
+  return new AppConfig(env);
+}
+
+function describe(error: ValidationError, raw: Record<string, string>): string[] {
+  const given = raw[error.property];
+  const suffix = given === undefined ? ' (not set)' : ` (got ${JSON.stringify(given)})`;
+  return Object.values(error.constraints ?? {}).map((message) => `${message}${suffix}`);
+}
+
+/** Entry points call this: a bad environment ends the process with a message naming the variable. */
+export function loadConfigOrExit(): AppConfig {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,123 @@
+import { isIP } from 'node:net';
+import { Transform } from 'class-transformer';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
+  ValidatorConstraint,
+  type ValidatorConstraintInterface,
+  Validate,
+  type ValidationArguments,
+} from 'class-validator';
+
+const toInt = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
+
+@ValidatorConstraint({ name: 'connectionUrl' })
+class ConnectionUrl implements ValidatorConstraintInterface {
+  validate(value: unknown, args: ValidationArguments): boolean {
+    if (typeof value !== 'string') return false;
+    try {
+      const url = new URL(value);
+      return (args.constraints as string[]).includes(url.protocol) && url.hostname.length > 0;
+    } catch {
+      return false;
+    }
+  }
+  defaultMessage(args: ValidationArguments): string {
+    const schemes = (args.constraints as string[]).map((p) => `${p}//`).join(' or ');
+    return `${args.property} must be a URL starting with ${schemes}`;
+  }
+}
+
+@ValidatorConstraint({ name: 'cidrList' })
+class CidrList implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    if (typeof value !== 'string') return false;
+    return splitList(value).every(isCidr);
+  }
+  defaultMessage(args: ValidationArguments): string {
+    return `${args.property} must be a comma-separated list of CIDR ranges such as 127.0.0.1/32 or ::1/128`;
+  }
+}
+
+export function splitList(value: string): string[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
+}
+
+function isCidr(value: string): boolean {
+  const [address, prefix, extra] = value.split('/');
+  if (extra !== undefined || address === undefined || prefix === undefined || !/^\d{1,3}$/.test(prefix)) return false;
+  const family = isIP(address);
+  if (family === 0) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/**
+ * The process environment as CONTRACT.md §1 defines it. Every variable has its default here, so the
+ * defaults are documented in one place and validated like user input.
+ */
+export class EnvironmentVariables {
+  @Transform(toInt)
+  @IsInt({ message: 'PORT must be an integer between 1 and 65535' })
+  @Min(1, { message: 'PORT must be an integer between 1 and 65535' })
+  @Max(65535, { message: 'PORT must be an integer between 1 and 65535' })
+  PORT: number = 3000;
+
+  @Validate(ConnectionUrl, ['postgres:', 'postgresql:'])
+  DATABASE_URL: string = 'postgres://postgres@127.0.0.1:5432/loyalty';
+
+  @Validate(ConnectionUrl, ['redis:', 'rediss:'])
+  REDIS_URL: string = 'redis://127.0.0.1:6379';
+
+  @ValidateIf((env: EnvironmentVariables) => env.BOOTSTRAP_APP_ID !== undefined || env.BOOTSTRAP_APP_TOKEN !== undefined)
+  @IsString({ message: 'BOOTSTRAP_APP_ID must be set together with BOOTSTRAP_APP_TOKEN' })
+  @Matches(/^[A-Za-z0-9._-]{1,100}$/, {
+    message: 'BOOTSTRAP_APP_ID must be 1-100 characters of letters, digits, ".", "_" or "-"',
+  })
+  BOOTSTRAP_APP_ID?: string = undefined;
+
+  @ValidateIf((env: EnvironmentVariables) => env.BOOTSTRAP_APP_ID !== undefined || env.BOOTSTRAP_APP_TOKEN !== undefined)
+  @IsString({ message: 'BOOTSTRAP_APP_TOKEN must be set together with BOOTSTRAP_APP_ID' })
+  @MinLength(16, { message: 'BOOTSTRAP_APP_TOKEN must be at least 16 characters long' })
+  @MaxLength(200, { message: 'BOOTSTRAP_APP_TOKEN must be at most 200 characters long' })
+  BOOTSTRAP_APP_TOKEN?: string = undefined;
+
+  @Transform(toInt)
+  @IsInt({ message: 'PENDING_POINTS_DAY_MS must be a positive integer (milliseconds)' })
+  @Min(1, { message: 'PENDING_POINTS_DAY_MS must be a positive integer (milliseconds)' })
+  PENDING_POINTS_DAY_MS: number = 86_400_000;
+
+  @Transform(toInt)
+  @IsInt({ message: 'WEBHOOK_TIMEOUT_MS must be an integer between 1 and 600000 (milliseconds)' })
+  @Min(1, { message: 'WEBHOOK_TIMEOUT_MS must be an integer between 1 and 600000 (milliseconds)' })
+  @Max(600_000, { message: 'WEBHOOK_TIMEOUT_MS must be an integer between 1 and 600000 (milliseconds)' })
+  WEBHOOK_TIMEOUT_MS: number = 10_000;
+
+  @Transform(toInt)
+  @IsInt({ message: 'WEBHOOK_RETRY_BASE_MS must be a positive integer (milliseconds)' })
+  @Min(1, { message: 'WEBHOOK_RETRY_BASE_MS must be a positive integer (milliseconds)' })
+  WEBHOOK_RETRY_BASE_MS: number = 60_000;
+
+  @Validate(CidrList)
+  WEBHOOK_ALLOWED_CIDRS: string = '';
+
+  @IsIn(LOG_LEVELS, { message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` })
+  LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
+
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_.-]{1,64}$/, { message: 'QUEUE_PREFIX must be 1-64 characters of letters, digits, ".", "_" or "-"' })
+  QUEUE_PREFIX: string = 'loyalty';
+}

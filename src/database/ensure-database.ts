@@ -1,0 +1,41 @@
+import pg from 'pg';
+
+/**
+ * Creates the database named in the URL when it does not exist yet, by connecting to the server's
+ * `postgres` maintenance database. Safe when several processes race: "already exists" is success.
+ */
+export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  if (!name) throw new Error('DATABASE_URL names no database');
+  const admin = new URL(databaseUrl);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString(), connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount) return false;
+    try {
+      await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+      return true;
+    } catch (error) {
+      if ((error as { code?: string }).code === '42P04') return false;
+      throw error;
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+export async function dropDatabase(databaseUrl: string): Promise<void> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  url.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,32 @@
+import { DataSource } from 'typeorm';
+import type { AppConfig } from '../config/app-config.js';
+import { dataSourceOptions } from './database.options.js';
+import { ensureDatabase } from './ensure-database.js';
+
+/** Arbitrary constant shared by every process of this service: "loyalty migrations". */
+const MIGRATION_LOCK_KEY = 0x4c4f59414c5459n % 2n ** 62n;
+
+/**
+ * Creates the database if needed and applies pending migrations while holding a PostgreSQL advisory
+ * lock, so an API replica, the launcher and the CLI can all call it at start without racing.
+ * Returns the names of the migrations applied.
+ */
+export async function migrateDatabase(config: Pick<AppConfig, 'databaseUrl'>): Promise<string[]> {
+  await ensureDatabase(config.databaseUrl);
+  const dataSource = new DataSource(dataSourceOptions(config, 'loyalty-migrate', 2));
+  await dataSource.initialize();
+  const lock = dataSource.createQueryRunner();
+  try {
+    await lock.connect();
+    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY.toString()]);
+    try {
+      const applied = await dataSource.runMigrations({ transaction: 'each' });
+      return applied.map((m) => m.name);
+    } finally {
+      await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY.toString()]);
+    }
+  } finally {
+    await lock.release();
+    await dataSource.destroy();
+  }
+}

@@ -1,0 +1,31 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, Repository } from 'typeorm';
+import { DiagnosticPing } from './diagnostic-ping.entity.js';
+
+@Injectable()
+export class DiagnosticPingRepository {
+  private readonly pings: Repository<DiagnosticPing>;
+
+  constructor(@InjectDataSource() dataSource: DataSource) {
+    this.pings = dataSource.getRepository(DiagnosticPing);
+  }
+
+  async insert(ping: Pick<DiagnosticPing, 'id' | 'projectId' | 'note'>): Promise<DiagnosticPing> {
+    return this.pings.save(this.pings.create({ ...ping, status: 'QUEUED' }));
+  }
+
+  async findInProject(projectId: string, id: string): Promise<DiagnosticPing | null> {
+    return this.pings.findOneBy({ projectId, id });
+  }
+
+  async delete(projectId: string, id: string): Promise<void> {
+    await this.pings.delete({ projectId, id });
+  }
+
+  /** Conditional QUEUED → DONE, so a retried job cannot complete the same ping twice. */
+  async markDone(id: string, processedBy: string): Promise<boolean> {
+    const result = await this.pings.update({ id, status: 'QUEUED' }, { status: 'DONE', processedAt: new Date(), processedBy });
+    return (result.affected ?? 0) > 0;
+  }
+}

@@ -1,0 +1,41 @@
+import { hostname } from 'node:os';
+import { Injectable } from '@nestjs/common';
+import type { ProjectContext } from '../auth/auth.service.js';
+import { ApiError } from '../common/errors/api-error.js';
+import { hexId } from '../common/ids.js';
+import { JobQueueService } from '../queue/job-queue.service.js';
+import { JobName } from '../queue/queue.definitions.js';
+import { DiagnosticPingRepository } from './diagnostic-ping.repository.js';
+import type { CreateDiagnosticPingDto } from './dto/create-diagnostic-ping.dto.js';
+import { type DiagnosticPingDto, toDiagnosticPingDto } from './dto/diagnostic-ping.dto.js';
+
+@Injectable()
+export class DiagnosticsService {
+  constructor(
+    private readonly pings: DiagnosticPingRepository,
+    private readonly jobs: JobQueueService,
+  ) {}
+
+  async createPing(project: ProjectContext, dto: CreateDiagnosticPingDto): Promise<DiagnosticPingDto> {
+    const ping = await this.pings.insert({ id: hexId('ping_'), projectId: project.id, note: dto.note ?? null });
+    try {
+      await this.jobs.enqueue(JobName.DiagnosticPing, { pingId: ping.id }, { jobId: ping.id });
+    } catch (error) {
+      // No queued job means no worker will ever complete this row: remove it rather than leave it stuck.
+      await this.pings.delete(project.id, ping.id);
+      throw error;
+    }
+    return toDiagnosticPingDto(ping);
+  }
+
+  async getPing(project: ProjectContext, pingId: string): Promise<DiagnosticPingDto> {
+    const ping = await this.pings.findInProject(project.id, pingId);
+    if (!ping) throw ApiError.notFound('diagnostic_ping', pingId);
+    return toDiagnosticPingDto(ping);
+  }
+
+  /** Worker side. Returns false when the ping was already processed (a retry or a duplicate job). */
+  async processPing(pingId: string): Promise<boolean> {
+    return this.pings.markDone(pingId, `${hostname()}:${process.pid}`);
+  }
+}

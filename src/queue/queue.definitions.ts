@@ -1,0 +1,32 @@
+import type { JobsOptions } from 'bullmq';
+
+/**
+ * The one registry of queues, jobs and payloads. Payloads carry ids only: the database row is the
+ * truth, and secrets or whole objects never travel through Redis.
+ */
+export const QueueName = {
+  Diagnostics: 'diagnostics',
+} as const;
+export type QueueName = (typeof QueueName)[keyof typeof QueueName];
+
+export const JobName = {
+  DiagnosticPing: 'diagnostic-ping',
+} as const;
+export type JobName = (typeof JobName)[keyof typeof JobName];
+
+export interface JobPayloads {
+  [JobName.DiagnosticPing]: { pingId: string };
+}
+
+/** Which queue carries each job; a new JobName does not compile until it is placed here. */
+export const JOB_QUEUE: { readonly [N in JobName]: QueueName } = {
+  [JobName.DiagnosticPing]: QueueName.Diagnostics,
+};
+
+/** Retries, backoff and retention for every job unless the job says otherwise. */
+export const DEFAULT_JOB_OPTIONS: JobsOptions = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 1_000 },
+  removeOnComplete: { age: 24 * 3600, count: 10_000 },
+  removeOnFail: { age: 14 * 24 * 3600 },
+};

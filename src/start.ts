@@ -1,0 +1,62 @@
+import 'reflect-metadata';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfigOrExit } from './config/app-config.js';
+import { migrateDatabase } from './database/migrate.js';
+
+/**
+ * `npm start`: validate config, create the database and migrate (under the advisory lock), then run the
+ * API and the worker as two child processes. A signal is passed on to both; if either dies, the other
+ * is stopped and the launcher exits non-zero, so a supervisor sees the failure.
+ */
+const here = dirname(fileURLToPath(import.meta.url));
+
+function log(message: string): void {
+  process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), context: 'Launcher', msg: message })}\n`);
+}
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  const applied = await migrateDatabase(config);
+  log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
+
+  const children = new Map<string, ChildProcess>();
+  let stopping = false;
+  let exitCode = 0;
+
+  const stopAll = (signal: NodeJS.Signals) => {
+    for (const child of children.values()) if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  };
+
+  for (const name of ['main', 'worker']) {
+    const child = spawn(process.execPath, [join(here, `${name}.js`)], { stdio: 'inherit' });
+    children.set(name, child);
+    child.on('exit', (code, signal) => {
+      children.delete(name);
+      if (!stopping) {
+        log(`${name} exited unexpectedly (code ${code}, signal ${signal}); stopping the other process`);
+        stopping = true;
+        exitCode = 1;
+        stopAll('SIGTERM');
+      } else if (code !== 0 && code !== null) {
+        exitCode = code;
+      }
+      if (children.size === 0) process.exit(exitCode);
+    });
+  }
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      log(`${signal} received: stopping API and worker`);
+      stopAll('SIGTERM');
+    });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`start failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

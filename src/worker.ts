@@ -1,0 +1,26 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Logger as PinoLogger } from 'nestjs-pino';
+import { WorkerModule } from './app/worker.module.js';
+import { loadConfigOrExit } from './config/app-config.js';
+import { onShutdownSignal } from './common/process/shutdown.js';
+
+/** BullMQ worker process: no HTTP port. Closing waits for the job in progress to finish. */
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { bufferLogs: true, abortOnError: false });
+  app.useLogger(app.get(PinoLogger));
+  await app.init();
+  const logger = new Logger('Worker');
+  logger.log(`Worker started (pid ${process.pid})`);
+  onShutdownSignal(async (signal) => {
+    logger.log(`${signal} received: finishing the current jobs, then closing`);
+    await app.close();
+  });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`Worker failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
