@@ -38,7 +38,7 @@ async function createProject(argv: string[]): Promise<void> {
 }
 
 async function openapi(argv: string[]): Promise<void> {
-  const config = loadConfigOrExit();
+  const config = loadConfigOrExit({ LOG_LEVEL: 'warn' });
   await migrateDatabase(config);
   const app = await createApiApp(config);
   try {

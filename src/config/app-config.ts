@@ -70,9 +70,9 @@ function describe(error: ValidationError, raw: Record<string, string>): string[]
 }
 
 /** Entry points call this: a bad environment ends the process with a message naming the variable. */
-export function loadConfigOrExit(): AppConfig {
+export function loadConfigOrExit(overrides: Record<string, string> = {}): AppConfig {
   try {
-    return loadConfig();
+    return loadConfig(overrides);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);

@@ -83,16 +83,17 @@ export class EnvironmentVariables {
   REDIS_URL: string = 'redis://127.0.0.1:6379';
 
   @ValidateIf((env: EnvironmentVariables) => env.BOOTSTRAP_APP_ID !== undefined || env.BOOTSTRAP_APP_TOKEN !== undefined)
-  @IsString({ message: 'BOOTSTRAP_APP_ID must be set together with BOOTSTRAP_APP_TOKEN' })
   @Matches(/^[A-Za-z0-9._-]{1,100}$/, {
     message: 'BOOTSTRAP_APP_ID must be 1-100 characters of letters, digits, ".", "_" or "-"',
   })
+  // Validated first (decorators apply bottom-up), so an unset variable gets this message alone.
+  @IsString({ message: 'BOOTSTRAP_APP_ID must be set together with BOOTSTRAP_APP_TOKEN' })
   BOOTSTRAP_APP_ID?: string = undefined;
 
   @ValidateIf((env: EnvironmentVariables) => env.BOOTSTRAP_APP_ID !== undefined || env.BOOTSTRAP_APP_TOKEN !== undefined)
-  @IsString({ message: 'BOOTSTRAP_APP_TOKEN must be set together with BOOTSTRAP_APP_ID' })
   @MinLength(16, { message: 'BOOTSTRAP_APP_TOKEN must be at least 16 characters long' })
   @MaxLength(200, { message: 'BOOTSTRAP_APP_TOKEN must be at most 200 characters long' })
+  @IsString({ message: 'BOOTSTRAP_APP_TOKEN must be set together with BOOTSTRAP_APP_ID' })
   BOOTSTRAP_APP_TOKEN?: string = undefined;
 
   @Transform(toInt)

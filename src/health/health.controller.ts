@@ -26,6 +26,7 @@ export class HealthController {
   @Get()
   @ApiOperation({ operationId: 'getLiveness', summary: 'Liveness: the process answers HTTP' })
   @ApiOkResponse({ type: LivenessDto })
+  @ApiErrorResponses()
   live(): LivenessDto {
     return { status: 'ok' };
   }

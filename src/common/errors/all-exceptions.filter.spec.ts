@@ -1,0 +1,77 @@
+import type { ArgumentsHost } from '@nestjs/common';
+import { Logger, NotFoundException } from '@nestjs/common';
+import { AllExceptionsFilter } from './all-exceptions.filter.js';
+import { ApiError } from './api-error.js';
+import { unavailableDependency } from './infrastructure-errors.js';
+
+function render(exception: unknown) {
+  const sent: { status?: number; body?: Record<string, unknown>; headers: Record<string, string> } = { headers: {} };
+  const response = {
+    headersSent: false,
+    setHeader: (name: string, value: string) => (sent.headers[name] = value),
+    status(code: number) {
+      sent.status = code;
+      return this;
+    },
+    json(body: Record<string, unknown>) {
+      sent.body = body;
+    },
+  };
+  const request = { id: 'v-00112233445566778899', method: 'GET', path: '/v1/x', url: '/v1/x', log: {} };
+  const host = {
+    getType: () => 'http',
+    switchToHttp: () => ({ getRequest: () => request, getResponse: () => response }),
+  } as unknown as ArgumentsHost;
+  new AllExceptionsFilter().catch(exception, host);
+  return sent;
+}
+
+describe('AllExceptionsFilter', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+
+  it('turns an unexpected error into a 500 without its message or stack', () => {
+    const sent = render(new Error('password=hunter2 at db.ts:12'));
+    expect(sent.status).toBe(500);
+    expect(sent.body).toMatchObject({ code: 500, key: 'internal_server_error', request_id: 'v-00112233445566778899' });
+    expect(JSON.stringify(sent.body)).not.toMatch(/hunter2|db\.ts/);
+  });
+
+  it('renders ApiError as given', () => {
+    const sent = render(ApiError.notFound('campaign', 'camp_1'));
+    expect(sent.body).toEqual({
+      code: 404,
+      key: 'not_found',
+      message: 'Resource not found',
+      details: 'Cannot find campaign with id camp_1',
+      request_id: 'v-00112233445566778899',
+      resource_id: 'camp_1',
+      resource_type: 'campaign',
+    });
+  });
+
+  it('keeps the 401 body exactly as Voucherify sends it', () => {
+    expect(render(ApiError.unauthorized()).body).toEqual({ code: 401, key: 'unauthorized', message: 'Unauthorized' });
+  });
+
+  it('maps a route miss to not_found', () => {
+    expect(render(new NotFoundException('Cannot GET /v1/x')).body).toMatchObject({ key: 'not_found', details: 'Cannot find route GET /v1/x' });
+  });
+
+  it('maps connection failures to 503 with Retry-After', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const sent = render(refused);
+    expect(sent.status).toBe(503);
+    expect(sent.headers['Retry-After']).toBe('5');
+    expect(sent.body).toMatchObject({ key: 'service_unavailable', details: 'PostgreSQL is unreachable; retry later' });
+  });
+});
+
+describe('unavailableDependency', () => {
+  it('recognises PostgreSQL and Redis outages, and nothing else', () => {
+    expect(unavailableDependency(new Error('timeout exceeded when trying to connect'))).toBe('postgres');
+    expect(unavailableDependency({ driverError: { code: '57P01', message: 'terminating connection' } })).toBe('postgres');
+    expect(unavailableDependency(new Error("Stream isn't writeable and enableOfflineQueue options is false"))).toBe('redis');
+    expect(unavailableDependency(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBeNull();
+    expect(unavailableDependency(new TypeError('x is undefined'))).toBeNull();
+  });
+});

@@ -1,0 +1,44 @@
+import { ConfigError, loadConfig } from './app-config.js';
+
+function problems(overrides: Record<string, string>): string[] {
+  try {
+    loadConfig(overrides);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({ PORT: '', WEBHOOK_ALLOWED_CIDRS: '', PENDING_POINTS_DAY_MS: '', WEBHOOK_TIMEOUT_MS: '', WEBHOOK_RETRY_BASE_MS: '' });
+    expect(config.port).toBe(3000);
+    expect(config.pendingPointsDayMs).toBe(86_400_000);
+    expect(config.webhook).toEqual({ timeoutMs: 10_000, retryBaseMs: 60_000, allowedCidrs: [] });
+  });
+
+  it.each([
+    ['PORT', 'abc', 'PORT must be an integer between 1 and 65535 (got "abc")'],
+    ['PORT', '70000', 'PORT must be an integer between 1 and 65535 (got "70000")'],
+    ['DATABASE_URL', 'mysql://x/y', 'DATABASE_URL must be a URL starting with postgres:// or postgresql://'],
+    ['REDIS_URL', 'not a url', 'REDIS_URL must be a URL starting with redis:// or rediss://'],
+    ['PENDING_POINTS_DAY_MS', '0', 'PENDING_POINTS_DAY_MS must be a positive integer'],
+    ['WEBHOOK_TIMEOUT_MS', '1.5', 'WEBHOOK_TIMEOUT_MS must be an integer'],
+    ['WEBHOOK_RETRY_BASE_MS', '-1', 'WEBHOOK_RETRY_BASE_MS must be a positive integer'],
+    ['WEBHOOK_ALLOWED_CIDRS', '127.0.0.1/33', 'WEBHOOK_ALLOWED_CIDRS must be a comma-separated list of CIDR ranges'],
+    ['LOG_LEVEL', 'loud', 'LOG_LEVEL must be one of'],
+  ])('rejects %s=%s with a message naming it', (name, value, message) => {
+    expect(problems({ [name]: value }).join('\n')).toContain(message);
+  });
+
+  it('requires both bootstrap variables together', () => {
+    expect(problems({ BOOTSTRAP_APP_ID: 'app' })).toEqual(['BOOTSTRAP_APP_TOKEN must be set together with BOOTSTRAP_APP_ID (not set)']);
+    expect(problems({ BOOTSTRAP_APP_TOKEN: 'token-0123456789abcdef' })).toEqual(['BOOTSTRAP_APP_ID must be set together with BOOTSTRAP_APP_TOKEN (not set)']);
+    expect(loadConfig({ BOOTSTRAP_APP_ID: 'app', BOOTSTRAP_APP_TOKEN: 'token-0123456789abcdef' }).bootstrapKey).toEqual({ appId: 'app', appToken: 'token-0123456789abcdef' });
+  });
+
+  it('parses an allow-list of CIDRs', () => {
+    expect(loadConfig({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32, ::1/128' }).webhook.allowedCidrs).toEqual(['127.0.0.1/32', '::1/128']);
+  });
+});

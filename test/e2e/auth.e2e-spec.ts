@@ -1,0 +1,103 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { type TestProject, createProject, http, startApi, testConfig } from '../support/harness.js';
+
+const UNAUTHORIZED = { code: 401, key: 'unauthorized', message: 'Unauthorized' };
+
+describe('application keys (X-App-Id / X-App-Token)', () => {
+  let app: NestExpressApplication;
+  let projectA: TestProject;
+  let projectB: TestProject;
+
+  beforeAll(async () => {
+    app = await startApi();
+    projectA = await createProject(app, 'A');
+    projectB = await createProject(app, 'B');
+  });
+  afterAll(() => app.close());
+
+  it('answers 401 with the exact Voucherify body when both headers are missing', async () => {
+    const res = await http(app).get('/v1/diagnostics/pings/ping_x');
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(UNAUTHORIZED);
+    expect(res.headers['x-request-id']).toMatch(/^v-[0-9a-f]+$/);
+  });
+
+  it('answers 401 when X-App-Id is missing', async () => {
+    const res = await http(app).get('/v1/diagnostics/pings/ping_x').set('X-App-Token', projectA.app_token);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(UNAUTHORIZED);
+  });
+
+  it('answers 401 when X-App-Token is missing', async () => {
+    const res = await http(app).get('/v1/diagnostics/pings/ping_x').set('X-App-Id', projectA.app_id);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(UNAUTHORIZED);
+  });
+
+  it('answers 401 for a wrong token, of any length', async () => {
+    for (const token of ['wrong', `${projectA.app_token}0`, projectA.app_token.slice(0, -1)]) {
+      const res = await http(app).get('/v1/diagnostics/pings/ping_x').set('X-App-Id', projectA.app_id).set('X-App-Token', token);
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual(UNAUTHORIZED);
+    }
+  });
+
+  it('answers 401 for an unknown app id', async () => {
+    const res = await http(app).get('/v1/diagnostics/pings/ping_x').set('X-App-Id', 'no-such-app').set('X-App-Token', projectA.app_token);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(UNAUTHORIZED);
+  });
+
+  it("answers 401 for another application's token", async () => {
+    const res = await http(app).get('/v1/diagnostics/pings/ping_x').set('X-App-Id', projectA.app_id).set('X-App-Token', projectB.app_token);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(UNAUTHORIZED);
+  });
+
+  it('lets a valid key through', async () => {
+    const res = await http(app).get('/v1/diagnostics/pings/ping_x').set(projectA.headers);
+    // Past the guard: the route itself answers (the ping does not exist).
+    expect(res.status).toBe(404);
+    expect(res.body.key).toBe('not_found');
+  });
+
+  it("never shows one project's resources to another (404, no data)", async () => {
+    const created = await http(app).post('/v1/diagnostics/pings').set(projectA.headers).send({ note: 'secret of A' });
+    expect(created.status).toBe(200);
+    const asB = await http(app).get(`/v1/diagnostics/pings/${created.body.id}`).set(projectB.headers);
+    expect(asB.status).toBe(404);
+    expect(JSON.stringify(asB.body)).not.toContain('secret of A');
+    const asA = await http(app).get(`/v1/diagnostics/pings/${created.body.id}`).set(projectA.headers);
+    expect(asA.status).toBe(200);
+    expect(asA.body.note).toBe('secret of A');
+  });
+
+  it('does not require keys on the health routes', async () => {
+    expect((await http(app).get('/health')).status).toBe(200);
+  });
+});
+
+describe('BOOTSTRAP_APP_ID / BOOTSTRAP_APP_TOKEN', () => {
+  const appId = `bootstrap-${Date.now()}`;
+
+  it('creates the key at start, idempotently, and follows a changed token', async () => {
+    const first = await startApi(testConfig({ BOOTSTRAP_APP_ID: appId, BOOTSTRAP_APP_TOKEN: 'first-token-0123456789' }));
+    const ok = await http(first).get('/v1/diagnostics/pings/ping_x').set('X-App-Id', appId).set('X-App-Token', 'first-token-0123456789');
+    expect(ok.status).toBe(404);
+    await first.close();
+
+    // Same key again: still one project, still works.
+    const again = await startApi(testConfig({ BOOTSTRAP_APP_ID: appId, BOOTSTRAP_APP_TOKEN: 'first-token-0123456789' }));
+    const ping = await http(again).post('/v1/diagnostics/pings').set('X-App-Id', appId).set('X-App-Token', 'first-token-0123456789').send({});
+    expect(ping.status).toBe(200);
+    await again.close();
+
+    const rotated = await startApi(testConfig({ BOOTSTRAP_APP_ID: appId, BOOTSTRAP_APP_TOKEN: 'second-token-0123456789' }));
+    const old = await http(rotated).get(`/v1/diagnostics/pings/${ping.body.id}`).set('X-App-Id', appId).set('X-App-Token', 'first-token-0123456789');
+    expect(old.status).toBe(401);
+    const fresh = await http(rotated).get(`/v1/diagnostics/pings/${ping.body.id}`).set('X-App-Id', appId).set('X-App-Token', 'second-token-0123456789');
+    // The same project as before the rotation: its ping is visible.
+    expect(fresh.status).toBe(200);
+    await rotated.close();
+  });
+});

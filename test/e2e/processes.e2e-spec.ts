@@ -1,0 +1,100 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
+import { dropDatabase } from '../../src/database/ensure-database.js';
+import { freePort, testConfig, waitFor } from '../support/harness.js';
+
+const run = promisify(execFile);
+const root = new URL('../../', import.meta.url).pathname;
+
+/**
+ * The built entry points as users run them (`npm test` builds first): the launcher creates its own
+ * database, runs API + worker as two processes, and stops both on SIGTERM.
+ */
+describe('processes (dist/start.js, dist/cli.js)', () => {
+  const config = testConfig();
+  const dbUrl = new URL(config.databaseUrl);
+  dbUrl.pathname = `${dbUrl.pathname}_proc`;
+  const env = {
+    ...process.env,
+    DATABASE_URL: dbUrl.toString(),
+    QUEUE_PREFIX: `${config.queuePrefix}_proc`,
+    LOG_LEVEL: 'warn',
+    BOOTSTRAP_APP_ID: 'proc-app',
+    BOOTSTRAP_APP_TOKEN: 'proc-token-0123456789abcdef',
+  };
+  let launcher: ChildProcess | undefined;
+
+  afterAll(async () => {
+    if (launcher && launcher.exitCode === null) launcher.kill('SIGKILL');
+    await dropDatabase(dbUrl.toString());
+  });
+
+  it('exits with a message naming the variable when the configuration is bad', async () => {
+    const failure = await run(process.execPath, ['dist/main.js'], { cwd: root, env: { ...env, PORT: 'eighty' } }).catch((e) => e);
+    expect(failure.code).toBe(1);
+    expect(failure.stderr).toContain('PORT must be an integer between 1 and 65535 (got "eighty")');
+    const redis = await run(process.execPath, ['dist/worker.js'], { cwd: root, env: { ...env, REDIS_URL: 'http://x' } }).catch((e) => e);
+    expect(redis.code).toBe(1);
+    expect(redis.stderr).toContain('REDIS_URL must be a URL starting with redis:// or rediss://');
+  });
+
+  it('npm start: creates the database, serves API and worker, round-trips a job, stops on SIGTERM', async () => {
+    const port = await freePort();
+    launcher = spawn(process.execPath, ['dist/start.js'], { cwd: root, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    launcher.stdout?.on('data', (chunk) => (output += chunk));
+    launcher.stderr?.on('data', (chunk) => (output += chunk));
+    const base = `http://127.0.0.1:${port}`;
+    const headers = { 'X-App-Id': 'proc-app', 'X-App-Token': 'proc-token-0123456789abcdef', 'Content-Type': 'application/json' };
+
+    await waitFor(async () => ((await fetch(`${base}/health/ready`).catch(() => null))?.status === 200 ? true : undefined), { timeoutMs: 30_000, intervalMs: 200 });
+    expect((await fetch(`${base}/docs/`)).status).toBe(200);
+    const anonymous = await fetch(`${base}/v1/diagnostics/pings/ping_x`);
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.json()).toEqual({ code: 401, key: 'unauthorized', message: 'Unauthorized' });
+
+    const created = (await (await fetch(`${base}/v1/diagnostics/pings`, { method: 'POST', headers, body: '{"note":"via worker process"}' })).json()) as { id: string };
+    const done = await waitFor(async () => {
+      const ping = (await (await fetch(`${base}/v1/diagnostics/pings/${created.id}`, { headers })).json()) as { status: string; processed_by: string };
+      return ping.status === 'DONE' ? ping : undefined;
+    });
+    // Processed by the worker process: neither this test process nor the launcher.
+    const workerPid = Number(done.processed_by.split(':').pop());
+    expect(workerPid).not.toBe(process.pid);
+    expect(workerPid).not.toBe(launcher.pid);
+
+    const exited = new Promise<number | null>((resolve) => launcher?.once('exit', (code) => resolve(code)));
+    launcher.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(() => process.kill(workerPid, 0)).toThrow();
+    await expect(fetch(`${base}/health`)).rejects.toThrow();
+    expect(output).not.toContain('proc-token-0123456789abcdef');
+  });
+
+  it('cli create-project prints a working key pair', async () => {
+    const { stdout } = await run(process.execPath, ['dist/cli.js', 'create-project', '--name', 'From CLI'], { cwd: root, env });
+    const created = JSON.parse(stdout);
+    expect(created.project).toMatchObject({ name: 'From CLI' });
+    expect(created.project.id).toMatch(/^proj_[0-9a-f]{18}$/);
+    expect(created.app_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(created.app_token).toMatch(/^[0-9a-f]{64}$/);
+
+    const { AuthService } = await import('../../src/auth/auth.service.js');
+    const { NestFactory } = await import('@nestjs/core');
+    const { Module } = await import('@nestjs/common');
+    const { AppConfigModule } = await import('../../src/config/config.module.js');
+    const { DatabaseModule } = await import('../../src/database/database.module.js');
+    const { AuthModule } = await import('../../src/auth/auth.module.js');
+    const procConfig = testConfig({ DATABASE_URL: dbUrl.toString() });
+    @Module({ imports: [AppConfigModule.forRoot(procConfig), DatabaseModule, AuthModule] })
+    class CheckModule {}
+    const ctx = await NestFactory.createApplicationContext(CheckModule, { logger: false });
+    try {
+      const auth = ctx.get(AuthService);
+      expect(await auth.authenticate(created.app_id, created.app_token)).toEqual({ id: created.project.id });
+      expect(await auth.authenticate(created.app_id, 'not-the-token')).toBeNull();
+    } finally {
+      await ctx.close();
+    }
+  });
+});

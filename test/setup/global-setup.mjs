@@ -1,0 +1,16 @@
+// Each run gets its own database and Redis key prefix, created here and removed in global-teardown,
+// so runs never share state. Jest loads global setup outside its ESM module graph, so this file uses
+// the compiled service (`npm test` builds first) rather than the TypeScript sources.
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../../dist/config/app-config.js';
+import { migrateDatabase } from '../../dist/database/migrate.js';
+
+export default async function globalSetup() {
+  const runId = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const server = new URL(loadConfig().databaseUrl);
+  server.pathname = `/loyalty_test_${runId}`;
+  process.env.DATABASE_URL = server.toString();
+  process.env.QUEUE_PREFIX = `loyalty_test_${runId}`;
+  process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
+  await migrateDatabase(loadConfig());
+}

@@ -1,0 +1,61 @@
+import { createServer } from 'node:net';
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import request from 'supertest';
+import { createApiApp } from '../../src/app/http-app.js';
+import { WorkerModule } from '../../src/app/worker.module.js';
+import { AuthService, type CreatedProject } from '../../src/auth/auth.service.js';
+import { type AppConfig, loadConfig } from '../../src/config/app-config.js';
+
+/** The run's configuration (database and queue prefix from global-setup), with per-test overrides. */
+export function testConfig(overrides: Record<string, string> = {}): AppConfig {
+  return loadConfig(overrides);
+}
+
+export async function startApi(config = testConfig()): Promise<NestExpressApplication> {
+  return createApiApp(config);
+}
+
+/** A real BullMQ worker (the worker process's module) running in the test process. */
+export async function startWorker(config = testConfig()): Promise<INestApplicationContext> {
+  const worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { logger: false });
+  await worker.init();
+  return worker;
+}
+
+export interface TestProject extends CreatedProject {
+  headers: { 'X-App-Id': string; 'X-App-Token': string };
+}
+
+export async function createProject(app: INestApplicationContext, name = 'Test project'): Promise<TestProject> {
+  const created = await app.get(AuthService).createProject(name);
+  return { ...created, headers: { 'X-App-Id': created.app_id, 'X-App-Token': created.app_token } };
+}
+
+export function http(app: NestExpressApplication) {
+  return request(app.getHttpServer());
+}
+
+export async function waitFor<T>(probe: () => Promise<T | undefined>, { timeoutMs = 15_000, intervalMs = 50 } = {}): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export const REQUEST_ID = /^v-[0-9a-f]{18}$/;
