@@ -26,6 +26,7 @@ export default {
   },
   globalSetup: '<rootDir>/test/setup/global-setup.mjs',
   globalTeardown: '<rootDir>/test/setup/global-teardown.mjs',
+  reporters: ['default', '<rootDir>/test/setup/summary-reporter.mjs'],
   testTimeout: 60_000,
   verbose: true,
 };
