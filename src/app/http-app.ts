@@ -19,6 +19,7 @@ export async function createApiApp(config: AppConfig): Promise<NestExpressApplic
   });
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  // Express 5 parses queries flat by default; list filters use deep objects (filters[status][conditions][$is]).
   app.set('query parser', 'extended');
   // Order matters: the request id exists before the body parser can reject anything.
   app.use(requestIdMiddleware);

@@ -3,8 +3,8 @@ import type { AppConfig } from '../config/app-config.js';
 import { dataSourceOptions } from './database.options.js';
 import { ensureDatabase } from './ensure-database.js';
 
-/** Arbitrary constant shared by every process of this service: "loyalty migrations". */
-const MIGRATION_LOCK_KEY = 0x4c4f59414c5459n % 2n ** 62n;
+/** Any constant will do, as long as every process of the service uses the same one ("LOYA" in ASCII). */
+const MIGRATION_LOCK_KEY = 0x4c4f5941;
 
 /**
  * Creates the database if needed and applies pending migrations while holding a PostgreSQL advisory
@@ -18,12 +18,12 @@ export async function migrateDatabase(config: Pick<AppConfig, 'databaseUrl'>): P
   const lock = dataSource.createQueryRunner();
   try {
     await lock.connect();
-    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY.toString()]);
+    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
       const applied = await dataSource.runMigrations({ transaction: 'each' });
       return applied.map((m) => m.name);
     } finally {
-      await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY.toString()]);
+      await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     }
   } finally {
     await lock.release();

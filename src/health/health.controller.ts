@@ -1,21 +1,9 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/public.decorator.js';
 import { ApiErrorResponses } from '../common/openapi/api-responses.decorator.js';
-import { HealthService, type ReadinessDto } from './health.service.js';
-
-class LivenessDto {
-  @ApiProperty({ enum: ['ok'] })
-  status: 'ok';
-}
-
-class ReadinessBodyDto {
-  @ApiProperty({ enum: ['ok'] })
-  status: 'ok';
-
-  @ApiProperty({ example: { postgres: 'up', redis: 'up' } })
-  checks: Record<string, 'up'>;
-}
+import { LivenessDto, ReadinessDto } from './dto/health.dto.js';
+import { HealthService } from './health.service.js';
 
 @ApiTags('Health')
 @Public()
@@ -33,7 +21,7 @@ export class HealthController {
 
   @Get('ready')
   @ApiOperation({ operationId: 'getReadiness', summary: 'Readiness: PostgreSQL and Redis answer' })
-  @ApiOkResponse({ type: ReadinessBodyDto })
+  @ApiOkResponse({ type: ReadinessDto })
   @ApiErrorResponses(503)
   ready(): Promise<ReadinessDto> {
     return this.health.readiness();

@@ -2,11 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { ApiError } from '../common/errors/api-error.js';
 import { JobQueueService } from '../queue/job-queue.service.js';
-
-export interface ReadinessDto {
-  status: 'ok';
-  checks: Record<string, 'up'>;
-}
+import type { ReadinessDto } from './dto/health.dto.js';
 
 const CHECK_TIMEOUT_MS = 1_500;
 

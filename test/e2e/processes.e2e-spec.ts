@@ -52,6 +52,8 @@ describe('processes (dist/start.js, dist/cli.js)', () => {
     const anonymous = await fetch(`${base}/v1/diagnostics/pings/ping_x`);
     expect(anonymous.status).toBe(401);
     expect(await anonymous.json()).toEqual({ code: 401, key: 'unauthorized', message: 'Unauthorized' });
+    const requestId = anonymous.headers.get('x-request-id');
+    expect(requestId).toMatch(/^v-[0-9a-f]{18}$/);
 
     const created = (await (await fetch(`${base}/v1/diagnostics/pings`, { method: 'POST', headers, body: '{"note":"via worker process"}' })).json()) as { id: string };
     const done = await waitFor(async () => {
@@ -68,6 +70,8 @@ describe('processes (dist/start.js, dist/cli.js)', () => {
     expect(await exited).toBe(0);
     expect(() => process.kill(workerPid, 0)).toThrow();
     await expect(fetch(`${base}/health`)).rejects.toThrow();
+    // The 401 was logged (warn level) as structured JSON carrying its request id; the token never was.
+    expect(output).toContain(`"request_id":"${requestId}"`);
     expect(output).not.toContain('proc-token-0123456789abcdef');
   });
 
