@@ -1,4 +1,6 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type BeforeApplicationShutdown, type DynamicModule, Injectable, Module } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import type { WorkerHost } from '@nestjs/bullmq';
 import { LoggingModule } from '../common/logging/logging.module.js';
 import { AppConfig } from '../config/app-config.js';
 import { AppConfigModule } from '../config/config.module.js';
@@ -13,6 +15,20 @@ export const PROCESSORS = {
   [QueueName.Diagnostics]: DiagnosticPingProcessor,
 } as const satisfies { readonly [Q in QueueName]: unknown };
 
+/**
+ * Closes every BullMQ worker (which waits for the jobs in progress) before any module shuts down.
+ * @nestjs/bullmq closes workers in onApplicationShutdown, which may run after TypeORM has already
+ * closed its pool, so a job finishing during shutdown would fail and be retried instead of completing.
+ */
+@Injectable()
+export class DrainWorkersOnShutdown implements BeforeApplicationShutdown {
+  constructor(private readonly moduleRef: ModuleRef) {}
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.all(Object.values(PROCESSORS).map((processor) => this.moduleRef.get<WorkerHost>(processor).worker.close()));
+  }
+}
+
 /** The worker process: the same feature modules as the API, plus the BullMQ processors. No HTTP. */
 @Module({})
 export class WorkerModule {
@@ -20,7 +36,7 @@ export class WorkerModule {
     return {
       module: WorkerModule,
       imports: [AppConfigModule.forRoot(config), LoggingModule, DatabaseModule, QueueModule.register('worker'), DiagnosticsModule],
-      providers: Object.values(PROCESSORS),
+      providers: [...Object.values(PROCESSORS), DrainWorkersOnShutdown],
     };
   }
 }

@@ -19,6 +19,10 @@ export class DiagnosticPing {
   @Column({ type: 'text', nullable: true })
   note: string | null;
 
+  /** Simulated work the worker does before completing the ping (to observe graceful shutdown). */
+  @Column({ name: 'work_ms', type: 'integer', default: 0 })
+  workMs: number;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

@@ -11,12 +11,17 @@ export class DiagnosticPingRepository {
     this.pings = dataSource.getRepository(DiagnosticPing);
   }
 
-  async insert(ping: Pick<DiagnosticPing, 'id' | 'projectId' | 'note'>): Promise<DiagnosticPing> {
+  async insert(ping: Pick<DiagnosticPing, 'id' | 'projectId' | 'note' | 'workMs'>): Promise<DiagnosticPing> {
     return this.pings.save(this.pings.create({ ...ping, status: 'QUEUED' }));
   }
 
   async findInProject(projectId: string, id: string): Promise<DiagnosticPing | null> {
     return this.pings.findOneBy({ projectId, id });
+  }
+
+  /** Worker side: the job names the row by id; the row carries its project. */
+  async findById(id: string): Promise<DiagnosticPing | null> {
+    return this.pings.findOneBy({ id });
   }
 
   async delete(projectId: string, id: string): Promise<void> {

@@ -17,7 +17,7 @@ export class DiagnosticsService {
   ) {}
 
   async createPing(project: ProjectContext, dto: CreateDiagnosticPingDto): Promise<DiagnosticPingDto> {
-    const ping = await this.pings.insert({ id: hexId('ping_'), projectId: project.id, note: dto.note ?? null });
+    const ping = await this.pings.insert({ id: hexId('ping_'), projectId: project.id, note: dto.note ?? null, workMs: dto.work_ms ?? 0 });
     try {
       await this.jobs.enqueue(JobName.DiagnosticPing, { pingId: ping.id }, { jobId: ping.id });
     } catch (error) {
@@ -36,6 +36,9 @@ export class DiagnosticsService {
 
   /** Worker side. Returns false when the ping was already processed (a retry or a duplicate job). */
   async processPing(pingId: string): Promise<boolean> {
+    const ping = await this.pings.findById(pingId);
+    if (!ping || ping.status !== 'QUEUED') return false;
+    if (ping.workMs > 0) await new Promise((resolve) => setTimeout(resolve, ping.workMs));
     return this.pings.markDone(pingId, `${hostname()}:${process.pid}`);
   }
 }

@@ -61,6 +61,12 @@ describe('error bodies (CONTRACT.md §3)', () => {
     expect(res.body.details).toBe('property colour is not allowed');
   });
 
+  it('400 invalid_payload naming an out-of-range number', async () => {
+    const res = await http(app).post('/v1/diagnostics/pings').set(project.headers).send({ work_ms: 10_001 });
+    expect(res.status).toBe(400);
+    expect(res.body.details).toBe('work_ms must not be greater than 10000');
+  });
+
   it('400 invalid_payload for malformed JSON', async () => {
     const res = await http(app).post('/v1/diagnostics/pings').set(project.headers).set('Content-Type', 'application/json').send('{"note":');
     expect(res.status).toBe(400);

@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import { dropDatabase } from '../../src/database/ensure-database.js';
 import { freePort, testConfig, waitFor } from '../support/harness.js';
 
@@ -65,9 +66,17 @@ describe('processes (dist/start.js, dist/cli.js)', () => {
     expect(workerPid).not.toBe(process.pid);
     expect(workerPid).not.toBe(launcher.pid);
 
+    // A job still running at SIGTERM is finished before the worker exits (graceful shutdown).
+    const slow = (await (await fetch(`${base}/v1/diagnostics/pings`, { method: 'POST', headers, body: '{"work_ms":1500}' })).json()) as { id: string };
+    await new Promise((resolve) => setTimeout(resolve, 400));
     const exited = new Promise<number | null>((resolve) => launcher?.once('exit', (code) => resolve(code)));
     launcher.kill('SIGTERM');
     expect(await exited).toBe(0);
+    const db = new pg.Client({ connectionString: dbUrl.toString() });
+    await db.connect();
+    const row = await db.query('SELECT status FROM diagnostic_pings WHERE id = $1', [slow.id]);
+    await db.end();
+    expect(row.rows[0].status).toBe('DONE');
     expect(() => process.kill(workerPid, 0)).toThrow();
     await expect(fetch(`${base}/health`)).rejects.toThrow();
     // The 401 was logged (warn level) as structured JSON carrying its request id; the token never was.

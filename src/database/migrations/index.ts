@@ -1,4 +1,4 @@
-import { Init1795267296867 } from './1795267296867-Init.js';
+import { Init1795267621531 } from './1795267621531-Init.js';
 
 /** Every migration in order. New ones come from `npm run migration:generate -- src/database/migrations/<Name>`. */
-export const MIGRATIONS = [Init1795267296867];
+export const MIGRATIONS = [Init1795267621531];

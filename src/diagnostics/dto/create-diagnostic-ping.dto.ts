@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 
 export class CreateDiagnosticPingDto {
   @ApiPropertyOptional({ description: 'Free text echoed back, to tell pings apart.', maxLength: 200, example: 'deploy check' })
@@ -7,4 +7,11 @@ export class CreateDiagnosticPingDto {
   @IsString()
   @MaxLength(200)
   note?: string;
+
+  @ApiPropertyOptional({ description: 'Milliseconds of simulated work in the worker before the ping is DONE (to observe graceful shutdown).', minimum: 0, maximum: 10000, default: 0 })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(10_000)
+  work_ms?: number;
 }

@@ -14,6 +14,9 @@ export class DiagnosticPingDto {
   @ApiProperty({ type: String, nullable: true })
   note: string | null;
 
+  @ApiProperty({ description: 'Simulated work in the worker, in milliseconds.', example: 0 })
+  work_ms: number;
+
   @ApiProperty({ format: 'date-time' })
   created_at: string;
 
@@ -30,6 +33,7 @@ export function toDiagnosticPingDto(ping: DiagnosticPing): DiagnosticPingDto {
     object: 'diagnostic_ping',
     status: ping.status,
     note: ping.note,
+    work_ms: ping.workMs,
     created_at: ping.createdAt.toISOString(),
     processed_at: ping.processedAt?.toISOString() ?? null,
     processed_by: ping.processedBy,

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from "typeorm";
 
-export class Init1795267296867 implements MigrationInterface {
-    name = 'Init1795267296867'
+export class Init1795267621531 implements MigrationInterface {
+    name = 'Init1795267621531'
 
     public async up(queryRunner: QueryRunner): Promise<void> {
         await queryRunner.query(`
@@ -30,6 +30,7 @@ export class Init1795267296867 implements MigrationInterface {
                 "project_id" text NOT NULL,
                 "status" text NOT NULL,
                 "note" text,
+                "work_ms" integer NOT NULL DEFAULT '0',
                 "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(),
                 "processed_at" TIMESTAMP WITH TIME ZONE,
                 "processed_by" text,
