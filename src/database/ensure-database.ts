@@ -5,13 +5,7 @@ import pg from 'pg';
  * `postgres` maintenance database. Safe when several processes race: "already exists" is success.
  */
 export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
-  const url = new URL(databaseUrl);
-  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
-  if (!name) throw new Error('DATABASE_URL names no database');
-  const admin = new URL(databaseUrl);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString(), connectionTimeoutMillis: 5_000 });
-  await client.connect();
+  const { name, client } = await connectToServer(databaseUrl);
   try {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (found.rowCount) return false;
@@ -28,14 +22,21 @@ export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
 }
 
 export async function dropDatabase(databaseUrl: string): Promise<void> {
-  const url = new URL(databaseUrl);
-  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
-  url.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: url.toString() });
-  await client.connect();
+  const { name, client } = await connectToServer(databaseUrl);
   try {
     await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
   } finally {
     await client.end();
   }
+}
+
+/** The database named in the URL, and a connection to the same server's `postgres` database. */
+async function connectToServer(databaseUrl: string): Promise<{ name: string; client: pg.Client }> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  if (!name) throw new Error('DATABASE_URL names no database');
+  url.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: url.toString(), connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  return { name, client };
 }

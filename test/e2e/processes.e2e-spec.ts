@@ -2,7 +2,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { dropDatabase } from '../../src/database/ensure-database.js';
-import { freePort, testConfig, waitFor } from '../support/harness.js';
+import { freePort, http, startApi, testConfig, waitFor } from '../support/harness.js';
 
 const run = promisify(execFile);
 const root = new URL('../../', import.meta.url).pathname;
@@ -92,22 +92,15 @@ describe('processes (dist/start.js, dist/cli.js)', () => {
     expect(created.app_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(created.app_token).toMatch(/^[0-9a-f]{64}$/);
 
-    const { AuthService } = await import('../../src/auth/auth.service.js');
-    const { NestFactory } = await import('@nestjs/core');
-    const { Module } = await import('@nestjs/common');
-    const { AppConfigModule } = await import('../../src/config/config.module.js');
-    const { DatabaseModule } = await import('../../src/database/database.module.js');
-    const { AuthModule } = await import('../../src/auth/auth.module.js');
-    const procConfig = testConfig({ DATABASE_URL: dbUrl.toString() });
-    @Module({ imports: [AppConfigModule.forRoot(procConfig), DatabaseModule, AuthModule] })
-    class CheckModule {}
-    const ctx = await NestFactory.createApplicationContext(CheckModule, { logger: false });
+    // The printed key opens the API on that database; a wrong token does not.
+    const api = await startApi(testConfig({ DATABASE_URL: dbUrl.toString() }));
     try {
-      const auth = ctx.get(AuthService);
-      expect(await auth.authenticate(created.app_id, created.app_token)).toEqual({ id: created.project.id });
-      expect(await auth.authenticate(created.app_id, 'not-the-token')).toBeNull();
+      const ok = await http(api).get('/v1/diagnostics/pings/ping_x').set('X-App-Id', created.app_id).set('X-App-Token', created.app_token);
+      expect(ok.status).toBe(404);
+      const wrong = await http(api).get('/v1/diagnostics/pings/ping_x').set('X-App-Id', created.app_id).set('X-App-Token', 'not-the-token');
+      expect(wrong.status).toBe(401);
     } finally {
-      await ctx.close();
+      await api.close();
     }
   });
 });

@@ -1,18 +1,20 @@
 /** The error keys of CONTRACT.md §3 that the service answers with, plus HTTP-level ones. */
-export type ErrorKey =
-  | 'invalid_payload'
-  | 'invalid_query_params'
-  | 'invalid_or_expired_cursor'
-  | 'unauthorized'
-  | 'not_found'
-  | 'duplicate_found'
-  | 'member_already_exists'
-  | 'invalid_pending_points_state'
-  | 'payload_too_large'
-  | 'non_active_program'
-  | 'too_many_requests'
-  | 'internal_server_error'
-  | 'service_unavailable';
+export const ERROR_KEYS = [
+  'invalid_payload',
+  'invalid_query_params',
+  'invalid_or_expired_cursor',
+  'unauthorized',
+  'not_found',
+  'duplicate_found',
+  'member_already_exists',
+  'invalid_pending_points_state',
+  'payload_too_large',
+  'non_active_program',
+  'too_many_requests',
+  'internal_server_error',
+  'service_unavailable',
+] as const;
+export type ErrorKey = (typeof ERROR_KEYS)[number];
 
 export interface ErrorBody {
   code: number;

@@ -1,20 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-
-export const ERROR_KEYS = [
-  'invalid_payload',
-  'invalid_query_params',
-  'invalid_or_expired_cursor',
-  'unauthorized',
-  'not_found',
-  'duplicate_found',
-  'member_already_exists',
-  'invalid_pending_points_state',
-  'payload_too_large',
-  'non_active_program',
-  'too_many_requests',
-  'internal_server_error',
-  'service_unavailable',
-] as const;
+import { ERROR_KEYS } from '../errors/api-error.js';
 
 /** The body of every non-2xx answer (CONTRACT.md §3). */
 export class ErrorResponseDto {
