@@ -17,24 +17,45 @@ const USAGE = `Usage: node dist/cli.js <command>
 Commands:
   migrate                          create the database if missing and apply pending migrations
   create-project [--name <name>]   create a project and print a new application key as JSON
+  set-feature <project_id> areas_and_stores on|off
+                                   turn a per-project feature on or off (Areas and Stores: campaigns
+                                   accept access_settings and show access_settings_assignments)
   openapi [<file>]                 write the OpenAPI document (sorted keys) to <file> or stdout
 `;
 
-async function createProject(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { name: { type: 'string', default: 'My project' } } });
-  const name = values.name.trim();
-  if (!name || name.length > 200) throw new Error('--name must be 1-200 characters');
+/** Runs `work` with the auth module on a migrated database. */
+async function withAuth(work: (auth: AuthService) => Promise<void>): Promise<void> {
   const config = loadConfigOrExit();
   await migrateDatabase(config);
   @Module({ imports: [AppConfigModule.forRoot(config), DatabaseModule, AuthModule] })
   class CliModule {}
   const app = await NestFactory.createApplicationContext(CliModule, { logger: ['error'] });
   try {
-    const created = await app.get(AuthService).createProject(name);
-    process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
+    await work(app.get(AuthService));
   } finally {
     await app.close();
   }
+}
+
+async function createProject(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { name: { type: 'string', default: 'My project' } } });
+  const name = values.name.trim();
+  if (!name || name.length > 200) throw new Error('--name must be 1-200 characters');
+  await withAuth(async (auth) => {
+    const created = await auth.createProject(name);
+    process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
+  });
+}
+
+async function setFeature(argv: string[]): Promise<void> {
+  const [projectId, feature, state] = argv;
+  if (!projectId || feature !== 'areas_and_stores' || (state !== 'on' && state !== 'off')) {
+    throw new Error('usage: set-feature <project_id> areas_and_stores on|off');
+  }
+  await withAuth(async (auth) => {
+    await auth.setAreasAndStores(projectId, state === 'on');
+    process.stdout.write(`${feature} is ${state} for ${projectId}\n`);
+  });
 }
 
 async function openapi(argv: string[]): Promise<void> {
@@ -61,6 +82,8 @@ async function main(): Promise<void> {
     }
     case 'create-project':
       return createProject(rest);
+    case 'set-feature':
+      return setFeature(rest);
     case 'openapi':
       return openapi(rest);
     default:

@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AppKeyGuard } from '../auth/app-key.guard.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { BootstrapKeyService } from '../auth/bootstrap-key.service.js';
+import { CampaignsModule } from '../campaigns/campaigns.module.js';
 import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter.js';
 import { AppValidationPipe } from '../common/http/validation.pipe.js';
 import { LoggingModule } from '../common/logging/logging.module.js';
@@ -27,6 +28,7 @@ export class ApiModule {
         AuthModule,
         HealthModule,
         DiagnosticsModule,
+        CampaignsModule,
       ],
       providers: [
         BootstrapKeyService,

@@ -1,6 +1,8 @@
 import { type BeforeApplicationShutdown, type DynamicModule, Injectable, Module } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { WorkerHost } from '@nestjs/bullmq';
+import { CampaignsModule } from '../campaigns/campaigns.module.js';
+import { CardGenerationProcessor } from '../campaigns/card-generation.processor.js';
 import { LoggingModule } from '../common/logging/logging.module.js';
 import { AppConfig } from '../config/app-config.js';
 import { AppConfigModule } from '../config/config.module.js';
@@ -13,6 +15,7 @@ import { QueueName } from '../queue/queue.definitions.js';
 /** Every queue's processor; the worker refuses to start if a queue has none (see worker.ts). */
 export const PROCESSORS = {
   [QueueName.Diagnostics]: DiagnosticPingProcessor,
+  [QueueName.Campaigns]: CardGenerationProcessor,
 } as const satisfies { readonly [Q in QueueName]: unknown };
 
 /**
@@ -35,7 +38,7 @@ export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [AppConfigModule.forRoot(config), LoggingModule, DatabaseModule, QueueModule.register('worker'), DiagnosticsModule],
+      imports: [AppConfigModule.forRoot(config), LoggingModule, DatabaseModule, QueueModule.register('worker'), DiagnosticsModule, CampaignsModule],
       providers: [...Object.values(PROCESSORS), DrainWorkersOnShutdown],
     };
   }

@@ -6,6 +6,8 @@ import { ProjectRepository } from './project.repository.js';
 /** What every service receives to scope its queries: the caller's project. */
 export interface ProjectContext {
   readonly id: string;
+  /** Per-project features (off by default); read with the key, so checking one costs no query. */
+  readonly features?: { readonly areasAndStores: boolean };
 }
 
 export interface CreatedProject {
@@ -31,7 +33,7 @@ export class AuthService {
     const key = await this.projects.findKey(appId);
     const presented = hashToken(appToken);
     const matches = timingSafeEqual(presented, key?.tokenSha256 ?? DUMMY_HASH);
-    return key && matches ? { id: key.projectId } : null;
+    return key && matches ? { id: key.projectId, features: { areasAndStores: key.areasAndStores } } : null;
   }
 
   async createProject(name: string): Promise<CreatedProject> {
@@ -39,6 +41,10 @@ export class AuthService {
     const appToken = randomBytes(32).toString('hex');
     const project = await this.projects.createWithKey({ id: hexId('proj_'), name }, { appId, tokenSha256: hashToken(appToken) });
     return { project: { id: project.id, name: project.name, created_at: project.createdAt.toISOString() }, app_id: appId, app_token: appToken };
+  }
+
+  async setAreasAndStores(projectId: string, enabled: boolean): Promise<void> {
+    if (!(await this.projects.setAreasAndStores(projectId, enabled))) throw new Error(`Project ${projectId} does not exist`);
   }
 
   /**

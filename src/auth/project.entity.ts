@@ -9,6 +9,10 @@ export class Project {
   @Column({ type: 'text' })
   name: string;
 
+  /** The Areas and Stores enterprise feature: campaigns accept access_settings and show their assignments. */
+  @Column({ name: 'areas_and_stores', type: 'boolean', default: false })
+  areasAndStores: boolean;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 }

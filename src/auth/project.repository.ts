@@ -7,6 +7,7 @@ import { Project } from './project.entity.js';
 export interface StoredKey {
   projectId: string;
   tokenSha256: Buffer;
+  areasAndStores: boolean;
 }
 
 @Injectable()
@@ -14,10 +15,18 @@ export class ProjectRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async findKey(appId: string): Promise<StoredKey | null> {
-    return this.dataSource.getRepository(AppKey).findOne({
+    const key = await this.dataSource.getRepository(AppKey).findOne({
       where: { appId },
-      select: { projectId: true, tokenSha256: true },
+      relations: { project: true },
+      select: { appId: true, projectId: true, tokenSha256: true, project: { id: true, areasAndStores: true } },
     });
+    return key ? { projectId: key.projectId, tokenSha256: key.tokenSha256, areasAndStores: key.project?.areasAndStores ?? false } : null;
+  }
+
+  /** Returns false when the project does not exist. */
+  async setAreasAndStores(projectId: string, enabled: boolean): Promise<boolean> {
+    const result = await this.dataSource.getRepository(Project).update({ id: projectId }, { areasAndStores: enabled });
+    return (result.affected ?? 0) > 0;
   }
 
   async createWithKey(project: Pick<Project, 'id' | 'name'>, key: Pick<AppKey, 'appId' | 'tokenSha256'>): Promise<Project> {

@@ -13,6 +13,22 @@ export class JobQueueService {
     await this.queue(JOB_QUEUE[name]).add(name, data, options);
   }
 
+  /**
+   * Makes sure a job with this id is waiting, delayed or running. A finished job with the id (completed or
+   * failed, still retained) is replaced, since the caller knows from its row that the work is not done.
+   */
+  async ensure<N extends JobName>(name: N, data: JobPayloads[N], jobId: string): Promise<void> {
+    const queue = this.queue(JOB_QUEUE[name]);
+    const state = await queue.getJobState(jobId);
+    if (state === 'completed' || state === 'failed') await queue.remove(jobId);
+    await queue.add(name, data, { jobId });
+  }
+
+  /** A repeating job (idempotent: one scheduler per name, whatever the number of workers starting). */
+  async schedule<N extends JobName>(name: N, data: JobPayloads[N], everyMs: number): Promise<void> {
+    await this.queue(JOB_QUEUE[name]).upsertJobScheduler(name, { every: everyMs }, { name, data });
+  }
+
   queue(name: QueueName): Queue {
     return this.moduleRef.get<Queue>(getQueueToken(name), { strict: false });
   }

@@ -6,21 +6,28 @@ import type { JobsOptions } from 'bullmq';
  */
 export const QueueName = {
   Diagnostics: 'diagnostics',
+  Campaigns: 'campaigns',
 } as const;
 export type QueueName = (typeof QueueName)[keyof typeof QueueName];
 
 export const JobName = {
   DiagnosticPing: 'diagnostic-ping',
+  GenerateCards: 'generate-cards',
+  CardGenerationSweep: 'card-generation-sweep',
 } as const;
 export type JobName = (typeof JobName)[keyof typeof JobName];
 
 export interface JobPayloads {
   [JobName.DiagnosticPing]: { pingId: string };
+  [JobName.GenerateCards]: { campaignId: string };
+  [JobName.CardGenerationSweep]: Record<string, never>;
 }
 
 /** Which queue carries each job; a new JobName does not compile until it is placed here. */
 export const JOB_QUEUE: { readonly [N in JobName]: QueueName } = {
   [JobName.DiagnosticPing]: QueueName.Diagnostics,
+  [JobName.GenerateCards]: QueueName.Campaigns,
+  [JobName.CardGenerationSweep]: QueueName.Campaigns,
 };
 
 /** Retries, backoff and retention for every job unless the job says otherwise. */

@@ -6,6 +6,7 @@ export const ERROR_KEYS = [
   'unauthorized',
   'not_found',
   'duplicate_found',
+  'resource_protected',
   'member_already_exists',
   'invalid_pending_points_state',
   'payload_too_large',
@@ -67,6 +68,14 @@ export class ApiError extends Error {
       details: `Duplicated ${resourceType} exists with ${field} ${value}`,
       resourceType,
       resourceId,
+    });
+  }
+
+  static resourceProtected(resourceType: string, resourceId: string, action: string): ApiError {
+    return new ApiError(400, 'resource_protected', 'Resource is protected', {
+      details: `Resource ${resourceType} with id ${resourceId} is protected and cannot be ${action}`,
+      resourceId,
+      resourceType,
     });
   }
 

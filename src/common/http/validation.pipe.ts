@@ -1,5 +1,21 @@
-import { type ArgumentMetadata, Injectable, ValidationPipe, type ValidationError } from '@nestjs/common';
+import { type ArgumentMetadata, Injectable, SetMetadata, ValidationPipe, type ValidationError, type ValidationPipeOptions } from '@nestjs/common';
 import { ApiError } from '../errors/api-error.js';
+
+const IGNORE_UNKNOWN_FIELDS = 'loyalty:ignore-unknown-fields';
+
+/**
+ * Marks a body DTO whose unknown fields are dropped instead of rejected: Voucherify's PUT
+ * /v1/loyalties ignores them, and clients written for it send fields we do not update.
+ */
+export const IgnoreUnknownFields = (): ClassDecorator => SetMetadata(IGNORE_UNKNOWN_FIELDS, true);
+
+const OPTIONS: ValidationPipeOptions = {
+  whitelist: true,
+  forbidNonWhitelisted: true,
+  transform: true,
+  validationError: { target: false, value: false },
+  exceptionFactory: (errors: ValidationError[]) => new ValidationFailure(flatten(errors)),
+};
 
 /**
  * class-validator for every DTO: unknown fields are rejected (CONTRACT.md §3), and the error names
@@ -8,14 +24,10 @@ import { ApiError } from '../errors/api-error.js';
  */
 @Injectable()
 export class AppValidationPipe extends ValidationPipe {
+  private readonly lenient = new ValidationPipe({ ...OPTIONS, forbidNonWhitelisted: false });
+
   constructor() {
-    super({
-      whitelist: true,
-      forbidNonWhitelisted: true,
-      transform: true,
-      validationError: { target: false, value: false },
-      exceptionFactory: (errors: ValidationError[]) => new ValidationFailure(flatten(errors)),
-    });
+    super(OPTIONS);
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
@@ -23,7 +35,8 @@ export class AppValidationPipe extends ValidationPipe {
       if (metadata.metatype && this.toValidate(metadata)) throw ApiError.invalidPayload('Request body must be a JSON object');
     }
     try {
-      return await super.transform(value, metadata);
+      const lenient = metadata.metatype !== undefined && Reflect.getMetadata(IGNORE_UNKNOWN_FIELDS, metadata.metatype) === true;
+      return await (lenient ? this.lenient.transform(value, metadata) : super.transform(value, metadata));
     } catch (error) {
       if (!(error instanceof ValidationFailure)) throw error;
       const details = error.messages.join('; ');

@@ -1,0 +1,156 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { type DataSource, In, IsNull } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
+import { Campaign } from './campaign.entity.js';
+import type { Category } from './category.entity.js';
+import { CategoryRepository } from './category.repository.js';
+import { LoyaltyProgram } from './loyalty-program.entity.js';
+
+export const CAMPAIGN_NAME_CONSTRAINT = 'uq_campaigns_project_name_live';
+
+export type NewCampaign = Omit<
+  Campaign,
+  'project' | 'category' | 'createdAt' | 'updatedAt' | 'deletedAt' | 'vouchersCount' | 'generationError' | 'categoryId'
+>;
+
+/** Columns a campaign update may write; `vouchers_count` and the statuses belong to card generation. */
+export type CampaignPatch = Partial<
+  Pick<
+    Campaign,
+    | 'description'
+    | 'type'
+    | 'autoJoin'
+    | 'active'
+    | 'protected'
+    | 'startDate'
+    | 'expirationDate'
+    | 'validityTimeframe'
+    | 'validityDayOfWeek'
+    | 'validityHours'
+    | 'activityDurationAfterPublishing'
+    | 'categoryId'
+    | 'metadata'
+    | 'loyaltyTiersExpiration'
+    | 'accessAssignments'
+  >
+>;
+
+export interface StoredCampaign {
+  campaign: Campaign;
+  category: Category | null;
+  programId: string;
+}
+
+export type CategoryRef = { id: string } | { name: string } | null;
+
+@Injectable()
+export class CampaignRepository {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly categories: CategoryRepository,
+  ) {}
+
+  /** Campaign, its program and (for a category given by name) the category, in one transaction. */
+  async create(campaign: NewCampaign, programId: string, category: CategoryRef): Promise<StoredCampaign> {
+    return this.dataSource.transaction(async (manager) => {
+      const categoryRow = category && 'name' in category ? await this.categories.ensureByName(campaign.projectId, category.name, manager) : null;
+      const categoryId = categoryRow?.id ?? (category && 'id' in category ? category.id : null);
+      await manager.getRepository(Campaign).insert(jsonSafe({ ...campaign, categoryId }));
+      await manager.getRepository(LoyaltyProgram).insert({ id: programId, projectId: campaign.projectId, campaignId: campaign.id, metadata: {} });
+      return this.load(campaign.projectId, campaign.id, manager.getRepository(Campaign)) as Promise<StoredCampaign>;
+    });
+  }
+
+  /**
+   * A live (not deleted) campaign by id or by name: Voucherify's `{campaignId}` accepts both. An id
+   * match wins over a campaign that happens to be named like another's id.
+   */
+  async findByIdOrName(projectId: string, idOrName: string): Promise<StoredCampaign | null> {
+    const row = await this.dataSource
+      .getRepository(Campaign)
+      .createQueryBuilder('c')
+      .select('c.id', 'id')
+      .where('c.project_id = :projectId AND c.deleted_at IS NULL AND (c.id = :value OR c.name = :value)', { projectId, value: idOrName })
+      .orderBy('c.id = :value', 'DESC')
+      .limit(1)
+      .getRawOne<{ id: string }>();
+    return row ? this.load(projectId, row.id) : null;
+  }
+
+  async list(projectId: string, page: { limit: number; offset: number; sort: 'created_at' | 'updated_at'; direction: 'ASC' | 'DESC' }): Promise<{ rows: StoredCampaign[]; total: number }> {
+    const sortColumn = page.sort === 'created_at' ? 'c.created_at' : 'COALESCE(c.updated_at, c.created_at)';
+    const query = this.dataSource
+      .getRepository(Campaign)
+      .createQueryBuilder('c')
+      .leftJoinAndSelect('c.category', 'category')
+      .where('c.project_id = :projectId AND c.deleted_at IS NULL', { projectId })
+      .orderBy(sortColumn, page.direction)
+      .addOrderBy('c.id', page.direction)
+      .limit(page.limit)
+      .offset(page.offset);
+    const [campaigns, total] = await Promise.all([query.getMany(), query.clone().orderBy().limit().offset().getCount()]);
+    const programs = campaigns.length
+      ? await this.dataSource.getRepository(LoyaltyProgram).find({ where: { campaignId: In(campaigns.map((c) => c.id)) }, select: { id: true, campaignId: true } })
+      : [];
+    const programOf = new Map(programs.map((p) => [p.campaignId, p.id]));
+    return { rows: campaigns.map((c) => ({ campaign: c, category: c.category ?? null, programId: programOf.get(c.id) ?? '' })), total };
+  }
+
+  /** Writes only the given columns, so a concurrent card-generation count is never overwritten. */
+  async update(projectId: string, id: string, patch: CampaignPatch, category: CategoryRef | undefined): Promise<StoredCampaign | null> {
+    return this.dataSource.transaction(async (manager) => {
+      const values: CampaignPatch & { updatedAt: Date } = { ...patch, updatedAt: new Date() };
+      if (category !== undefined) {
+        values.categoryId = category === null ? null : 'name' in category ? (await this.categories.ensureByName(projectId, category.name, manager)).id : category.id;
+      }
+      const result = await manager.getRepository(Campaign).update({ projectId, id, deletedAt: IsNull() }, jsonSafe(values));
+      return result.affected ? this.load(projectId, id, manager.getRepository(Campaign)) : null;
+    });
+  }
+
+  /** Soft delete: the program stays (status DELETED) and the name is free again. */
+  async softDelete(projectId: string, id: string): Promise<boolean> {
+    const result = await this.dataSource.getRepository(Campaign).update({ projectId, id, deletedAt: IsNull() }, { deletedAt: new Date() });
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Permanent delete: the campaign, its program and its cards. */
+  async hardDelete(projectId: string, id: string): Promise<boolean> {
+    const result = await this.dataSource.getRepository(Campaign).delete({ projectId, id });
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Worker side: the job names the campaign by id; the row carries its project. */
+  async findForGeneration(id: string): Promise<Campaign | null> {
+    return this.dataSource.getRepository(Campaign).findOneBy({ id, deletedAt: IsNull() });
+  }
+
+  /** IN_PROGRESS → DONE or FAILED; conditional, so a late duplicate job cannot undo the outcome. */
+  async finishGeneration(id: string, status: 'DONE' | 'FAILED', error: string | null = null): Promise<boolean> {
+    const result = await this.dataSource
+      .getRepository(Campaign)
+      .update({ id, vouchersGenerationStatus: 'IN_PROGRESS' }, { vouchersGenerationStatus: status, creationStatus: status, generationError: error });
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Live campaigns whose cards are still being generated (the sweep re-queues their jobs). */
+  async idsInProgress(limit: number): Promise<string[]> {
+    const rows = await this.dataSource
+      .getRepository(Campaign)
+      .find({ where: { vouchersGenerationStatus: 'IN_PROGRESS', deletedAt: IsNull() }, select: { id: true }, order: { createdAt: 'ASC' }, take: limit });
+    return rows.map((row) => row.id);
+  }
+
+  private async load(projectId: string, id: string, campaigns = this.dataSource.getRepository(Campaign)): Promise<StoredCampaign | null> {
+    const campaign = await campaigns.findOne({ where: { projectId, id }, relations: { category: true } });
+    if (!campaign) return null;
+    const program = await campaigns.manager.getRepository(LoyaltyProgram).findOneOrFail({ where: { campaignId: id }, select: { id: true } });
+    return { campaign, category: campaign.category ?? null, programId: program.id };
+  }
+}
+
+/** TypeORM's deep-partial type cannot see through `unknown` inside jsonb columns; the values are plain JSON. */
+function jsonSafe(values: Partial<Campaign>): QueryDeepPartialEntity<Campaign> {
+  return values as QueryDeepPartialEntity<Campaign>;
+}

@@ -1,0 +1,79 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+
+export const PROGRAM_STATUSES = ['ACTIVE', 'INACTIVE', 'DELETED'] as const;
+export type ProgramStatus = (typeof PROGRAM_STATUSES)[number];
+export const PROGRAM_ID = /^lprg_[a-f0-9]+$/;
+export const PROGRAMS_CURSOR_PREFIX = 'lcrsprg_';
+
+export class LoyaltyProgramDto {
+  @ApiProperty({ pattern: PROGRAM_ID.source, example: 'lprg_128f58429f4c4bf7b2' })
+  id: string;
+
+  @ApiProperty({ description: 'The campaign\'s name.' })
+  name: string;
+
+  @ApiProperty({
+    enum: PROGRAM_STATUSES,
+    description: 'Follows the campaign: ACTIVE when it is switched on and inside start_date..expiration_date, INACTIVE otherwise, DELETED once it is deleted.',
+  })
+  status: ProgramStatus;
+
+  @ApiProperty({ description: 'The loyalty campaign (`camp_…`) this program belongs to.' })
+  campaign_id: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'The campaign\'s start_date.' })
+  start_date: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'The campaign\'s expiration_date.' })
+  end_date: string | null;
+
+  @ApiProperty({ type: 'object', additionalProperties: true })
+  metadata: Record<string, unknown>;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'The campaign\'s last update; null if never updated.' })
+  updated_at: string | null;
+
+  @ApiProperty({ enum: ['program'] })
+  object: 'program';
+}
+
+export class ListCursorDto {
+  @ApiProperty({ description: 'Pass as `cursor` to get the next page.' })
+  next: string;
+
+  @ApiProperty({ format: 'date-time', description: 'The cursor is refused after this moment.' })
+  expires_at: string;
+}
+
+export class LoyaltyProgramListDto {
+  @ApiProperty({ type: [LoyaltyProgramDto] })
+  data: LoyaltyProgramDto[];
+
+  @ApiProperty({ type: ListCursorDto, nullable: true, description: 'null when there are no more programs.' })
+  cursor: ListCursorDto | null;
+
+  @ApiProperty({ enum: ['list'] })
+  object: 'list';
+}
+
+/** GET /v2/loyalties/programs: keyset pages, newest first. Deleted programs are not listed. */
+export class ListLoyaltyProgramsQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 10 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiPropertyOptional({ pattern: `^${PROGRAMS_CURSOR_PREFIX}[a-f0-9]+$`, description: '`cursor.next` of the previous page.' })
+  @IsOptional()
+  @IsString()
+  @Matches(new RegExp(`^${PROGRAMS_CURSOR_PREFIX}[a-f0-9]+$`), { message: `cursor must match ^${PROGRAMS_CURSOR_PREFIX}[a-f0-9]+$` })
+  cursor?: string;
+}

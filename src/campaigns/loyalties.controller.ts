@@ -1,0 +1,76 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { ProjectContext } from '../auth/auth.service.js';
+import { CurrentProject } from '../auth/current-project.decorator.js';
+import { ApiErrorResponses, ApiOkBody } from '../common/openapi/api-responses.decorator.js';
+import { CampaignsService } from './campaigns.service.js';
+import { CreateLoyaltyCampaignDto } from './dto/create-loyalty-campaign.dto.js';
+import { DeleteLoyaltyCampaignQueryDto } from './dto/delete-loyalty-campaign.dto.js';
+import { ListLoyaltyCampaignsQueryDto, LoyaltyCampaignListDto } from './dto/list-loyalty-campaigns.dto.js';
+import { LoyaltyCampaignDto } from './dto/loyalty-campaign.dto.js';
+import { UpdateLoyaltyCampaignDto } from './dto/update-loyalty-campaign.dto.js';
+
+const CAMPAIGN_ID = ApiParam({ name: 'campaignId', description: 'The campaign id (`camp_…`) or its name, URL-encoded.', example: 'Summer%20Loyalty' });
+
+@ApiTags('Loyalty campaigns')
+@Controller('v1/loyalties')
+export class LoyaltiesController {
+  constructor(private readonly campaigns: CampaignsService) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'createLoyaltyCampaign',
+    summary: 'Create a loyalty campaign',
+    description:
+      'Creates the campaign and its program. With `vouchers_count` > 0 the loyalty cards are generated in the background: ' +
+      '`creation_status` and `vouchers_generation_status` are IN_PROGRESS, then DONE (or FAILED), and `vouchers_count` counts the cards made.',
+  })
+  @ApiOkBody(LoyaltyCampaignDto)
+  @ApiErrorResponses(400, 401, 404, 409, 503)
+  create(@CurrentProject() project: ProjectContext, @Body() dto: CreateLoyaltyCampaignDto): Promise<LoyaltyCampaignDto> {
+    return this.campaigns.create(project, dto);
+  }
+
+  @Get()
+  @ApiOperation({ operationId: 'listLoyaltyCampaigns', summary: 'List loyalty campaigns', description: 'Newest first by default; `page`/`limit` paging with the total count.' })
+  @ApiOkBody(LoyaltyCampaignListDto)
+  @ApiErrorResponses(400, 401, 503)
+  list(@CurrentProject() project: ProjectContext, @Query() query: ListLoyaltyCampaignsQueryDto): Promise<LoyaltyCampaignListDto> {
+    return this.campaigns.list(project, query);
+  }
+
+  @Get(':campaignId')
+  @CAMPAIGN_ID
+  @ApiOperation({ operationId: 'getLoyaltyCampaign', summary: 'Get a loyalty campaign' })
+  @ApiOkBody(LoyaltyCampaignDto)
+  @ApiErrorResponses(401, 404, 503)
+  get(@CurrentProject() project: ProjectContext, @Param('campaignId') campaignId: string): Promise<LoyaltyCampaignDto> {
+    return this.campaigns.get(project, campaignId);
+  }
+
+  @Put(':campaignId')
+  @CAMPAIGN_ID
+  @ApiOperation({
+    operationId: 'updateLoyaltyCampaign',
+    summary: 'Update a loyalty campaign',
+    description:
+      'Partial update: fields not sent are unchanged, fields outside the schema are ignored. `metadata` is merged, then ' +
+      '`unset_metadata_fields` are removed. `join_once` stays true. A protected campaign answers 400 `resource_protected` unless the body sets `protected: false`.',
+  })
+  @ApiOkBody(LoyaltyCampaignDto)
+  @ApiErrorResponses(400, 401, 404, 503)
+  update(@CurrentProject() project: ProjectContext, @Param('campaignId') campaignId: string, @Body() dto: UpdateLoyaltyCampaignDto): Promise<LoyaltyCampaignDto> {
+    return this.campaigns.update(project, campaignId, dto);
+  }
+
+  @Delete(':campaignId')
+  @HttpCode(204)
+  @CAMPAIGN_ID
+  @ApiOperation({ operationId: 'deleteLoyaltyCampaign', summary: 'Delete a loyalty campaign', description: 'Synchronous; a protected campaign answers 400 `resource_protected`.' })
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiErrorResponses(400, 401, 404, 503)
+  delete(@CurrentProject() project: ProjectContext, @Param('campaignId') campaignId: string, @Query() query: DeleteLoyaltyCampaignQueryDto): Promise<void> {
+    return this.campaigns.delete(project, campaignId, query.force === true);
+  }
+}
