@@ -1,6 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import pg from 'pg';
-import { type TestProject, createProject, http, startApi, testConfig } from '../support/harness.js';
+import { CardGenerationService } from '../../src/campaigns/card-generation.service.js';
+import { type TestProject, createProject, http, startApi, startWorker, testConfig, waitFor } from '../support/harness.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 
 /**
@@ -66,6 +67,26 @@ describe('dependency outages', () => {
     await redisProxy.restore();
     const back = await waitForStatus(() => http(app).post('/v1/diagnostics/pings').set(project.headers).send({ note: 'after outage' }), 200);
     expect(back.body.status).toBe('QUEUED');
+  });
+
+  it('creates a campaign while Redis is down (cards IN_PROGRESS); the sweep generates its cards once Redis is back', async () => {
+    await redisProxy.cut();
+    const res = await http(app).post('/v1/loyalties').set(project.headers).send({ name: 'Created during a Redis outage', vouchers_count: 25 }).timeout(10_000);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ creation_status: 'IN_PROGRESS', vouchers_generation_status: 'IN_PROGRESS' });
+    await redisProxy.restore();
+
+    const worker = await startWorker();
+    try {
+      expect(await worker.get(CardGenerationService).sweep()).toBeGreaterThanOrEqual(1);
+      const done = await waitFor(async () => {
+        const got = await http(app).get(`/v1/loyalties/${res.body.id}`).set(project.headers);
+        return got.body.vouchers_generation_status === 'DONE' ? got.body : undefined;
+      });
+      expect(done.vouchers_count).toBe(25);
+    } finally {
+      await worker.close();
+    }
   });
 });
 
