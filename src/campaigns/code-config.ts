@@ -63,11 +63,17 @@ export class CodeGenerator {
     return (this.config.prefix ?? '') + this.random.fill(this.config.pattern) + (this.config.postfix ?? '');
   }
 
-  /** `count` codes, distinct among themselves (they may still collide with stored ones). */
-  distinct(count: number): string[] {
-    const codes = new Set<string>();
+  /** `count` new codes, none of them in `drawn` (which records them): this job never draws a code twice. */
+  distinct(count: number, drawn: Set<string>): string[] {
+    const codes: string[] = [];
     // Bounded: the code space is at least twice any count we are asked for, so draws succeed often.
-    for (let draws = 0; codes.size < count && draws < count * 20; draws += 1) codes.add(this.next());
-    return [...codes];
+    for (let draws = 0; codes.length < count && draws < count * 20 + 100; draws += 1) {
+      const code = this.next();
+      if (!drawn.has(code)) {
+        drawn.add(code);
+        codes.push(code);
+      }
+    }
+    return codes;
   }
 }

@@ -1,49 +1,75 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { Campaign } from './campaign.entity.js';
+import { isUniqueViolation } from '../database/errors.js';
 
-export interface CardBatchResult {
-  inserted: number;
-  /** Cards still to make after this batch. */
-  remaining: number;
-  /** The campaign was deleted or is no longer IN_PROGRESS: nothing was inserted. */
-  stopped: boolean;
+export interface CardBatch {
+  campaignId: string;
+  projectId: string;
+  initialPoints: number;
+  ids: string[];
+  codes: string[];
 }
+
+/** `inserted` cards were committed; `stopped` means the campaign no longer takes cards (deleted, done, full). */
+export type CardBatchResult = { inserted: number; stopped: false } | { inserted: 0; stopped: true };
+
+class Stop extends Error {}
+
+const INSERT = `
+  INSERT INTO vouchers (id, project_id, campaign_id, code, initial_points)
+  SELECT t.id, $3, $4, t.code, $5 FROM unnest($1::text[], $2::text[]) AS t(id, code)`;
 
 @Injectable()
 export class VoucherRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * Inserts up to the campaign's remaining count of cards in one statement (arrays through unnest, so
-   * the statement has five parameters whatever the batch size) and adds them to `vouchers_count` in the
-   * same transaction. The campaign row is locked first, so two workers on one campaign cannot overshoot
-   * its target. Codes that already exist in the project are skipped by the unique constraint.
+   * Inserts a batch of cards in one statement (arrays through unnest: five parameters whatever the batch
+   * size) and adds them to the campaign's `vouchers_count` in the same transaction. The count update is
+   * guarded (live, IN_PROGRESS, not past the target); if the guard fails the whole batch rolls back, so
+   * concurrent batches or duplicate jobs can never overshoot the requested count.
+   *
+   * The plain INSERT is the fast path; a code already used in the project fails it on the unique
+   * constraint, and the batch is redone with ON CONFLICT DO NOTHING, which skips the taken codes (the
+   * caller draws replacements). `skipTaken` asks for that slower statement straight away.
    */
-  async insertCardBatch(campaignId: string, ids: string[], codes: string[]): Promise<CardBatchResult> {
-    return this.dataSource.transaction(async (manager) => {
-      const campaign = await manager
-        .getRepository(Campaign)
-        .createQueryBuilder('c')
-        .setLock('pessimistic_write')
-        .where('c.id = :campaignId', { campaignId })
-        .getOne();
-      if (!campaign || campaign.deletedAt || campaign.vouchersGenerationStatus !== 'IN_PROGRESS') return { inserted: 0, remaining: 0, stopped: true };
-      const room = Math.max(campaign.vouchersTarget - campaign.vouchersCount, 0);
-      const take = Math.min(room, codes.length);
-      if (take === 0) return { inserted: 0, remaining: room, stopped: false };
-      const [{ n }] = (await manager.query(
-        `WITH ins AS (
-           INSERT INTO vouchers (id, project_id, campaign_id, code, initial_points)
-           SELECT t.id, $3, $4, t.code, $5 FROM unnest($1::text[], $2::text[]) AS t(id, code)
-           ON CONFLICT DO NOTHING
-           RETURNING 1)
-         SELECT count(*)::int AS n FROM ins`,
-        [ids.slice(0, take), codes.slice(0, take), campaign.projectId, campaignId, campaign.voucher.loyalty_card.points],
-      )) as [{ n: number }];
-      if (n > 0) await manager.getRepository(Campaign).increment({ id: campaignId }, 'vouchersCount', n);
-      return { inserted: n, remaining: room - n, stopped: false };
-    });
+  async insertCards(batch: CardBatch, skipTaken: boolean): Promise<CardBatchResult & { collided: boolean }> {
+    if (!skipTaken) {
+      try {
+        return { ...(await this.insertOnce(batch, INSERT)), collided: false };
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+      }
+    }
+    return { ...(await this.insertOnce(batch, `${INSERT} ON CONFLICT DO NOTHING`)), collided: true };
+  }
+
+  private async insertOnce(batch: CardBatch, insert: string): Promise<CardBatchResult> {
+    try {
+      return await this.dataSource.transaction(async (manager) => {
+        // Cards can always be drawn again, and the count commits with them; a later synchronous commit
+        // (the DONE status) flushes these too, so no acknowledged state is ever lost.
+        await manager.query('SET LOCAL synchronous_commit = off');
+        const [{ n }] = (await manager.query(`WITH ins AS (${insert} RETURNING 1) SELECT count(*)::int AS n FROM ins`, [
+          batch.ids,
+          batch.codes,
+          batch.projectId,
+          batch.campaignId,
+          batch.initialPoints,
+        ])) as [{ n: number }];
+        const updated = (await manager.query(
+          `UPDATE campaigns SET vouchers_count = vouchers_count + $2
+           WHERE id = $1 AND deleted_at IS NULL AND vouchers_generation_status = 'IN_PROGRESS' AND vouchers_count + $2 <= vouchers_target
+           RETURNING 1`,
+          [batch.campaignId, n],
+        )) as [unknown[], number];
+        if (updated[1] === 0) throw new Stop();
+        return { inserted: n, stopped: false as const };
+      });
+    } catch (error) {
+      if (error instanceof Stop) return { inserted: 0, stopped: true };
+      throw error;
+    }
   }
 }

@@ -14,6 +14,8 @@ export const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu
  */
 export class RandomChars {
   private readonly chars: string[];
+  /** Byte values of the characters when all are ASCII, for the Buffer fast path. */
+  private readonly ascii: Uint8Array | null;
   private readonly limit: number;
   private pool = Buffer.alloc(0);
   private offset = 0;
@@ -22,31 +24,42 @@ export class RandomChars {
     this.chars = [...alphabet];
     if (this.chars.length < 1 || this.chars.length > 256) throw new RangeError('alphabet must have 1-256 characters');
     this.limit = 256 - (256 % this.chars.length);
+    this.ascii = this.chars.every((ch) => ch.length === 1 && ch.charCodeAt(0) < 128) ? Uint8Array.from(this.chars, (ch) => ch.charCodeAt(0)) : null;
   }
 
   /** The template with every `#` replaced by a random character. */
   fill(template: string): string {
+    if (this.ascii && isAscii(template)) {
+      const out = Buffer.from(template, 'latin1');
+      for (let i = 0; i < out.length; i += 1) if (out[i] === HASH) out[i] = this.ascii[this.nextIndex()];
+      return out.toString('latin1');
+    }
     let out = '';
-    for (const ch of template) out += ch === '#' ? this.next() : ch;
+    for (const ch of template) out += ch === '#' ? this.chars[this.nextIndex()] : ch;
     return out;
   }
 
   string(length: number): string {
-    let out = '';
-    for (let i = 0; i < length; i += 1) out += this.next();
-    return out;
+    return this.fill('#'.repeat(length));
   }
 
-  private next(): string {
+  private nextIndex(): number {
     for (;;) {
       if (this.offset >= this.pool.length) {
         this.pool = randomBytes(65_536);
         this.offset = 0;
       }
       const byte = this.pool[this.offset++];
-      if (byte < this.limit) return this.chars[byte % this.chars.length];
+      if (byte < this.limit) return byte % this.chars.length;
     }
   }
+}
+
+const HASH = 0x23;
+
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i += 1) if (text.charCodeAt(i) >= 128) return false;
+  return true;
 }
 
 const base62 = new RandomChars(BASE62);

@@ -4,7 +4,9 @@ import { ErrorResponseDto } from './error-response.dto.js';
 
 const ERROR_EXAMPLES: Record<number, { description: string; example: object }> = {
   400: {
-    description: 'Invalid body (`invalid_payload`) or query/path parameters (`invalid_query_params`); `details` names the property.',
+    description:
+      'Invalid body (`invalid_payload`) or query/path parameters (`invalid_query_params`), `details` naming the property; ' +
+      'a cursor that was tampered with, expired or made for another query (`invalid_or_expired_cursor`); a protected campaign (`resource_protected`).',
     example: { code: 400, key: 'invalid_payload', message: 'Invalid payload', details: 'note must be a string', request_id: 'v-0c12951ec58e67577e' },
   },
   401: {
