@@ -4,7 +4,6 @@
 // this one run, since these machines are noisy.
 import { randomBytes } from 'node:crypto';
 import { NestFactory } from '@nestjs/core';
-import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { createApiApp } from '../dist/app/http-app.js';
 import { WorkerModule } from '../dist/app/worker.module.js';
@@ -15,6 +14,7 @@ import { loadConfig } from '../dist/config/app-config.js';
 import { dataSourceOptions } from '../dist/database/database.options.js';
 import { dropDatabase } from '../dist/database/ensure-database.js';
 import { migrateDatabase } from '../dist/database/migrate.js';
+import { deleteKeysWithPrefix } from '../dist/queue/redis-keys.js';
 
 const CARDS = Number(process.env.BENCH_CARDS ?? 100_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -105,22 +105,8 @@ async function main() {
   } finally {
     await db.destroy();
     await api.close();
-    await cleanup();
-  }
-}
-
-async function cleanup() {
-  await dropDatabase(config.databaseUrl);
-  const redis = new Redis(config.redisUrl);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${config.queuePrefix}*`, 'COUNT', 1000);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
+    await dropDatabase(config.databaseUrl);
+    await deleteKeysWithPrefix(config.redisUrl, config.queuePrefix);
   }
 }
 

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { LoyaltyCampaignDto } from './loyalty-campaign.dto.js';
+import { LimitQueryDto } from '../../common/pagination/limit-query.dto.js';
 
 export const CAMPAIGN_EXPANDS = ['categories', 'access_settings_assignments'] as const;
 export const CAMPAIGN_ORDERS = ['created_at', '-created_at', 'updated_at', '-updated_at'] as const;
@@ -9,15 +10,7 @@ export type CampaignOrder = (typeof CAMPAIGN_ORDERS)[number];
 export const MAX_PAGE = 1000;
 
 /** GET /v1/loyalties: Voucherify's page/limit listing. */
-export class ListLoyaltyCampaignsQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 10 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
+export class ListLoyaltyCampaignsQueryDto extends LimitQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE, default: 1 })
   @IsOptional()
   @Type(() => Number)

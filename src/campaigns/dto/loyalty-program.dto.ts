@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsOptional, IsString, Matches } from 'class-validator';
+import { LimitQueryDto } from '../../common/pagination/limit-query.dto.js';
 
 export const PROGRAM_STATUSES = ['ACTIVE', 'INACTIVE', 'DELETED'] as const;
 export type ProgramStatus = (typeof PROGRAM_STATUSES)[number];
@@ -62,15 +62,7 @@ export class LoyaltyProgramListDto {
 }
 
 /** GET /v2/loyalties/programs: keyset pages, newest first. Deleted programs are not listed. */
-export class ListLoyaltyProgramsQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 10 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
+export class ListLoyaltyProgramsQueryDto extends LimitQueryDto {
   @ApiPropertyOptional({ pattern: `^${PROGRAMS_CURSOR_PREFIX}[a-f0-9]+$`, description: '`cursor.next` of the previous page.' })
   @IsOptional()
   @IsString()
