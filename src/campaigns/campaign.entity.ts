@@ -1,6 +1,7 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, OneToOne, PrimaryColumn, type Relation } from 'typeorm';
 import { Project } from '../auth/project.entity.js';
 import { Category } from './category.entity.js';
+import { LoyaltyProgram } from './loyalty-program.entity.js';
 
 export const CAMPAIGN_TYPES = ['AUTO_UPDATE', 'STATIC'] as const;
 export type CampaignType = (typeof CAMPAIGN_TYPES)[number];
@@ -108,6 +109,10 @@ export class Campaign {
   @ManyToOne(() => Category, { onDelete: 'SET NULL', nullable: true })
   @JoinColumn({ name: 'category_id' })
   category?: Relation<Category> | null;
+
+  /** Inverse side (no column): the program row points at the campaign. */
+  @OneToOne(() => LoyaltyProgram, (program) => program.campaign)
+  program?: Relation<LoyaltyProgram>;
 
   @Column({ type: 'jsonb', default: {} })
   metadata: Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { type DataSource, In, IsNull } from 'typeorm';
+import { type DataSource, IsNull, type Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import { Campaign } from './campaign.entity.js';
 import type { Category } from './category.entity.js';
@@ -11,7 +11,7 @@ export const CAMPAIGN_NAME_CONSTRAINT = 'uq_campaigns_project_name_live';
 
 export type NewCampaign = Omit<
   Campaign,
-  'project' | 'category' | 'createdAt' | 'updatedAt' | 'deletedAt' | 'vouchersCount' | 'generationError' | 'categoryId'
+  'project' | 'category' | 'program' | 'createdAt' | 'updatedAt' | 'deletedAt' | 'vouchersCount' | 'generationError' | 'categoryId'
 >;
 
 /** Columns a campaign update may write; `vouchers_count` and the statuses belong to card generation. */
@@ -67,34 +67,23 @@ export class CampaignRepository {
    * match wins over a campaign that happens to be named like another's id.
    */
   async findByIdOrName(projectId: string, idOrName: string): Promise<StoredCampaign | null> {
-    const row = await this.dataSource
-      .getRepository(Campaign)
-      .createQueryBuilder('c')
-      .select('c.id', 'id')
+    const campaign = await this.withRelations(this.dataSource.getRepository(Campaign))
       .where('c.project_id = :projectId AND c.deleted_at IS NULL AND (c.id = :value OR c.name = :value)', { projectId, value: idOrName })
       .orderBy('c.id = :value', 'DESC')
-      .limit(1)
-      .getRawOne<{ id: string }>();
-    return row ? this.load(projectId, row.id) : null;
+      .getOne();
+    return campaign ? stored(campaign) : null;
   }
 
   async list(projectId: string, page: { limit: number; offset: number; sort: 'created_at' | 'updated_at'; direction: 'ASC' | 'DESC' }): Promise<{ rows: StoredCampaign[]; total: number }> {
     const sortColumn = page.sort === 'created_at' ? 'c.created_at' : 'COALESCE(c.updated_at, c.created_at)';
-    const query = this.dataSource
-      .getRepository(Campaign)
-      .createQueryBuilder('c')
-      .leftJoinAndSelect('c.category', 'category')
+    const query = this.withRelations(this.dataSource.getRepository(Campaign))
       .where('c.project_id = :projectId AND c.deleted_at IS NULL', { projectId })
       .orderBy(sortColumn, page.direction)
       .addOrderBy('c.id', page.direction)
       .limit(page.limit)
       .offset(page.offset);
     const [campaigns, total] = await Promise.all([query.getMany(), query.clone().orderBy().limit().offset().getCount()]);
-    const programs = campaigns.length
-      ? await this.dataSource.getRepository(LoyaltyProgram).find({ where: { campaignId: In(campaigns.map((c) => c.id)) }, select: { id: true, campaignId: true } })
-      : [];
-    const programOf = new Map(programs.map((p) => [p.campaignId, p.id]));
-    return { rows: campaigns.map((c) => ({ campaign: c, category: c.category ?? null, programId: programOf.get(c.id) ?? '' })), total };
+    return { rows: campaigns.map(stored), total };
   }
 
   /** Writes only the given columns, so a concurrent card-generation count is never overwritten. */
@@ -143,11 +132,18 @@ export class CampaignRepository {
   }
 
   private async load(projectId: string, id: string, campaigns = this.dataSource.getRepository(Campaign)): Promise<StoredCampaign | null> {
-    const campaign = await campaigns.findOne({ where: { projectId, id }, relations: { category: true } });
-    if (!campaign) return null;
-    const program = await campaigns.manager.getRepository(LoyaltyProgram).findOneOrFail({ where: { campaignId: id }, select: { id: true } });
-    return { campaign, category: campaign.category ?? null, programId: program.id };
+    const campaign = await this.withRelations(campaigns).where('c.project_id = :projectId AND c.id = :id', { projectId, id }).getOne();
+    return campaign ? stored(campaign) : null;
   }
+
+  /** Campaign with its category and program: one query (both are to-one joins, so limits stay exact). */
+  private withRelations(campaigns: Repository<Campaign>) {
+    return campaigns.createQueryBuilder('c').leftJoinAndSelect('c.category', 'category').innerJoinAndSelect('c.program', 'program');
+  }
+}
+
+function stored(campaign: Campaign): StoredCampaign {
+  return { campaign, category: campaign.category ?? null, programId: (campaign.program as LoyaltyProgram).id };
 }
 
 /** TypeORM's deep-partial type cannot see through `unknown` inside jsonb columns; the values are plain JSON. */

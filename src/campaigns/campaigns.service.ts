@@ -119,10 +119,10 @@ export class CampaignsService {
     if (dto.description !== undefined) patch.description = dto.description;
     if (dto.activity_duration_after_publishing !== undefined) patch.activityDurationAfterPublishing = dto.activity_duration_after_publishing;
     if (dto.loyalty_tiers_expiration !== undefined) patch.loyaltyTiersExpiration = dto.loyalty_tiers_expiration === null ? null : plain(dto.loyalty_tiers_expiration);
-    if (dto.auto_join !== undefined && dto.auto_join !== null) patch.autoJoin = dto.auto_join;
-    if (dto.active !== undefined && dto.active !== null) patch.active = dto.active;
-    if (dto.protected !== undefined && dto.protected !== null) patch.protected = dto.protected;
-    if (dto.type !== undefined && dto.type !== null) patch.type = dto.type;
+    if (dto.auto_join != null) patch.autoJoin = dto.auto_join;
+    if (dto.active != null) patch.active = dto.active;
+    if (dto.protected != null) patch.protected = dto.protected;
+    if (dto.type != null) patch.type = dto.type;
     if (dto.metadata || dto.unset_metadata_fields) {
       const metadata = { ...campaign.metadata, ...(dto.metadata ?? {}) };
       for (const key of dto.unset_metadata_fields ?? []) delete metadata[key];

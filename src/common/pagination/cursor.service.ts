@@ -53,12 +53,19 @@ export class CursorService {
   }
 
   private async mac(body: Buffer): Promise<Buffer> {
-    this.key ??= this.secrets.get('cursor').then((key) => {
-      if (!key) throw new Error('instance secret "cursor" is missing; run the migrations');
-      return key;
-    });
-    this.key.catch(() => (this.key = undefined));
-    return createHmac('sha256', await this.key).update(body).digest().subarray(0, MAC_BYTES);
+    return createHmac('sha256', await this.loadKey()).update(body).digest().subarray(0, MAC_BYTES);
+  }
+
+  /** Read once and kept; a failed read (database down) is retried by the next request. */
+  private loadKey(): Promise<Buffer> {
+    if (!this.key) {
+      this.key = this.secrets.get('cursor').then((key) => {
+        if (!key) throw new Error('instance secret "cursor" is missing; run the migrations');
+        return key;
+      });
+      this.key.catch(() => (this.key = undefined));
+    }
+    return this.key;
   }
 }
 
