@@ -1,4 +1,6 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
+import type { Customer } from '../customers/customer.entity.js';
+import type { Member } from '../members/member.entity.js';
 import { Campaign } from './campaign.entity.js';
 
 /**
@@ -8,6 +10,9 @@ import { Campaign } from './campaign.entity.js';
 @Entity({ name: 'vouchers' })
 @Index('uq_vouchers_project_code', ['projectId', 'code'], { unique: true })
 @Index('idx_vouchers_campaign', ['campaignId'])
+@Index('idx_vouchers_campaign_free', ['campaignId', 'id'], { where: '"member_id" IS NULL' })
+@Index('idx_vouchers_member', ['memberId'])
+@Index('idx_vouchers_holder', ['holderId'])
 export class Voucher {
   @PrimaryColumn({ type: 'text' })
   id: string;
@@ -32,6 +37,40 @@ export class Voucher {
   @Column({ name: 'initial_points', type: 'integer', default: 0 })
   initialPoints: number;
 
+  /** Points ever added to the card (Voucherify's `loyalty_card.points`). */
+  @Column({ type: 'integer', default: 0 })
+  points: number;
+
+  /** Points the holder can spend now. */
+  @Column({ type: 'integer', default: 0 })
+  balance: number;
+
+  /** Points earned but held until their activation date. */
+  @Column({ name: 'pending_points', type: 'integer', default: 0 })
+  pendingPoints: number;
+
+  /** The member the card is published to; null while the card is free. A free card is handed out once. */
+  @Column({ name: 'member_id', type: 'text', nullable: true })
+  memberId: string | null;
+
+  @ManyToOne('Member', { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'member_id' })
+  member?: Relation<Member> | null;
+
+  /** The member's customer (`holder_id`), kept on the card so v1 lookups need no join. */
+  @Column({ name: 'holder_id', type: 'text', nullable: true })
+  holderId: string | null;
+
+  @ManyToOne('Customer')
+  @JoinColumn({ name: 'holder_id' })
+  holder?: Relation<Customer> | null;
+
+  @Column({ name: 'published_at', type: 'timestamptz', precision: 3, nullable: true })
+  publishedAt: Date | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
+
+  @Column({ name: 'updated_at', type: 'timestamptz', precision: 3, nullable: true })
+  updatedAt: Date | null;
 }

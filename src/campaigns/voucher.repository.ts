@@ -17,8 +17,8 @@ export type CardBatchResult = { inserted: number; stopped: false } | { inserted:
 class Stop extends Error {}
 
 const INSERT = `
-  INSERT INTO vouchers (id, project_id, campaign_id, code, initial_points)
-  SELECT t.id, $3, $4, t.code, $5 FROM unnest($1::text[], $2::text[]) AS t(id, code)`;
+  INSERT INTO vouchers (id, project_id, campaign_id, code, initial_points, points, balance)
+  SELECT t.id, $3, $4, t.code, $5, $5, $5 FROM unnest($1::text[], $2::text[]) AS t(id, code)`;
 
 @Injectable()
 export class VoucherRepository {
