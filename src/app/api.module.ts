@@ -4,6 +4,7 @@ import { AppKeyGuard } from '../auth/app-key.guard.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { BootstrapKeyService } from '../auth/bootstrap-key.service.js';
 import { CampaignsModule } from '../campaigns/campaigns.module.js';
+import { CustomersModule } from '../customers/customers.module.js';
 import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter.js';
 import { AppValidationPipe } from '../common/http/validation.pipe.js';
 import { LoggingModule } from '../common/logging/logging.module.js';
@@ -12,6 +13,7 @@ import { AppConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { DiagnosticsModule } from '../diagnostics/diagnostics.module.js';
 import { HealthModule } from '../health/health.module.js';
+import { MembersModule } from '../members/members.module.js';
 import { QueueModule } from '../queue/queue.module.js';
 
 /** The HTTP API process: controllers, the key guard, validation and the error filter. No processors. */
@@ -29,6 +31,8 @@ export class ApiModule {
         HealthModule,
         DiagnosticsModule,
         CampaignsModule,
+        CustomersModule,
+        MembersModule,
       ],
       providers: [
         BootstrapKeyService,

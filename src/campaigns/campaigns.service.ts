@@ -154,7 +154,8 @@ export class CampaignsService {
     }
   }
 
-  private async find(project: ProjectContext, idOrName: string): Promise<StoredCampaign> {
+  /** A live campaign by id or name, or 404 `campaign`. */
+  async find(project: ProjectContext, idOrName: string): Promise<StoredCampaign> {
     const stored = await this.campaigns.findByIdOrName(project.id, idOrName);
     if (!stored) throw ApiError.notFound('campaign', idOrName);
     return stored;

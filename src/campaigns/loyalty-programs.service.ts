@@ -22,9 +22,14 @@ export class LoyaltyProgramsService {
   ) {}
 
   async get(project: ProjectContext, programId: string): Promise<LoyaltyProgramDto> {
+    return toProgramDto(await this.find(project, programId));
+  }
+
+  /** The program with its campaign (deleted or not), or 404 `program`. */
+  async find(project: ProjectContext, programId: string): Promise<LoyaltyProgram> {
     const program = await this.programs.findById(project.id, programId);
     if (!program) throw ApiError.notFound('program', programId);
-    return toProgramDto(program);
+    return program;
   }
 
   async list(project: ProjectContext, query: ListLoyaltyProgramsQueryDto): Promise<LoyaltyProgramListDto> {

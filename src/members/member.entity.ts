@@ -10,13 +10,14 @@ export type MemberStatus = (typeof MEMBER_STATUSES)[number];
  * so their cards and points are never lost, but they are left out of every index below: the list never
  * shows them, and the customer may enrol again.
  *
- * The three partial indexes are the member list's access paths: each allowed order (created_at, status,
+ * The four partial indexes are the member list's access paths: each allowed order (created_at, status,
  * customer_id, either direction) and each filter is an index range scan within one program.
  */
 @Entity({ name: 'members' })
 @Index('uq_members_program_customer', ['programId', 'customerId'], { unique: true, where: `"status" <> 'DELETED'` })
 @Index('idx_members_program_created', ['programId', 'createdAt', 'id'], { where: `"status" <> 'DELETED'` })
 @Index('idx_members_program_status_created', ['programId', 'status', 'createdAt', 'id'], { where: `"status" <> 'DELETED'` })
+@Index('idx_members_program_status_customer', ['programId', 'status', 'customerId'], { where: `"status" <> 'DELETED'` })
 export class Member {
   /** Byte order (COLLATE "C") for id and customer_id: list order and keyset comparisons must not depend on the server's locale. */
   @PrimaryColumn({ type: 'text', collation: 'C' })

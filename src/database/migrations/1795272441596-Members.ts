@@ -43,6 +43,10 @@ export class Members1795272441596 implements MigrationInterface {
             WHERE "status" <> 'DELETED'
         `);
         await queryRunner.query(`
+            CREATE INDEX "idx_members_program_status_customer" ON "members" ("program_id", "status", "customer_id")
+            WHERE "status" <> 'DELETED'
+        `);
+        await queryRunner.query(`
             CREATE INDEX "idx_members_program_created" ON "members" ("program_id", "created_at", "id")
             WHERE "status" <> 'DELETED'
         `);
@@ -158,6 +162,9 @@ export class Members1795272441596 implements MigrationInterface {
         `);
         await queryRunner.query(`
             DROP INDEX "public"."idx_members_program_created"
+        `);
+        await queryRunner.query(`
+            DROP INDEX "public"."idx_members_program_status_customer"
         `);
         await queryRunner.query(`
             DROP INDEX "public"."idx_members_program_status_created"

@@ -1,0 +1,100 @@
+import { Injectable } from '@nestjs/common';
+import type { ProjectContext } from '../auth/auth.service.js';
+import { ApiError } from '../common/errors/api-error.js';
+import { base62Id } from '../common/ids.js';
+import type { Customer } from './customer.entity.js';
+import { type CustomerFields, CustomerRepository } from './customer.repository.js';
+import type { CustomerDto, CustomerFieldsDto, UpsertCustomerDto } from './dto/customer.dto.js';
+
+export function newCustomerId(): string {
+  return base62Id('cust_', 24);
+}
+
+@Injectable()
+export class CustomersService {
+  constructor(private readonly customers: CustomerRepository) {}
+
+  /** POST /v1/customers: update by id, upsert by source_id, or create. */
+  async upsert(project: ProjectContext, dto: UpsertCustomerDto): Promise<CustomerDto> {
+    return this.view(project, await this.save(project, dto));
+  }
+
+  async get(project: ProjectContext, idOrSourceId: string): Promise<CustomerDto> {
+    const customer = await this.customers.findByIdOrSourceId(project.id, idOrSourceId);
+    if (!customer) throw ApiError.notFound('customer', idOrSourceId);
+    return this.view(project, customer);
+  }
+
+  /** The id of the customer with this id or source id, if there is one. */
+  async findIdOrSourceId(project: ProjectContext, value: string): Promise<string | null> {
+    return (await this.customers.findByIdOrSourceId(project.id, value))?.id ?? null;
+  }
+
+  /** An existing customer by id, or 404 `customer`. */
+  async requireById(project: ProjectContext, id: string): Promise<Customer> {
+    const customer = await this.customers.findById(project.id, id);
+    if (!customer) throw ApiError.notFound('customer', id);
+    return customer;
+  }
+
+  /** The customer with this source id, made if missing (enrolment by source id). */
+  async ensureBySourceId(project: ProjectContext, sourceId: string): Promise<Customer> {
+    return this.customers.upsertBySourceId(project.id, newCustomerId(), sourceId, {});
+  }
+
+  /**
+   * v1 enrolment's `customer`: a string is an id or a source id (made if unknown, as Voucherify does); an
+   * object is saved like POST /v1/customers.
+   */
+  async resolve(project: ProjectContext, customer: string | UpsertCustomerDto): Promise<Customer> {
+    if (typeof customer === 'string' && customer.trim() === '') throw ApiError.invalidPayload('customer must not be empty');
+    if (typeof customer === 'string') return (await this.customers.findByIdOrSourceId(project.id, customer)) ?? this.ensureBySourceId(project, customer);
+    if (customer.id === undefined && customer.source_id === undefined) throw ApiError.invalidPayload('customer must have id or source_id');
+    return this.save(project, customer);
+  }
+
+  private async save(project: ProjectContext, dto: UpsertCustomerDto): Promise<Customer> {
+    const fields = toFields(dto);
+    if (dto.id !== undefined) {
+      await this.requireById(project, dto.id);
+      return this.customers.update(project.id, dto.id, fields);
+    }
+    if (dto.source_id !== undefined) return this.customers.upsertBySourceId(project.id, newCustomerId(), dto.source_id, fields);
+    return this.customers.create(project.id, newCustomerId(), fields);
+  }
+
+  private async view(project: ProjectContext, customer: Customer): Promise<CustomerDto> {
+    const balances = await this.customers.pointsByCampaign(project.id, customer.id);
+    return {
+      id: customer.id,
+      source_id: customer.sourceId,
+      name: customer.name,
+      description: customer.description,
+      email: customer.email,
+      phone: customer.phone,
+      birthdate: customer.birthdate,
+      address: customer.address,
+      metadata: customer.metadata,
+      loyalty: {
+        points: balances.reduce((sum, row) => sum + row.points, 0),
+        referred_customers: 0,
+        campaigns: Object.fromEntries(balances.map((row) => [row.campaign, { points: row.points, referred_customers: 0 }])),
+      },
+      created_at: customer.createdAt.toISOString(),
+      updated_at: customer.updatedAt?.toISOString() ?? null,
+      object: 'customer',
+    };
+  }
+}
+
+function toFields(dto: CustomerFieldsDto): CustomerFields {
+  return {
+    name: dto.name,
+    description: dto.description,
+    email: dto.email,
+    phone: dto.phone,
+    birthdate: dto.birthdate !== undefined ? dto.birthdate : dto.birthday,
+    address: dto.address === undefined ? undefined : dto.address === null ? null : { ...dto.address },
+    metadata: dto.metadata === undefined ? undefined : (dto.metadata ?? {}),
+  };
+}

@@ -1,0 +1,227 @@
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { plainToInstance, Transform, Type } from 'class-transformer';
+import { IsDefined, IsIn, ValidateIf, IsInt, IsISO8601, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { ValidityHoursDto, ValidityTimeframeDto } from '../../campaigns/dto/campaign-settings.dto.js';
+import { CategoryDto } from '../../campaigns/dto/loyalty-campaign.dto.js';
+import { LimitQueryDto } from '../../common/pagination/limit-query.dto.js';
+import { UpsertCustomerDto } from '../../customers/dto/customer.dto.js';
+
+/**
+ * POST /v1/loyalties/{campaignId}/members (the SDK's `loyalties.createMember`). `customer` may also be a
+ * plain string, an id or a source id, as Voucherify's own examples send it.
+ */
+@ApiExtraModels(UpsertCustomerDto)
+export class CreateLoyaltyMemberDto {
+  @ApiProperty({
+    oneOf: [{ $ref: getSchemaPath(UpsertCustomerDto) }, { type: 'string', description: 'A customer id or source id.' }],
+    description: 'The customer: `{id}` of an existing one, `{source_id, …}` (created or updated), or a plain id / source id.',
+  })
+  @ValidateIf((o: CreateLoyaltyMemberDto) => typeof o.customer !== 'string')
+  @IsDefined()
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? plainToInstance(UpsertCustomerDto, value) : value))
+  @ValidateNested()
+  customer: UpsertCustomerDto | string;
+
+  @ApiPropertyOptional({ description: 'Code of a free card of this campaign to give; by default the next free card (or a new one for AUTO_UPDATE).' })
+  @IsOptional()
+  @IsString()
+  voucher?: string;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Stored as the member\'s metadata.' })
+  @IsOptional()
+  @IsObject()
+  metadata?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ description: 'Distribution channel; accepted for compatibility and not stored.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  channel?: string;
+
+  @ApiPropertyOptional({ description: 'Your publication id; accepted for compatibility and not stored.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  source_id?: string;
+}
+
+export const LOYALTY_MEMBER_ORDERS = ['created_at', '-created_at', 'updated_at', '-updated_at', 'code', '-code'] as const;
+export type LoyaltyMemberOrder = (typeof LOYALTY_MEMBER_ORDERS)[number];
+
+export class DateRangeQueryDto {
+  @ApiPropertyOptional({ format: 'date-time' })
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: '$property must be an ISO 8601 date-time' })
+  before?: string;
+
+  @ApiPropertyOptional({ format: 'date-time' })
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: '$property must be an ISO 8601 date-time' })
+  after?: string;
+}
+
+/** GET /v1/loyalties/{campaignId}/members: Voucherify's page/limit listing of the campaign's published cards. */
+export class ListLoyaltyMembersQueryDto extends LimitQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  page?: number;
+
+  @ApiPropertyOptional({ enum: LOYALTY_MEMBER_ORDERS, default: '-created_at', description: 'By the card\'s creation, last update or code; `-` means descending.' })
+  @IsOptional()
+  @IsIn(LOYALTY_MEMBER_ORDERS)
+  order?: LoyaltyMemberOrder;
+
+  @ApiPropertyOptional({ description: 'Only the card of this customer (id or source id).' })
+  @IsOptional()
+  @IsString()
+  customer?: string;
+
+  @ApiPropertyOptional({ description: 'Only the card with this code.' })
+  @IsOptional()
+  @IsString()
+  code?: string;
+
+  @ApiPropertyOptional({ type: DateRangeQueryDto, description: '`created_at[before]` / `created_at[after]`.' })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => DateRangeQueryDto)
+  created_at?: DateRangeQueryDto;
+
+  @ApiPropertyOptional({ type: DateRangeQueryDto, description: '`updated_at[before]` / `updated_at[after]`.' })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => DateRangeQueryDto)
+  updated_at?: DateRangeQueryDto;
+}
+
+export class LoyaltyMemberCardDto {
+  @ApiProperty({ description: 'Points ever added to the card.' })
+  points: number;
+
+  @ApiProperty({ description: 'Points that can be spent now.' })
+  balance: number;
+
+  @ApiProperty({ description: 'Points earned but not yet activated.' })
+  pending_points: number;
+}
+
+export class LoyaltyMemberRedemptionDto {
+  @ApiProperty({ type: Number, nullable: true })
+  quantity: number | null;
+
+  @ApiProperty()
+  redeemed_quantity: number;
+
+  @ApiProperty()
+  redeemed_points: number;
+
+  @ApiProperty({ enum: ['list'] })
+  object: 'list';
+}
+
+export class LoyaltyMemberPublishDto {
+  @ApiProperty({ enum: ['list'] })
+  object: 'list';
+
+  @ApiProperty({ description: 'Times the card was published (1 once it has a holder).' })
+  count: number;
+}
+
+/** A v1 loyalty "member": the customer's loyalty card as a voucher object. */
+export class LoyaltyMemberDto {
+  @ApiProperty({ example: 'v_0TxKw1bm0oZuS5lwA8526vze1OBMV1OH' })
+  id: string;
+
+  @ApiProperty({ description: 'The card code (the v1 `memberId`).' })
+  code: string;
+
+  @ApiProperty({ description: 'The campaign\'s name.' })
+  campaign: string;
+
+  @ApiProperty()
+  campaign_id: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  category: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  category_id: string | null;
+
+  @ApiProperty({ type: [CategoryDto] })
+  categories: CategoryDto[];
+
+  @ApiProperty({ enum: ['LOYALTY_CARD'] })
+  type: 'LOYALTY_CARD';
+
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'Always null for loyalty cards.' })
+  discount: null;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'Always null for loyalty cards.' })
+  gift: null;
+
+  @ApiProperty({ type: LoyaltyMemberCardDto })
+  loyalty_card: LoyaltyMemberCardDto;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  start_date: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  expiration_date: string | null;
+
+  @ApiProperty({ type: ValidityTimeframeDto, nullable: true })
+  validity_timeframe: ValidityTimeframeDto | null;
+
+  @ApiProperty({ type: [Number], nullable: true })
+  validity_day_of_week: number[] | null;
+
+  @ApiPropertyOptional({ type: ValidityHoursDto })
+  validity_hours?: ValidityHoursDto;
+
+  @ApiProperty({ description: 'False while the member is INACTIVE.' })
+  active: boolean;
+
+  @ApiProperty({ type: String, nullable: true })
+  additional_info: null;
+
+  @ApiProperty({ type: 'object', additionalProperties: true })
+  metadata: Record<string, unknown>;
+
+  @ApiProperty({ enum: [false] })
+  is_referral_code: false;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  updated_at: string | null;
+
+  @ApiProperty({ description: 'The customer holding the card (`cust_…`).' })
+  holder_id: string;
+
+  @ApiProperty({ type: LoyaltyMemberRedemptionDto })
+  redemption: LoyaltyMemberRedemptionDto;
+
+  @ApiProperty({ type: LoyaltyMemberPublishDto })
+  publish: LoyaltyMemberPublishDto;
+
+  @ApiProperty({ enum: ['voucher'] })
+  object: 'voucher';
+}
+
+export class LoyaltyMemberListDto {
+  @ApiProperty({ enum: ['list'] })
+  object: 'list';
+
+  @ApiProperty({ enum: ['vouchers'] })
+  data_ref: 'vouchers';
+
+  @ApiProperty({ type: [LoyaltyMemberDto] })
+  vouchers: LoyaltyMemberDto[];
+
+  @ApiProperty({ description: 'Members (published cards) matching the query.' })
+  total: number;
+}

@@ -1,0 +1,186 @@
+import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { Allow, IsDefined, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import { PROGRAM_ID } from '../../campaigns/dto/loyalty-program.dto.js';
+import { LimitQueryDto } from '../../common/pagination/limit-query.dto.js';
+import { CUSTOMER_ID } from '../../customers/dto/customer.dto.js';
+import { MEMBER_STATUSES, type MemberStatus } from '../member.entity.js';
+
+export const MEMBER_ID = /^lmbr_[a-f0-9]+$/;
+export const MEMBERS_CURSOR_PREFIX = 'lcrsmbr_';
+export const MEMBERS_CURSOR = new RegExp(`^${MEMBERS_CURSOR_PREFIX}[a-f0-9]+$`);
+
+/** Path parameters of every /v2/loyalties/programs/{programId}/members route. */
+export class ProgramParamsDto {
+  @ApiProperty({ pattern: PROGRAM_ID.source })
+  @Matches(PROGRAM_ID, { message: `programId must match ${PROGRAM_ID.source}` })
+  programId: string;
+}
+
+export class MemberParamsDto extends ProgramParamsDto {
+  @ApiProperty({ pattern: MEMBER_ID.source })
+  @IsString()
+  memberId: string;
+}
+
+export class CustomerIdentificationDto {
+  @ApiProperty({ enum: ['customer_id', 'customer_source_id'], description: 'Which of the two fields identifies the customer.' })
+  @IsIn(['customer_id', 'customer_source_id'])
+  type: 'customer_id' | 'customer_source_id';
+
+  @ApiPropertyOptional({ pattern: CUSTOMER_ID.source, description: 'Required with type customer_id: an existing customer.' })
+  @ValidateIf((o: CustomerIdentificationDto) => o.type === 'customer_id' || o.customer_id !== undefined)
+  @Matches(CUSTOMER_ID, { message: `$property must match ${CUSTOMER_ID.source}` })
+  customer_id?: string;
+
+  @ApiPropertyOptional({ maxLength: 255, description: 'Required with type customer_source_id; a customer with this source_id is created if there is none.' })
+  @ValidateIf((o: CustomerIdentificationDto) => o.type === 'customer_source_id' || o.customer_source_id !== undefined)
+  @IsString()
+  @MaxLength(255)
+  customer_source_id?: string;
+}
+
+export class CreateMemberDto {
+  @ApiProperty({ type: CustomerIdentificationDto })
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => CustomerIdentificationDto)
+  customer_identification: CustomerIdentificationDto;
+
+  @ApiPropertyOptional({ enum: ['ACTIVE', 'INACTIVE'], default: 'ACTIVE', nullable: true })
+  @IsOptional()
+  @IsIn(['ACTIVE', 'INACTIVE'])
+  status?: 'ACTIVE' | 'INACTIVE' | null;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, default: {} })
+  @IsOptional()
+  @IsObject()
+  metadata?: Record<string, unknown> | null;
+}
+
+export class UpdateMemberDto {
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'Merged into the member\'s metadata; a key sent as null is removed; null clears all. Status changes through activate/deactivate.',
+  })
+  @ValidateIf((o: UpdateMemberDto) => o.metadata !== null)
+  @IsDefined({ message: 'metadata is required (an object, or null to clear it)' })
+  @IsObject()
+  metadata: Record<string, unknown> | null;
+}
+
+export class MemberDto {
+  @ApiProperty({ pattern: MEMBER_ID.source, example: 'lmbr_128f962dbc8c4ba5dc' })
+  id: string;
+
+  @ApiProperty({ pattern: CUSTOMER_ID.source })
+  customer_id: string;
+
+  @ApiProperty({ pattern: PROGRAM_ID.source })
+  program_id: string;
+
+  @ApiProperty({ enum: MEMBER_STATUSES, description: 'INACTIVE members are listed but cannot earn or spend; DELETED is only ever seen in the answer to DELETE.' })
+  status: MemberStatus;
+
+  @ApiProperty({ type: 'object', additionalProperties: true })
+  metadata: Record<string, unknown>;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'null if never updated.' })
+  updated_at: string | null;
+
+  @ApiProperty({ enum: ['member'] })
+  object: 'member';
+}
+
+export class CardBalanceDto {
+  @ApiProperty({ description: 'Points the member can spend now.' })
+  points: number;
+
+  @ApiProperty({ description: 'Points earned but not yet activated.' })
+  pending_points: number;
+}
+
+export class CardDto {
+  @ApiProperty({ description: 'The card\'s voucher id (`v_…`): in this service a v2 card and a v1 loyalty card are the same object.' })
+  id: string;
+
+  @ApiProperty({ description: 'The card code (the v1 `memberId`).' })
+  code: string;
+
+  @ApiProperty({ description: 'The loyalty campaign (`camp_…`) the card belongs to.' })
+  campaign_id: string;
+
+  @ApiProperty({ enum: ['INDIVIDUAL'] })
+  card_type: 'INDIVIDUAL';
+
+  @ApiProperty({ type: CardBalanceDto })
+  balance: CardBalanceDto;
+
+  @ApiProperty({ description: 'Points ever added to the card.' })
+  points_total: number;
+
+  @ApiProperty({ enum: ['card'] })
+  object: 'card';
+}
+
+export class MemberCardDto {
+  @ApiProperty({ enum: ['OWNER'] })
+  member_role: 'OWNER';
+
+  @ApiProperty({ format: 'date-time', description: 'When the card was given to the member.' })
+  created_at: string;
+
+  @ApiProperty({ type: CardDto })
+  card: CardDto;
+
+  @ApiProperty({ enum: ['member_card'] })
+  object: 'member_card';
+}
+
+export class MemberWithCardsDto extends MemberDto {
+  @ApiProperty({ type: [MemberCardDto] })
+  cards: MemberCardDto[];
+}
+
+export class MembersCursorDto {
+  @ApiProperty({ pattern: MEMBERS_CURSOR.source, description: 'Pass as `cursor` to get the next page.' })
+  next: string;
+
+  @ApiProperty({ format: 'date-time', description: 'The cursor is refused after this moment.' })
+  expires_at: string;
+}
+
+export class MemberListDto {
+  @ApiProperty({ type: [MemberDto], description: 'Members without their cards.' })
+  data: MemberDto[];
+
+  @ApiProperty({ type: MembersCursorDto, nullable: true, description: 'null on the last page.' })
+  cursor: MembersCursorDto | null;
+
+  @ApiProperty({ enum: ['list'] })
+  object: 'list';
+}
+
+/**
+ * GET /v2/loyalties/programs/{programId}/members. `order` and `filters` are parsed by member-list-query.ts
+ * (they are too rich for decorators); the OpenAPI description of both is on the controller.
+ */
+export class ListMembersQueryDto extends LimitQueryDto {
+  @ApiHideProperty()
+  @Allow()
+  order?: unknown;
+
+  @ApiHideProperty()
+  @Allow()
+  filters?: unknown;
+
+  @ApiPropertyOptional({ pattern: MEMBERS_CURSOR.source, description: '`cursor.next` of the previous page; valid with the same filters and order until `expires_at`.' })
+  @IsOptional()
+  @IsString()
+  cursor?: string;
+}

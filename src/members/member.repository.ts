@@ -1,0 +1,249 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { Voucher } from '../campaigns/voucher.entity.js';
+import type { Condition, MemberFilters, SortColumn, SortKey } from './member-list-query.js';
+import { Member, type MemberStatus } from './member.entity.js';
+
+/** A member row as the list reads it: plain columns, no entity hydration on the hot path. */
+export interface MemberRow {
+  id: string;
+  program_id: string;
+  customer_id: string;
+  status: MemberStatus;
+  metadata: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date | null;
+}
+
+export interface NewMember {
+  id: string;
+  projectId: string;
+  programId: string;
+  customerId: string;
+  status: 'ACTIVE' | 'INACTIVE';
+  metadata: Record<string, unknown>;
+}
+
+/** How enrolment finds the member's card. */
+export interface CardSource {
+  campaignId: string;
+  /** A given code must be one of the campaign's free cards. */
+  code?: string;
+  /** Without a free card, AUTO_UPDATE campaigns make one; STATIC campaigns cannot. */
+  makeCard: null | { initialPoints: number; newId: () => string; newCode: () => string };
+}
+
+export type EnrolResult =
+  | { ok: true; member: Member; card: Voucher }
+  | { ok: false; reason: 'member_exists' | 'no_free_card' | 'code_not_found' | 'code_published' | 'code_space_exhausted'; cardId?: string };
+
+class Rollback extends Error {
+  constructor(readonly result: EnrolResult) {
+    super('rollback');
+  }
+}
+
+/** Attempts at a fresh random code before giving up on a crowded code space. */
+const NEW_CODE_ATTEMPTS = 10;
+
+const COLUMNS = 'm.id, m.program_id, m.customer_id, m.status, m.metadata, m.created_at, m.updated_at';
+const SQL_COLUMN: Record<SortColumn, string> = { created_at: 'm.created_at', status: 'm.status', customer_id: 'm.customer_id', id: 'm.id' };
+const SQL_TYPE: Record<SortColumn, string> = { created_at: 'timestamptz', status: 'text', customer_id: 'text', id: 'text' };
+
+/** Collects bind parameters while SQL is assembled, so no value is ever spliced into the text. */
+class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown, type?: string): string {
+    this.values.push(value);
+    return `$${this.values.length}${type ? `::${type}` : ''}`;
+  }
+}
+
+@Injectable()
+export class MemberRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * Member and card in one transaction. The member insert relies on the partial unique index (one live
+   * membership per customer and program), the card claim on `FOR UPDATE SKIP LOCKED`, so concurrent
+   * enrolments never share a card and never enrol a customer twice; any failure rolls the member back.
+   */
+  async enrol(member: NewMember, source: CardSource): Promise<EnrolResult> {
+    try {
+      return await this.dataSource.transaction(async (manager) => {
+        const inserted = (await manager.query(
+          `INSERT INTO members (id, project_id, program_id, customer_id, status, metadata)
+           VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (program_id, customer_id) WHERE status <> 'DELETED' DO NOTHING
+           RETURNING id`,
+          [member.id, member.projectId, member.programId, member.customerId, member.status, member.metadata],
+        )) as unknown[];
+        if (inserted.length === 0) throw new Rollback({ ok: false, reason: 'member_exists' });
+        const card = await this.assignCard(manager, member, source);
+        const row = await manager.getRepository(Member).findOneByOrFail({ id: member.id });
+        return { ok: true as const, member: row, card };
+      });
+    } catch (error) {
+      if (error instanceof Rollback) return error.result;
+      throw error;
+    }
+  }
+
+  private async assignCard(manager: EntityManager, member: NewMember, source: CardSource): Promise<Voucher> {
+    const publish = `SET member_id = $1, holder_id = $2, published_at = now(), updated_at = now()`;
+    if (source.code !== undefined) {
+      const [claimed] = (await manager.query(
+        `UPDATE vouchers ${publish} WHERE project_id = $3 AND campaign_id = $4 AND code = $5 AND member_id IS NULL RETURNING id`,
+        [member.id, member.customerId, member.projectId, source.campaignId, source.code],
+      )) as [{ id: string }[], number];
+      if (claimed.length) return this.card(manager, claimed[0].id);
+      const existing = await manager.getRepository(Voucher).findOneBy({ projectId: member.projectId, campaignId: source.campaignId, code: source.code });
+      throw new Rollback({ ok: false, reason: existing ? 'code_published' : 'code_not_found', cardId: existing?.id });
+    }
+    const [free] = (await manager.query(
+      `UPDATE vouchers ${publish}
+       WHERE id = (SELECT id FROM vouchers WHERE campaign_id = $3 AND member_id IS NULL LIMIT 1 FOR UPDATE SKIP LOCKED)
+       RETURNING id`,
+      [member.id, member.customerId, source.campaignId],
+    )) as [{ id: string }[], number];
+    if (free.length) return this.card(manager, free[0].id);
+    if (!source.makeCard) throw new Rollback({ ok: false, reason: 'no_free_card' });
+    for (let attempt = 0; attempt < NEW_CODE_ATTEMPTS; attempt += 1) {
+      const made = (await manager.query(
+        `INSERT INTO vouchers (id, project_id, campaign_id, code, initial_points, points, balance, member_id, holder_id, published_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $5, $5, $6, $7, now(), now())
+         ON CONFLICT (project_id, code) DO NOTHING RETURNING id`,
+        [source.makeCard.newId(), member.projectId, source.campaignId, source.makeCard.newCode(), source.makeCard.initialPoints, member.id, member.customerId],
+      )) as { id: string }[];
+      if (made.length) {
+        // The card counts towards the campaign, and the target moves with it so generation still makes
+        // exactly the cards it was asked for.
+        await manager.query('UPDATE campaigns SET vouchers_count = vouchers_count + 1, vouchers_target = vouchers_target + 1 WHERE id = $1', [source.campaignId]);
+        return this.card(manager, made[0].id);
+      }
+    }
+    throw new Rollback({ ok: false, reason: 'code_space_exhausted' });
+  }
+
+  private card(manager: EntityManager, id: string): Promise<Voucher> {
+    return manager.getRepository(Voucher).findOneByOrFail({ id });
+  }
+
+  /** A member of the program, deleted or not, with its cards. */
+  async find(projectId: string, programId: string, memberId: string): Promise<{ member: Member; cards: Voucher[] } | null> {
+    const member = await this.dataSource.getRepository(Member).findOneBy({ projectId, programId, id: memberId });
+    if (!member) return null;
+    const cards = await this.dataSource.getRepository(Voucher).find({ where: { memberId }, order: { publishedAt: 'ASC' } });
+    return { member, cards };
+  }
+
+  /** Merges keys (a null value removes that key); `null` clears all. Only live members change. */
+  async updateMetadata(projectId: string, programId: string, memberId: string, metadata: Record<string, unknown> | null): Promise<Member | null> {
+    const [rows] = (await this.dataSource.query(
+      `UPDATE members SET updated_at = now(), metadata = CASE WHEN $4::jsonb IS NULL THEN '{}'::jsonb
+         ELSE (metadata || $4::jsonb) - ARRAY(SELECT key FROM jsonb_each($4::jsonb) WHERE value = 'null'::jsonb) END
+       WHERE project_id = $1 AND program_id = $2 AND id = $3 AND status <> 'DELETED' RETURNING id`,
+      [projectId, programId, memberId, metadata === null ? null : JSON.stringify(metadata)],
+    )) as [{ id: string }[], number];
+    return rows.length ? this.dataSource.getRepository(Member).findOneBy({ id: memberId }) : null;
+  }
+
+  /** Moves a live member to `status`; unchanged rows keep their updated_at. Null when there is no live member. */
+  async setStatus(projectId: string, programId: string, memberId: string, status: MemberStatus): Promise<Member | null> {
+    await this.dataSource.query(
+      `UPDATE members SET status = $4, updated_at = now()
+       WHERE project_id = $1 AND program_id = $2 AND id = $3 AND status <> 'DELETED' AND status <> $4`,
+      [projectId, programId, memberId, status],
+    );
+    const member = await this.dataSource.getRepository(Member).findOneBy({ projectId, programId, id: memberId });
+    if (!member || (member.status === 'DELETED' && status !== 'DELETED')) return null;
+    return member;
+  }
+
+  /**
+   * One page of live members in `sort` order after `after` (the previous page's last sort values).
+   * When status leads the order, each status is read as its own index range (status has two values),
+   * so the rest of the order can go either way without sorting the whole program.
+   */
+  async list(programId: string, sort: SortKey[], filters: MemberFilters, after: unknown[] | null, limit: number): Promise<MemberRow[]> {
+    if (sort[0].column !== 'status') return this.listRange(programId, sort, filters, after, limit, null);
+    const statuses = sort[0].desc ? ['INACTIVE', 'ACTIVE'] : ['ACTIVE', 'INACTIVE'];
+    const rest = sort.slice(1);
+    const rows: MemberRow[] = [];
+    for (let i = after ? statuses.indexOf(after[0] as string) : 0; i >= 0 && i < statuses.length && rows.length < limit; i += 1) {
+      const resume = after && statuses[i] === after[0] ? after.slice(1) : null;
+      rows.push(...(await this.listRange(programId, rest, filters, resume, limit - rows.length, statuses[i])));
+    }
+    return rows;
+  }
+
+  private async listRange(
+    programId: string,
+    sort: SortKey[],
+    filters: MemberFilters,
+    after: unknown[] | null,
+    limit: number,
+    status: string | null,
+  ): Promise<MemberRow[]> {
+    const params = new Params();
+    const where = [`m.program_id = ${params.add(programId)}`, `m.status <> 'DELETED'`];
+    if (status) where.push(`m.status = ${params.add(status)}`);
+    const filter = filterSql(filters, params);
+    if (filter) where.push(filter);
+    if (after) where.push(keysetSql(sort, after, params));
+    const orderBy = sort.map((key) => `${SQL_COLUMN[key.column]} ${key.desc ? 'DESC' : 'ASC'}`).join(', ');
+    return this.dataSource.query(
+      `SELECT ${COLUMNS} FROM members m WHERE ${where.join(' AND ')} ORDER BY ${orderBy} LIMIT ${params.add(limit, 'int')}`,
+      params.values,
+    );
+  }
+}
+
+function filterSql(filters: MemberFilters, params: Params): string | null {
+  if (!filters.fields.length) return null;
+  const fields = filters.fields.map((field) => `(${field.conditions.map((condition) => conditionSql(condition, params)).join(' AND ')})`);
+  return `(${fields.join(filters.junction === 'OR' ? ' OR ' : ' AND ')})`;
+}
+
+function conditionSql(condition: Condition, params: Params): string {
+  const column = SQL_COLUMN[condition.column];
+  switch (condition.op) {
+    case 'in':
+      return condition.values.length === 1 ? `${column} = ${params.add(condition.values[0])}` : `${column} = ANY(${params.add(condition.values, 'text[]')})`;
+    case 'not_in':
+      return condition.values.length === 1 ? `${column} <> ${params.add(condition.values[0])}` : `${column} <> ALL(${params.add(condition.values, 'text[]')})`;
+    case 'before':
+      return `${column} < ${params.add(condition.at.toISOString(), 'timestamptz')}`;
+    case 'after':
+      return `${column} > ${params.add(condition.at.toISOString(), 'timestamptz')}`;
+    case 'at':
+      return `${column} = ${params.add(condition.at.toISOString(), 'timestamptz')}`;
+    case 'on_day':
+      return `${column} >= ${params.add(condition.from.toISOString(), 'timestamptz')} AND ${column} < ${params.add(condition.until.toISOString(), 'timestamptz')}`;
+    case 'days_more_than':
+      return `${column} < now() - make_interval(days => ${params.add(condition.days, 'int')})`;
+    case 'days_less_than':
+      return `${column} > now() - make_interval(days => ${params.add(condition.days, 'int')})`;
+    case 'has_value':
+      return `${column} IS NOT NULL`;
+    case 'is_unknown':
+      return `${column} IS NULL`;
+  }
+}
+
+/**
+ * Rows strictly after `after` in `sort` order. One direction throughout is a row comparison, which
+ * PostgreSQL turns into an index range start. Mixed directions expand into the lexicographic OR, led by
+ * a bound on the first column so the scan still starts at the cursor.
+ */
+function keysetSql(sort: SortKey[], after: unknown[], params: Params): string {
+  const values = sort.map((key, i) => params.add(after[i], SQL_TYPE[key.column]));
+  const columns = sort.map((key) => SQL_COLUMN[key.column]);
+  if (sort.every((key) => key.desc === sort[0].desc)) return `(${columns.join(', ')}) ${sort[0].desc ? '<' : '>'} (${values.join(', ')})`;
+  const branches = sort.map((key, i) => {
+    const equal = columns.slice(0, i).map((column, j) => `${column} = ${values[j]}`);
+    return `(${[...equal, `${columns[i]} ${key.desc ? '<' : '>'} ${values[i]}`].join(' AND ')})`;
+  });
+  return `${columns[0]} ${sort[0].desc ? '<=' : '>='} ${values[0]} AND (${branches.join(' OR ')})`;
+}

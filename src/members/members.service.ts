@@ -1,0 +1,287 @@
+import { Injectable } from '@nestjs/common';
+import type { ProjectContext } from '../auth/auth.service.js';
+import type { Campaign } from '../campaigns/campaign.entity.js';
+import { CampaignsService } from '../campaigns/campaigns.service.js';
+import { CodeGenerator } from '../campaigns/code-config.js';
+import { toCategoryDto } from '../campaigns/dto/loyalty-campaign.dto.js';
+import { LoyaltyProgramsService, programStatus } from '../campaigns/loyalty-programs.service.js';
+import type { Voucher } from '../campaigns/voucher.entity.js';
+import { ApiError } from '../common/errors/api-error.js';
+import { base62Id, hexId } from '../common/ids.js';
+import { CursorService } from '../common/pagination/cursor.service.js';
+import type { Customer } from '../customers/customer.entity.js';
+import { CustomersService } from '../customers/customers.service.js';
+import type { CreateLoyaltyMemberDto, ListLoyaltyMembersQueryDto, LoyaltyMemberDto, LoyaltyMemberListDto } from './dto/loyalty-member.dto.js';
+import {
+  type CreateMemberDto,
+  type ListMembersQueryDto,
+  MEMBERS_CURSOR_PREFIX,
+  type MemberCardDto,
+  type MemberDto,
+  type MemberListDto,
+  type MemberWithCardsDto,
+  type UpdateMemberDto,
+} from './dto/member.dto.js';
+import { LoyaltyCardRepository } from './loyalty-card.repository.js';
+import { planMemberList, type SortKey } from './member-list-query.js';
+import type { Member, MemberStatus } from './member.entity.js';
+import { type EnrolResult, MemberRepository, type MemberRow } from './member.repository.js';
+
+export const DEFAULT_LIMIT = 10;
+
+interface Enrolment {
+  programId: string;
+  campaign: Campaign;
+  customer: Customer;
+  status: 'ACTIVE' | 'INACTIVE';
+  metadata: Record<string, unknown>;
+  code?: string;
+}
+
+/** Program membership: enrolment with a loyalty card, the v2 member resources and the v1 card views. */
+@Injectable()
+export class MembersService {
+  constructor(
+    private readonly members: MemberRepository,
+    private readonly cards: LoyaltyCardRepository,
+    private readonly programs: LoyaltyProgramsService,
+    private readonly campaigns: CampaignsService,
+    private readonly customers: CustomersService,
+    private readonly cursors: CursorService,
+  ) {}
+
+  async create(project: ProjectContext, programId: string, dto: CreateMemberDto): Promise<MemberWithCardsDto> {
+    const program = await this.programs.find(project, programId);
+    this.requireActive(program.campaign as Campaign, programId);
+    const { type, customer_id: customerId, customer_source_id: sourceId } = dto.customer_identification;
+    const customer =
+      type === 'customer_id' ? await this.customers.requireById(project, customerId as string) : await this.customers.ensureBySourceId(project, sourceId as string);
+    const { member, card } = await this.enrol(project, {
+      programId: program.id,
+      campaign: program.campaign as Campaign,
+      customer,
+      status: dto.status ?? 'ACTIVE',
+      metadata: dto.metadata ?? {},
+    });
+    return toMemberWithCards(member, [card]);
+  }
+
+  async get(project: ProjectContext, programId: string, memberId: string): Promise<MemberWithCardsDto> {
+    const found = await this.members.find(project.id, programId, memberId);
+    if (!found || found.member.status === 'DELETED') throw ApiError.notFound('member', memberId);
+    return toMemberWithCards(found.member, found.cards);
+  }
+
+  async update(project: ProjectContext, programId: string, memberId: string, dto: UpdateMemberDto): Promise<MemberDto> {
+    const member = await this.members.updateMetadata(project.id, programId, memberId, dto.metadata);
+    if (!member) throw ApiError.notFound('member', memberId);
+    return toMemberDto(member);
+  }
+
+  /** activate / deactivate / delete: idempotent for a live member; a deleted member is gone (404). */
+  async setStatus(project: ProjectContext, programId: string, memberId: string, status: MemberStatus): Promise<MemberDto> {
+    const member = await this.members.setStatus(project.id, programId, memberId, status);
+    if (!member) throw ApiError.notFound('member', memberId);
+    return toMemberDto(member);
+  }
+
+  /** The v2 list: keyset pages in the requested order, with filters; the cursor is bound to both. */
+  async list(project: ProjectContext, programId: string, query: ListMembersQueryDto): Promise<MemberListDto> {
+    const program = await this.programs.find(project, programId);
+    const plan = planMemberList(program.id, query.order, query.filters);
+    const scope = `${project.id}|members|${plan.canonical}`;
+    const after = query.cursor !== undefined ? await this.cursors.decode(MEMBERS_CURSOR_PREFIX, query.cursor, scope) : null;
+    const limit = query.limit ?? DEFAULT_LIMIT;
+    const rows = await this.members.list(program.id, plan.sort, plan.filters, after, limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    const cursor = rows.length > limit && last ? await this.cursors.encode(MEMBERS_CURSOR_PREFIX, scope, position(last, plan.sort)) : null;
+    return { data: page.map(toMemberDto), cursor, object: 'list' };
+  }
+
+  /** POST /v1/loyalties/{campaignId}/members: enrols the customer and answers with the card. */
+  async createV1(project: ProjectContext, campaignIdOrName: string, dto: CreateLoyaltyMemberDto): Promise<LoyaltyMemberDto> {
+    const { campaign, programId } = await this.campaigns.find(project, campaignIdOrName);
+    this.requireActive(campaign, programId);
+    const customer = await this.customers.resolve(project, dto.customer);
+    const { card } = await this.enrol(project, { programId, campaign, customer, status: 'ACTIVE', metadata: dto.metadata ?? {}, code: dto.voucher });
+    return this.cardView(project, card.id);
+  }
+
+  async getV1(project: ProjectContext, campaignIdOrName: string | null, code: string): Promise<LoyaltyMemberDto> {
+    const campaignId = campaignIdOrName === null ? undefined : (await this.campaigns.find(project, campaignIdOrName)).campaign.id;
+    const card = await this.cards.findByCode(project.id, code, campaignId);
+    if (!card) throw ApiError.notFound('voucher', code);
+    return toLoyaltyMember(card);
+  }
+
+  async listV1(project: ProjectContext, campaignIdOrName: string, query: ListLoyaltyMembersQueryDto): Promise<LoyaltyMemberListDto> {
+    const { campaign } = await this.campaigns.find(project, campaignIdOrName);
+    const limit = query.limit ?? DEFAULT_LIMIT;
+    let holderIds: string[] | undefined;
+    if (query.customer !== undefined) holderIds = [(await this.customers.findIdOrSourceId(project, query.customer)) ?? ''];
+    const { rows, total } = await this.cards.list(project.id, campaign.id, {
+      limit,
+      offset: ((query.page ?? 1) - 1) * limit,
+      order: query.order ?? '-created_at',
+      holderIds,
+      code: query.code,
+      createdBefore: query.created_at?.before,
+      createdAfter: query.created_at?.after,
+      updatedBefore: query.updated_at?.before,
+      updatedAfter: query.updated_at?.after,
+    });
+    return { object: 'list', data_ref: 'vouchers', vouchers: rows.map(toLoyaltyMember), total };
+  }
+
+  private requireActive(campaign: Campaign, programId: string): void {
+    if (programStatus(campaign) !== 'ACTIVE') {
+      throw new ApiError(423, 'non_active_program', 'Invalid program status', {
+        details: 'Cannot create member when program status is not ACTIVE',
+        resourceId: programId,
+        resourceType: 'program',
+      });
+    }
+  }
+
+  private async enrol(project: ProjectContext, enrolment: Enrolment): Promise<{ member: Member; card: Voucher }> {
+    const { campaign, customer } = enrolment;
+    const codes = new CodeGenerator(campaign.voucher.code_config);
+    const result = await this.members.enrol(
+      { id: hexId('lmbr_'), projectId: project.id, programId: enrolment.programId, customerId: customer.id, status: enrolment.status, metadata: enrolment.metadata },
+      {
+        campaignId: campaign.id,
+        code: enrolment.code,
+        makeCard:
+          campaign.type === 'AUTO_UPDATE'
+            ? { initialPoints: campaign.voucher.loyalty_card.points, newId: () => base62Id('v_', 32), newCode: () => codes.next() }
+            : null,
+      },
+    );
+    if (result.ok) return result;
+    throw enrolmentError(result, enrolment);
+  }
+
+  private async cardView(project: ProjectContext, cardId: string): Promise<LoyaltyMemberDto> {
+    const card = await this.cards.findById(project.id, cardId);
+    if (!card) throw ApiError.notFound('voucher', cardId);
+    return toLoyaltyMember(card);
+  }
+}
+
+function enrolmentError(result: Extract<EnrolResult, { ok: false }>, { programId, campaign, customer, code }: Enrolment): ApiError {
+  switch (result.reason) {
+    case 'member_exists':
+      return new ApiError(409, 'member_already_exists', 'Member already exists', {
+        details: `Customer '${customer.id}' already is a member of program '${programId}'`,
+        resourceId: customer.id,
+        resourceType: 'customer',
+      });
+    case 'code_not_found':
+      return ApiError.notFound('voucher', code as string);
+    case 'code_published':
+      return new ApiError(400, 'voucher_already_published', 'Voucher already published', {
+        details: `Voucher '${result.cardId}' has already been published`,
+        resourceId: result.cardId,
+        resourceType: 'voucher',
+      });
+    case 'no_free_card':
+      return noVoucher(`Campaign ${campaign.id} is STATIC and has no free loyalty card left; generate more cards or make the campaign AUTO_UPDATE`, campaign.id);
+    case 'code_space_exhausted':
+      return noVoucher(`Couldn't create new vouchers for publication: the code_config of campaign ${campaign.id} has no unused code left`, campaign.id);
+  }
+}
+
+function noVoucher(details: string, campaignId: string): ApiError {
+  return new ApiError(400, 'no_voucher_suitable_for_publication', "Couldn't find any voucher suitable for publication", {
+    details,
+    resourceId: campaignId,
+    resourceType: 'campaign',
+  });
+}
+
+function position(row: MemberRow, sort: SortKey[]): unknown[] {
+  return sort.map((key) => (key.column === 'created_at' ? row.created_at.toISOString() : row[key.column]));
+}
+
+function toMemberDto(member: Member | MemberRow): MemberDto {
+  const row = 'programId' in member ? memberRow(member) : member;
+  return {
+    id: row.id,
+    customer_id: row.customer_id,
+    program_id: row.program_id,
+    status: row.status,
+    metadata: row.metadata,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at?.toISOString() ?? null,
+    object: 'member',
+  };
+}
+
+function memberRow(member: Member): MemberRow {
+  return {
+    id: member.id,
+    program_id: member.programId,
+    customer_id: member.customerId,
+    status: member.status,
+    metadata: member.metadata,
+    created_at: member.createdAt,
+    updated_at: member.updatedAt,
+  };
+}
+
+function toMemberWithCards(member: Member, cards: Voucher[]): MemberWithCardsDto {
+  return { ...toMemberDto(member), cards: cards.map(toMemberCard) };
+}
+
+function toMemberCard(card: Voucher): MemberCardDto {
+  return {
+    member_role: 'OWNER',
+    created_at: (card.publishedAt ?? card.createdAt).toISOString(),
+    card: {
+      id: card.id,
+      code: card.code,
+      campaign_id: card.campaignId,
+      card_type: 'INDIVIDUAL',
+      balance: { points: card.balance, pending_points: card.pendingPoints },
+      points_total: card.points,
+      object: 'card',
+    },
+    object: 'member_card',
+  };
+}
+
+/** The v1 voucher object of a published card (loaded with its member, campaign and category). */
+function toLoyaltyMember(card: Voucher): LoyaltyMemberDto {
+  const campaign = card.campaign as Campaign;
+  const category = campaign.category ?? null;
+  const dto: LoyaltyMemberDto = {
+    id: card.id,
+    code: card.code,
+    campaign: campaign.name,
+    campaign_id: campaign.id,
+    category: category?.name ?? null,
+    category_id: category?.id ?? null,
+    categories: category ? [toCategoryDto(category)] : [],
+    type: 'LOYALTY_CARD',
+    discount: null,
+    gift: null,
+    loyalty_card: { points: card.points, balance: card.balance, pending_points: card.pendingPoints },
+    start_date: campaign.startDate?.toISOString() ?? null,
+    expiration_date: campaign.expirationDate?.toISOString() ?? null,
+    validity_timeframe: campaign.validityTimeframe as LoyaltyMemberDto['validity_timeframe'],
+    validity_day_of_week: campaign.validityDayOfWeek,
+    active: card.member?.status === 'ACTIVE',
+    additional_info: null,
+    metadata: {},
+    is_referral_code: false,
+    created_at: card.createdAt.toISOString(),
+    updated_at: card.updatedAt?.toISOString() ?? null,
+    holder_id: card.holderId as string,
+    redemption: { quantity: null, redeemed_quantity: 0, redeemed_points: 0, object: 'list' },
+    publish: { object: 'list', count: 1 },
+    object: 'voucher',
+  };
+  if (campaign.validityHours) dto.validity_hours = campaign.validityHours;
+  return dto;
+}
