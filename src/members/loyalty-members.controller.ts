@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { ProjectContext } from '../auth/auth.service.js';
 import { CurrentProject } from '../auth/current-project.decorator.js';
 import { ApiErrorResponses, ApiOkBody } from '../common/openapi/api-responses.decorator.js';
@@ -8,6 +8,11 @@ import { MembersService } from './members.service.js';
 
 const CAMPAIGN_PARAM = { name: 'campaignId', description: 'The campaign\'s id or its URL-encoded name.' };
 const MEMBER_PARAM = { name: 'memberId', description: 'The loyalty card code.' };
+const DATE_RANGE = {
+  type: 'object' as const,
+  additionalProperties: false,
+  properties: { before: { type: 'string' as const, format: 'date-time' }, after: { type: 'string' as const, format: 'date-time' } },
+};
 
 /** The v1 member routes the official @voucherify/sdk calls: a member is the customer's loyalty card. */
 @ApiTags('Loyalties')
@@ -38,6 +43,8 @@ export class LoyaltyMembersController {
   @Get(':campaignId/members')
   @ApiParam(CAMPAIGN_PARAM)
   @ApiOperation({ operationId: 'listMembers', summary: 'List a campaign\'s loyalty cards held by members', description: 'Page/limit listing (page ≤ 100) with a total; the v2 member list pages without limit.' })
+  @ApiQuery({ name: 'created_at', required: false, style: 'deepObject', explode: true, schema: DATE_RANGE, description: '`created_at[before]` / `created_at[after]`: when the card was made.' })
+  @ApiQuery({ name: 'updated_at', required: false, style: 'deepObject', explode: true, schema: DATE_RANGE, description: '`updated_at[before]` / `updated_at[after]`.' })
   @ApiOkBody(LoyaltyMemberListDto)
   @ApiErrorResponses(400, 401, 404, 503)
   list(@CurrentProject() project: ProjectContext, @Param('campaignId') campaignId: string, @Query() query: ListLoyaltyMembersQueryDto): Promise<LoyaltyMemberListDto> {

@@ -6,7 +6,8 @@ const ERROR_EXAMPLES: Record<number, { description: string; example: object }> =
   400: {
     description:
       'Invalid body (`invalid_payload`) or query/path parameters (`invalid_query_params`), `details` naming the property; ' +
-      'a cursor that was tampered with, expired or made for another query (`invalid_or_expired_cursor`); a protected campaign (`resource_protected`).',
+      'a cursor that was tampered with, expired or made for another query (`invalid_or_expired_cursor`); a protected campaign (`resource_protected`); ' +
+      'no loyalty card to give (`no_voucher_suitable_for_publication`) or a card code already given (`voucher_already_published`).',
     example: { code: 400, key: 'invalid_payload', message: 'Invalid payload', details: 'note must be a string', request_id: 'v-0c12951ec58e67577e' },
   },
   401: {
@@ -18,8 +19,12 @@ const ERROR_EXAMPLES: Record<number, { description: string; example: object }> =
     example: { code: 404, key: 'not_found', message: 'Resource not found', details: 'Cannot find diagnostic_ping with id ping_0', request_id: 'v-0c12951ec58e67577e', resource_id: 'ping_0', resource_type: 'diagnostic_ping' },
   },
   409: {
-    description: 'A resource with the same unique value exists.',
+    description: 'A resource with the same unique value exists (`duplicate_found`), or the customer already is a member of the program (`member_already_exists`).',
     example: { code: 409, key: 'duplicate_found', message: 'Duplicated resource found', details: 'Duplicated campaign exists with name Summer', request_id: 'v-0c12951ec58e67577e', resource_type: 'campaign' },
+  },
+  423: {
+    description: 'The program is not ACTIVE (its campaign is switched off, not started, expired or deleted): `non_active_program`.',
+    example: { code: 423, key: 'non_active_program', message: 'Invalid program status', details: 'Cannot create member when program status is not ACTIVE', request_id: 'v-0c12951ec58e67577e', resource_id: 'lprg_128f58429f4c4bf7b2', resource_type: 'program' },
   },
   413: {
     description: 'Body larger than 1 MiB.',

@@ -1,4 +1,4 @@
-import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiHideProperty, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { plainToInstance, Transform, Type } from 'class-transformer';
 import { IsDefined, IsIn, ValidateIf, IsInt, IsISO8601, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { ValidityHoursDto, ValidityTimeframeDto } from '../../campaigns/dto/campaign-settings.dto.js';
@@ -60,7 +60,7 @@ export class DateRangeQueryDto {
   after?: string;
 }
 
-/** GET /v1/loyalties/{campaignId}/members: Voucherify's page/limit listing of the campaign's published cards. */
+/** GET /v1/loyalties/{campaignId}/members: Voucherify's page/limit listing of the campaign's published cards (date ranges are documented on the controller, as deep objects). */
 export class ListLoyaltyMembersQueryDto extends LimitQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 1 })
   @IsOptional()
@@ -85,13 +85,13 @@ export class ListLoyaltyMembersQueryDto extends LimitQueryDto {
   @IsString()
   code?: string;
 
-  @ApiPropertyOptional({ type: DateRangeQueryDto, description: '`created_at[before]` / `created_at[after]`.' })
+  @ApiHideProperty()
   @IsOptional()
   @ValidateNested()
   @Type(() => DateRangeQueryDto)
   created_at?: DateRangeQueryDto;
 
-  @ApiPropertyOptional({ type: DateRangeQueryDto, description: '`updated_at[before]` / `updated_at[after]`.' })
+  @ApiHideProperty()
   @IsOptional()
   @ValidateNested()
   @Type(() => DateRangeQueryDto)
