@@ -68,7 +68,8 @@ export class Voucher {
   @Column({ name: 'published_at', type: 'timestamptz', precision: 3, nullable: true })
   publishedAt: Date | null;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  /** Millisecond precision, as shown: a `created_at[after]` of a shown value must exclude that card. */
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
   createdAt: Date;
 
   @Column({ name: 'updated_at', type: 'timestamptz', precision: 3, nullable: true })

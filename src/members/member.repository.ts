@@ -151,14 +151,12 @@ export class MemberRepository {
 
   /** Moves a live member to `status`; unchanged rows keep their updated_at. Null when there is no live member. */
   async setStatus(projectId: string, programId: string, memberId: string, status: MemberStatus): Promise<Member | null> {
-    await this.dataSource.query(
-      `UPDATE members SET status = $4, updated_at = now()
-       WHERE project_id = $1 AND program_id = $2 AND id = $3 AND status <> 'DELETED' AND status <> $4`,
+    const [rows] = (await this.dataSource.query(
+      `UPDATE members SET status = $4, updated_at = CASE WHEN status = $4 THEN updated_at ELSE now() END
+       WHERE project_id = $1 AND program_id = $2 AND id = $3 AND status <> 'DELETED' RETURNING id`,
       [projectId, programId, memberId, status],
-    );
-    const member = await this.dataSource.getRepository(Member).findOneBy({ projectId, programId, id: memberId });
-    if (!member || (member.status === 'DELETED' && status !== 'DELETED')) return null;
-    return member;
+    )) as [{ id: string }[], number];
+    return rows.length ? this.dataSource.getRepository(Member).findOneBy({ id: memberId }) : null;
   }
 
   /**

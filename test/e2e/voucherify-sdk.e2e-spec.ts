@@ -70,4 +70,60 @@ describe('official Voucherify JS SDK (@voucherify/sdk 2.9.0)', () => {
     const wrongKey = voucherify.VoucherifyServerSide({ applicationId: project.app_id, secretKey: 'wrong', apiUrl });
     expect(await wrongKey.loyalties.list().catch((error: unknown) => error)).toMatchObject({ code: 401, key: 'unauthorized', message: 'Unauthorized' });
   });
+
+  it('members: createMember, getMember (with and without the campaign), listMembers, and errors', async () => {
+    // A project of its own, so the campaign list of the tests above is not affected.
+    const own = await createProject(app, 'SDK members');
+    const sdk = voucherify.VoucherifyServerSide({ applicationId: own.app_id, secretKey: own.app_token, apiUrl });
+    const campaign = await sdk.loyalties.create({
+      name: 'SDK Members Campaign',
+      voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 10 }, code_config: { pattern: 'SDK-######' } },
+    } as Parameters<typeof sdk.loyalties.create>[0]);
+
+    const first = await sdk.loyalties.createMember(campaign.id, { customer: { source_id: 'sdk-member-1', name: 'First', email: 'first@example.com' } });
+    expect(first).toMatchObject({
+      object: 'voucher',
+      type: 'LOYALTY_CARD',
+      campaign: 'SDK Members Campaign',
+      campaign_id: campaign.id,
+      active: true,
+      loyalty_card: { points: 10, balance: 10 },
+      publish: { count: 1 },
+    });
+    expect(first.id).toMatch(/^v_/);
+    expect(first.code).toMatch(/^SDK-[0-9A-Za-z]{6}$/);
+    expect(first.holder_id).toMatch(/^cust_/);
+
+    // By campaign name too (the SDK URL-encodes the campaign id).
+    const second = await sdk.loyalties.createMember('SDK Members Campaign', { customer: { source_id: 'sdk-member-2' }, metadata: { via: 'sdk' } });
+    expect(second.campaign_id).toBe(campaign.id);
+    expect(second.code).not.toBe(first.code);
+
+    expect(await sdk.loyalties.getMember(campaign.id, first.code)).toEqual(first);
+    expect(await sdk.loyalties.getMember(null, second.code)).toEqual(second);
+
+    const page1 = await sdk.loyalties.listMembers(campaign.id, { limit: 1, page: 1 });
+    expect(page1).toMatchObject({ object: 'list', data_ref: 'vouchers', total: 2 });
+    expect(page1.vouchers.map((v) => v.code)).toEqual([second.code]);
+    const page2 = await sdk.loyalties.listMembers(campaign.id, { limit: 1, page: 2 });
+    expect(page2.vouchers.map((v) => v.code)).toEqual([first.code]);
+    expect((await sdk.loyalties.listMembers(campaign.id)).vouchers.map((v) => v.code)).toEqual([second.code, first.code]);
+
+    const twice = await sdk.loyalties.createMember(campaign.id, { customer: { source_id: 'sdk-member-1' } }).catch((error: unknown) => error);
+    expect(twice).toBeInstanceOf(Error);
+    expect(twice).toMatchObject({
+      code: 409,
+      key: 'member_already_exists',
+      message: 'Member already exists',
+      details: `Customer '${first.holder_id}' already is a member of program '${(campaign as { program_id?: string }).program_id}'`,
+      resource_type: 'customer',
+    });
+
+    const missing = await sdk.loyalties.getMember(null, 'SDK-NOPE').catch((error: unknown) => error);
+    expect(missing).toMatchObject({ code: 404, key: 'not_found', details: 'Cannot find voucher with id SDK-NOPE', resource_type: 'voucher' });
+    const wrongCampaign = await sdk.loyalties.getMember('No such campaign', first.code).catch((error: unknown) => error);
+    expect(wrongCampaign).toMatchObject({ code: 404, key: 'not_found', resource_type: 'campaign' });
+    const taken = await sdk.loyalties.createMember(campaign.id, { customer: { source_id: 'sdk-member-3' }, voucher: first.code }).catch((error: unknown) => error);
+    expect(taken).toMatchObject({ code: 400, key: 'voucher_already_published', resource_id: first.id });
+  });
 });

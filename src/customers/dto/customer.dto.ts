@@ -96,6 +96,7 @@ export class UpsertCustomerDto extends CustomerFieldsDto {
   @ApiPropertyOptional({ maxLength: 255, description: 'Your own identifier (CRM id, email…); unique in the project. Ignored when id is sent.' })
   @IsOptional()
   @IsString()
+  @Matches(/\S/, { message: '$property must not be blank' })
   @MaxLength(255)
   source_id?: string;
 }

@@ -82,6 +82,10 @@ export class Members1795272441596 implements MigrationInterface {
             ALTER TABLE "vouchers"
             ADD "updated_at" TIMESTAMP(3) WITH TIME ZONE
         `);
+        // Card times are shown with milliseconds; stored the same, so a shown time is an exact bound.
+        await queryRunner.query(`
+            ALTER TABLE "vouchers" ALTER COLUMN "created_at" TYPE TIMESTAMP(3) WITH TIME ZONE
+        `);
         // Cards generated before this migration start with their initial points as points and balance.
         await queryRunner.query(`
             UPDATE "vouchers" SET "points" = "initial_points", "balance" = "initial_points"
@@ -138,6 +142,9 @@ export class Members1795272441596 implements MigrationInterface {
         `);
         await queryRunner.query(`
             ALTER TABLE "vouchers" DROP COLUMN "updated_at"
+        `);
+        await queryRunner.query(`
+            ALTER TABLE "vouchers" ALTER COLUMN "created_at" TYPE TIMESTAMP WITH TIME ZONE
         `);
         await queryRunner.query(`
             ALTER TABLE "vouchers" DROP COLUMN "published_at"

@@ -36,6 +36,7 @@ export class CustomerIdentificationDto {
   @ApiPropertyOptional({ maxLength: 255, description: 'Required with type customer_source_id; a customer with this source_id is created if there is none.' })
   @ValidateIf((o: CustomerIdentificationDto) => o.type === 'customer_source_id' || o.customer_source_id !== undefined)
   @IsString()
+  @Matches(/\S/, { message: '$property must not be blank' })
   @MaxLength(255)
   customer_source_id?: string;
 }
