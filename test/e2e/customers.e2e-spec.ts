@@ -152,6 +152,7 @@ describe('customers: POST /v1/customers (upsert) and GET /v1/customers/{id or so
       ['a name over 255 characters', { name: 'n'.repeat(256) }, /name must be shorter than or equal to 255 characters/],
       ['an id that is not cust_…', { id: 'customer-1' }, /id must match/],
       ['a source_id that is a number', { source_id: 42 }, /source_id must be a string/],
+      ['a blank source_id', { source_id: ' ' }, /source_id must not be blank/],
       ['a body that is an array', [{ name: 'x' }], /JSON object/],
     ];
     it.each(invalid)('400 invalid_payload: %s', async (_label, body, details) => {

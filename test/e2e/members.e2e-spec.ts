@@ -168,6 +168,7 @@ describe('v2 program members: enrolment and member resources (/v2/loyalties/prog
       ['a customer_id that is not cust_…', { customer_identification: { type: 'customer_id', customer_id: 'abc' } }, /customer_identification\.customer_id must match/],
       ['type customer_source_id without customer_source_id', { customer_identification: { type: 'customer_source_id' } }, /customer_identification\.customer_source_id/],
       ['a customer_source_id that is a number', { customer_identification: { type: 'customer_source_id', customer_source_id: 5 } }, /customer_identification\.customer_source_id must be a string/],
+      ['a blank customer_source_id', bySource('   '), /customer_identification\.customer_source_id must not be blank/],
       ['a customer_source_id over 255 characters', bySource('x'.repeat(256)), /customer_identification\.customer_source_id/],
       ['an unknown top-level field', bySource('x', { colour: 'red' }), /property colour is not allowed/],
       ['an unknown field in customer_identification', { customer_identification: { type: 'customer_source_id', customer_source_id: 'x', email: 'a@b.c' } }, /property customer_identification\.email is not allowed/],
