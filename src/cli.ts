@@ -7,10 +7,14 @@ import { createApiApp } from './app/http-app.js';
 import { buildOpenApiDocument, serializeOpenApi } from './app/openapi.js';
 import { AuthModule } from './auth/auth.module.js';
 import { AuthService } from './auth/auth.service.js';
+import { CampaignsModule } from './campaigns/campaigns.module.js';
 import { loadConfigOrExit } from './config/app-config.js';
 import { AppConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { migrateDatabase } from './database/migrate.js';
+import { MemberSeedRepository } from './members/member-seed.repository.js';
+import { MAX_SEED_MEMBERS, MemberSeedService } from './members/member-seed.service.js';
+import { QueueModule } from './queue/queue.module.js';
 
 const USAGE = `Usage: node dist/cli.js <command>
 
@@ -21,6 +25,11 @@ Commands:
                                    turn a per-project feature on or off (Areas and Stores: campaigns
                                    accept access_settings and show access_settings_assignments)
   openapi [<file>]                 write the OpenAPI document (sorted keys) to <file> or stdout
+  seed --members <n> [--project-name <name>]
+                                   for benchmarks: a new project and key, an AUTO_UPDATE loyalty campaign
+                                   and <n> members (1-10,000,000), each with a customer and a card, bulk
+                                   inserted; prints {project_id, app_id, app_token, campaign_id,
+                                   program_id, members, seconds} as one JSON line (progress on stderr)
 `;
 
 /** Runs `work` with the auth module on a migrated database. */
@@ -71,6 +80,35 @@ async function openapi(argv: string[]): Promise<void> {
   }
 }
 
+async function seed(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { members: { type: 'string' }, 'project-name': { type: 'string', default: 'Seed' } } });
+  const raw = values.members?.replace(/_/g, '');
+  const members = raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(members) || members < 1 || members > MAX_SEED_MEMBERS) {
+    throw new Error(`--members must be a whole number from 1 to ${MAX_SEED_MEMBERS.toLocaleString('en')}${values.members === undefined ? ' (it is required)' : `; got '${values.members}'`}`);
+  }
+  const name = values['project-name'].trim();
+  if (!name || name.length > 200) throw new Error('--project-name must be 1-200 characters');
+  const config = loadConfigOrExit();
+  await migrateDatabase(config);
+  // The campaign is made by CampaignsService, which needs the queue module even though a campaign with
+  // no cards to generate enqueues nothing.
+  @Module({
+    imports: [AppConfigModule.forRoot(config), DatabaseModule, QueueModule.register('api'), AuthModule, CampaignsModule],
+    providers: [MemberSeedService, MemberSeedRepository],
+  })
+  class SeedModule {}
+  const app = await NestFactory.createApplicationContext(SeedModule, { logger: ['error'] });
+  try {
+    const result = await app.get(MemberSeedService).seed(members, name, (done) => {
+      process.stderr.write(`seeded ${done.toLocaleString('en')} / ${members.toLocaleString('en')}\n`);
+    });
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } finally {
+    await app.close();
+  }
+}
+
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   switch (command) {
@@ -86,6 +124,8 @@ async function main(): Promise<void> {
       return setFeature(rest);
     case 'openapi':
       return openapi(rest);
+    case 'seed':
+      return seed(rest);
     default:
       process.stderr.write(USAGE);
       process.exitCode = command === undefined || command === 'help' || command === '--help' ? 0 : 2;

@@ -14,13 +14,13 @@ export interface StoredKey {
 export class ProjectRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
+  /** One statement: it runs on every authenticated request. */
   async findKey(appId: string): Promise<StoredKey | null> {
-    const key = await this.dataSource.getRepository(AppKey).findOne({
-      where: { appId },
-      relations: { project: true },
-      select: { appId: true, projectId: true, tokenSha256: true, project: { id: true, areasAndStores: true } },
-    });
-    return key ? { projectId: key.projectId, tokenSha256: key.tokenSha256, areasAndStores: key.project?.areasAndStores ?? false } : null;
+    const [row] = (await this.dataSource.query(
+      `SELECT k.project_id, k.token_sha256, p.areas_and_stores FROM app_keys k JOIN projects p ON p.id = k.project_id WHERE k.app_id = $1`,
+      [appId],
+    )) as { project_id: string; token_sha256: Buffer; areas_and_stores: boolean }[];
+    return row ? { projectId: row.project_id, tokenSha256: row.token_sha256, areasAndStores: row.areas_and_stores } : null;
   }
 
   /** Returns false when the project does not exist. */

@@ -21,6 +21,8 @@ export class AppConfig {
   readonly bootstrapKey: { appId: string; appToken: string } | null;
   readonly pendingPointsDayMs: number;
   readonly webhook: { timeoutMs: number; retryBaseMs: number; allowedCidrs: string[] };
+  /** How long an API process keeps an application key it has looked up (0 = every request reads it). */
+  readonly appKeyCacheMs: number;
   readonly logLevel: (typeof LOG_LEVELS)[number];
   readonly queuePrefix: string;
 
@@ -38,6 +40,7 @@ export class AppConfig {
       retryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
       allowedCidrs: splitList(env.WEBHOOK_ALLOWED_CIDRS),
     };
+    this.appKeyCacheMs = env.APP_KEY_CACHE_MS;
     this.logLevel = env.LOG_LEVEL;
     this.queuePrefix = env.QUEUE_PREFIX;
     Object.freeze(this);

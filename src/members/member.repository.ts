@@ -160,41 +160,51 @@ export class MemberRepository {
   }
 
   /**
-   * One page of live members in `sort` order after `after` (the previous page's last sort values).
-   * When status leads the order, each status is read as its own index range (status has two values),
-   * so the rest of the order can go either way without sorting the whole program.
+   * One page of live members in `sort` order after `after` (the previous page's last sort values), or
+   * null when the project has no such program. The program check rides in the same statement as the page,
+   * so a page costs one round trip. When status leads the order, each status is read as its own index
+   * range (status has two values), so the rest of the order can go either way without sorting the program.
    */
-  async list(programId: string, sort: SortKey[], filters: MemberFilters, after: unknown[] | null, limit: number): Promise<MemberRow[]> {
-    if (sort[0].column !== 'status') return this.listRange(programId, sort, filters, after, limit, null);
+  async list(projectId: string, programId: string, sort: SortKey[], filters: MemberFilters, after: unknown[] | null, limit: number): Promise<MemberRow[] | null> {
+    if (sort[0].column !== 'status') return this.listRange(projectId, programId, sort, filters, after, limit, null);
     const statuses = sort[0].desc ? ['INACTIVE', 'ACTIVE'] : ['ACTIVE', 'INACTIVE'];
     const rest = sort.slice(1);
     const rows: MemberRow[] = [];
     for (let i = after ? statuses.indexOf(after[0] as string) : 0; i >= 0 && i < statuses.length && rows.length < limit; i += 1) {
       const resume = after && statuses[i] === after[0] ? after.slice(1) : null;
-      rows.push(...(await this.listRange(programId, rest, filters, resume, limit - rows.length, statuses[i])));
+      const range = await this.listRange(projectId, programId, rest, filters, resume, limit - rows.length, statuses[i]);
+      if (!range) return null;
+      rows.push(...range);
     }
     return rows;
   }
 
   private async listRange(
+    projectId: string,
     programId: string,
     sort: SortKey[],
     filters: MemberFilters,
     after: unknown[] | null,
     limit: number,
     status: string | null,
-  ): Promise<MemberRow[]> {
+  ): Promise<MemberRow[] | null> {
     const params = new Params();
-    const where = [`m.program_id = ${params.add(programId)}`, `m.status <> 'DELETED'`];
+    const program = `p.id = ${params.add(programId)} AND p.project_id = ${params.add(projectId)}`;
+    const where = ['m.program_id = p.id', `m.status <> 'DELETED'`];
     if (status) where.push(`m.status = ${params.add(status)}`);
     const filter = filterSql(filters, params);
     if (filter) where.push(filter);
     if (after) where.push(keysetSql(sort, after, params));
     const orderBy = sort.map((key) => `${SQL_COLUMN[key.column]} ${key.desc ? 'DESC' : 'ASC'}`).join(', ');
-    return this.dataSource.query(
-      `SELECT ${COLUMNS} FROM members m WHERE ${where.join(' AND ')} ORDER BY ${orderBy} LIMIT ${params.add(limit, 'int')}`,
+    // One row of NULLs when the program exists but no member matches; no row at all when it does not exist.
+    const rows = (await this.dataSource.query(
+      `SELECT page.* FROM loyalty_programs p
+       LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM members m WHERE ${where.join(' AND ')} ORDER BY ${orderBy} LIMIT ${params.add(limit, 'int')}) page ON true
+       WHERE ${program}`,
       params.values,
-    );
+    )) as (MemberRow | { id: null })[];
+    if (rows.length === 0) return null;
+    return rows.filter((row): row is MemberRow => row.id !== null);
   }
 }
 

@@ -87,12 +87,12 @@ export class MembersService {
 
   /** The v2 list: keyset pages in the requested order, with filters; the cursor is bound to both. */
   async list(project: ProjectContext, programId: string, query: ListMembersQueryDto): Promise<MemberListDto> {
-    const program = await this.programs.find(project, programId);
-    const plan = planMemberList(program.id, query.order, query.filters);
+    const plan = planMemberList(programId, query.order, query.filters);
     const scope = `${project.id}|members|${plan.canonical}`;
     const after = query.cursor !== undefined ? await this.cursors.decode(MEMBERS_CURSOR_PREFIX, query.cursor, scope) : null;
     const limit = query.limit ?? DEFAULT_LIMIT;
-    const rows = await this.members.list(program.id, plan.sort, plan.filters, after, limit + 1);
+    const rows = await this.members.list(project.id, programId, plan.sort, plan.filters, after, limit + 1);
+    if (!rows) throw ApiError.notFound('program', programId);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     const cursor = rows.length > limit && last ? await this.cursors.encode(MEMBERS_CURSOR_PREFIX, scope, position(last, plan.sort)) : null;

@@ -1,5 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { type TestProject, createProject, http, startApi, testConfig } from '../support/harness.js';
+import { AuthService } from '../../src/auth/auth.service.js';
+import { type TestProject, createProject, http, startApi, testConfig, waitFor } from '../support/harness.js';
 
 const UNAUTHORIZED = { code: 401, key: 'unauthorized', message: 'Unauthorized' };
 
@@ -99,5 +100,42 @@ describe('BOOTSTRAP_APP_ID / BOOTSTRAP_APP_TOKEN', () => {
     // The same project as before the rotation: its ping is visible.
     expect(fresh.status).toBe(200);
     await rotated.close();
+  });
+});
+
+describe('the application key cache (APP_KEY_CACHE_MS)', () => {
+  const headers = (appId: string, token: string) => ({ 'X-App-Id': appId, 'X-App-Token': token });
+
+  it('keeps a looked-up key for the configured time, still checking the token on every request', async () => {
+    const app = await startApi(testConfig({ APP_KEY_CACHE_MS: '60000' }));
+    try {
+      const appId = `cached-${Date.now()}`;
+      await app.get(AuthService).ensureKey(appId, 'cached-token-0123456789');
+      expect((await http(app).get('/v1/diagnostics/pings/ping_x').set(headers(appId, 'cached-token-0123456789'))).status).toBe(404);
+      expect((await http(app).get('/v1/diagnostics/pings/ping_x').set(headers(appId, 'wrong-token-0123456789'))).status).toBe(401);
+      // Rotated behind the cache's back: this process keeps the key it read until the entry expires.
+      await app.get(AuthService).ensureKey(appId, 'rotated-token-0123456789');
+      expect((await http(app).get('/v1/diagnostics/pings/ping_x').set(headers(appId, 'cached-token-0123456789'))).status).toBe(404);
+      expect((await http(app).get('/v1/diagnostics/pings/ping_x').set(headers(appId, 'rotated-token-0123456789'))).status).toBe(401);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('sees a rotated key once the entry expires, and at once with APP_KEY_CACHE_MS=0', async () => {
+    for (const ttl of ['300', '0']) {
+      const app = await startApi(testConfig({ APP_KEY_CACHE_MS: ttl }));
+      try {
+        const appId = `expiring-${ttl}-${Date.now()}`;
+        await app.get(AuthService).ensureKey(appId, 'first-token-0123456789');
+        expect((await http(app).get('/v1/diagnostics/pings/ping_x').set(headers(appId, 'first-token-0123456789'))).status).toBe(404);
+        await app.get(AuthService).ensureKey(appId, 'second-token-0123456789');
+        if (ttl === '0') expect((await http(app).get('/v1/diagnostics/pings/ping_x').set(headers(appId, 'first-token-0123456789'))).status).toBe(401);
+        await waitFor(async () => ((await http(app).get('/v1/diagnostics/pings/ping_x').set(headers(appId, 'second-token-0123456789'))).status === 404 ? true : undefined), { timeoutMs: 5_000 });
+        expect((await http(app).get('/v1/diagnostics/pings/ping_x').set(headers(appId, 'first-token-0123456789'))).status).toBe(401);
+      } finally {
+        await app.close();
+      }
+    }
   });
 });

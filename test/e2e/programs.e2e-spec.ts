@@ -11,7 +11,8 @@ describe('programs (GET /v2/loyalties/programs) and the Areas and Stores feature
   let other: TestProject;
 
   beforeAll(async () => {
-    app = await startApi();
+    // The CLI switches features from another process: read the key (and its features) on every request.
+    app = await startApi(testConfig({ APP_KEY_CACHE_MS: '0' }));
     project = await createProject(app, 'Programs project');
     other = await createProject(app, 'Other project');
   });

@@ -1,0 +1,412 @@
+// Member list benchmark (issue "Performance"): GET /v2/loyalties/programs/{programId}/members on a program
+// of 1,000,000 members, first page, a page 500,000 members deep and filtered/ordered variants, at 16
+// concurrent clients. Target: p99 under 25 ms for every variant, and the deep page within 20% of the
+// first. It runs against the compiled service (`npm run bench` builds first), on the local PostgreSQL and
+// Redis, in a database and queue prefix of its own that are removed afterwards:
+//
+//   1. migrate a fresh database, then seed it with `node dist/cli.js seed --members N` (SQL bulk insert);
+//   2. start the API as production runs it (`node dist/main.js`, default LOG_LEVEL info, log to a file);
+//   3. walk the list with limit=100 to a cursor N/2 members deep (default order, and order=customer_id);
+//   4. per variant: a checked request, a warm-up, then autocannon at CONNECTIONS connections for DURATION s.
+//
+// Options: --members N (default 1000000), --duration S (8), --warmup S (2), --connections C (16).
+// Every response must be 200; any other status or a socket error fails the run (exit 1), and so does a
+// missed target. Results go to bench/results/member-list.json.
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { values: args } = parseArgs({
+  options: {
+    members: { type: 'string', default: '1000000' },
+    duration: { type: 'string', default: '8' },
+    warmup: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '16' },
+  },
+});
+const MEMBERS = positive(args.members, '--members');
+const DURATION = positive(args.duration, '--duration');
+const WARMUP = args.warmup === '0' ? 0 : positive(args.warmup, '--warmup');
+const CONNECTIONS = positive(args.connections, '--connections');
+const PAGE = 10;
+const WALK_PAGE = 100;
+const DEEP = Math.floor(MEMBERS / 2);
+const P99_LIMIT_MS = 25;
+const DEEP_RATIO_LIMIT = 1.2;
+
+function positive(value, name) {
+  const n = Number(value.replace(/_/g, ''));
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive whole number; got '${value}'`);
+  return n;
+}
+
+// dist/ must match the sources (a no-op when it does); `npm run bench` has built already.
+execFileSync(process.execPath, [join(root, 'scripts/build-if-needed.mjs')], { cwd: root, stdio: 'inherit' });
+const { loadConfig } = await import('../dist/config/app-config.js');
+const { dropDatabase } = await import('../dist/database/ensure-database.js');
+const { migrateDatabase } = await import('../dist/database/migrate.js');
+const { deleteKeysWithPrefix } = await import('../dist/queue/redis-keys.js');
+
+const runId = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+const url = new URL(loadConfig().databaseUrl);
+url.pathname = `/loyalty_bench_${runId}`;
+const config = loadConfig({ DATABASE_URL: url.toString(), QUEUE_PREFIX: `loyalty_bench_${runId}`, LOG_LEVEL: 'warn' });
+const childEnv = { ...process.env, DATABASE_URL: config.databaseUrl, REDIS_URL: config.redisUrl, QUEUE_PREFIX: config.queuePrefix };
+delete childEnv.BOOTSTRAP_APP_ID;
+delete childEnv.BOOTSTRAP_APP_TOKEN;
+const apiLog = join(os.tmpdir(), `loyalty-bench-${runId}-api.log`);
+
+let api = null;
+let cleaned = false;
+
+async function cleanup() {
+  if (cleaned) return;
+  cleaned = true;
+  if (api && api.exitCode === null && api.signalCode === null) {
+    const exited = new Promise((resolve) => api.once('exit', resolve));
+    api.kill('SIGTERM');
+    await Promise.race([exited, sleep(30_000)]);
+    if (api.exitCode === null && api.signalCode === null) api.kill('SIGKILL');
+  }
+  await dropDatabase(config.databaseUrl);
+  await deleteKeysWithPrefix(config.redisUrl, config.queuePrefix);
+}
+
+process.once('SIGINT', () => {
+  console.error('\ninterrupted: stopping the API, dropping the database');
+  cleanup().finally(() => process.exit(130));
+});
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function run(command, argv, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, argv, { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} ${argv.join(' ')} exited with ${code}`))));
+  });
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function startApi(port) {
+  const log = createWriteStream(apiLog);
+  api = spawn(process.execPath, ['dist/main.js'], { cwd: root, env: { ...childEnv, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  api.stdout.pipe(log);
+  api.stderr.pipe(log);
+  for (let i = 0; i < 300; i += 1) {
+    if (api.exitCode !== null) break;
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/health/ready`);
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`the API did not become ready; its log:\n${(await readFile(apiLog, 'utf8').catch(() => '')).slice(-4000)}`);
+}
+
+/** The Postgres, Redis and Node versions and the CPU, for the figures. */
+async function machine() {
+  const client = new pg.Client({ connectionString: config.databaseUrl });
+  await client.connect();
+  try {
+    const [{ server_version: postgres }] = (await client.query('SHOW server_version')).rows;
+    const settings = (await client.query(`SELECT name, setting, unit FROM pg_settings WHERE name IN ('shared_buffers', 'work_mem', 'effective_cache_size', 'jit')`)).rows;
+    return {
+      cpu: os.cpus()[0]?.model ?? 'unknown',
+      cores: os.cpus().length,
+      memory_gib: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+      postgres,
+      postgres_settings: Object.fromEntries(settings.map((s) => [s.name, s.unit ? `${s.setting} × ${s.unit}` : s.setting])),
+    };
+  } finally {
+    await client.end();
+  }
+}
+
+async function main() {
+  const started = performance.now();
+  await migrateDatabase(config);
+
+  console.log(`seeding ${MEMBERS.toLocaleString('en')} members (node dist/cli.js seed)…`);
+  const seedStarted = performance.now();
+  const seeded = JSON.parse((await run(process.execPath, ['dist/cli.js', 'seed', '--members', String(MEMBERS), '--project-name', 'bench'], childEnv)).trim().split('\n').at(-1));
+  const seedWallSeconds = (performance.now() - seedStarted) / 1000;
+  console.log(`seeded in ${seeded.seconds} s (CLI wall time ${seedWallSeconds.toFixed(1)} s)`);
+
+  const port = await freePort();
+  await startApi(port);
+  const base = `http://127.0.0.1:${port}`;
+  const headers = { 'x-app-id': seeded.app_id, 'x-app-token': seeded.app_token };
+  const listPath = `/v2/loyalties/programs/${seeded.program_id}/members`;
+  const pathOf = (params) => `${listPath}?${new URLSearchParams(params).toString()}`;
+
+  async function get(params) {
+    const response = await fetch(base + pathOf(params), { headers });
+    const body = await response.json();
+    if (response.status !== 200) throw new Error(`GET ${pathOf(params)} answered ${response.status}: ${JSON.stringify(body)}`);
+    return body;
+  }
+
+  /** Pages with limit=100 until `DEEP` members are behind; returns that cursor and what it saw on the way. */
+  async function walk(params) {
+    const pages = Math.ceil(DEEP / WALK_PAGE);
+    const picked = [];
+    const walkStarted = performance.now();
+    let cursor = null;
+    let last = null;
+    for (let i = 0; i < pages; i += 1) {
+      const body = await get([...params, ['limit', String(WALK_PAGE)], ...(cursor ? [['cursor', cursor]] : [])]);
+      if (body.data.length !== WALK_PAGE || !body.cursor) throw new Error(`walk: page ${i + 1} had ${body.data.length} members and cursor ${body.cursor}`);
+      if (i % Math.max(1, Math.floor(pages / 5)) === 0 && picked.length < 5) picked.push(body.data[0].customer_id);
+      cursor = body.cursor.next;
+      last = body.data.at(-1);
+    }
+    const ms = performance.now() - walkStarted;
+    return { cursor, last, picked, pages, ms };
+  }
+
+  console.log(`walking ${DEEP.toLocaleString('en')} members deep with limit=${WALK_PAGE} (default order)…`);
+  const deep = await walk([]);
+  console.log(`  ${deep.pages} pages in ${(deep.ms / 1000).toFixed(1)} s (${(deep.ms / deep.pages).toFixed(2)} ms a page, one client)`);
+  console.log(`walking ${DEEP.toLocaleString('en')} members deep with limit=${WALK_PAGE} (order=customer_id)…`);
+  const deepCustomer = await walk([['order', 'customer_id']]);
+  console.log(`  ${deepCustomer.pages} pages in ${(deepCustomer.ms / 1000).toFixed(1)} s (${(deepCustomer.ms / deepCustomer.pages).toFixed(2)} ms a page, one client)`);
+
+  const middle = deep.last.created_at;
+  const someCustomers = deep.picked;
+  const limit = ['limit', String(PAGE)];
+  const variants = [
+    { name: 'first page (default -created_at)', key: 'first', params: [limit] },
+    { name: `deep page (${DEEP.toLocaleString('en')} in, default order)`, key: 'deep', params: [limit, ['cursor', deep.cursor]] },
+    { name: 'status $is INACTIVE', key: 'status_inactive', params: [limit, ['filters[status][conditions][$is]', 'INACTIVE']] },
+    { name: 'order=status&order=-created_at', key: 'order_status_created', params: [limit, ['order', 'status'], ['order', '-created_at']] },
+    { name: 'order=customer_id', key: 'order_customer', params: [limit, ['order', 'customer_id']] },
+    { name: `deep page (${DEEP.toLocaleString('en')} in, order=customer_id)`, key: 'deep_customer', params: [limit, ['order', 'customer_id'], ['cursor', deepCustomer.cursor]] },
+    {
+      name: 'created_at $before middle, order=created_at',
+      key: 'before_middle_asc',
+      params: [limit, ['filters[created_at][conditions][$before]', middle], ['order', 'created_at']],
+    },
+    {
+      name: 'OR: status INACTIVE | customer_id $in 5',
+      key: 'or_status_customers',
+      params: [
+        limit,
+        ['filters[junction]', 'OR'],
+        ['filters[status][conditions][$is]', 'INACTIVE'],
+        ...someCustomers.map((id) => ['filters[customer_id][conditions][$in][]', id]),
+      ],
+    },
+  ];
+
+  // One checked request per variant: 200, a full page, and the page obeys its filter and order.
+  for (const variant of variants) {
+    const body = await get(variant.params);
+    if (body.data.length !== PAGE) throw new Error(`${variant.name}: expected ${PAGE} members, got ${body.data.length}`);
+    check(variant, body.data, { middle, someCustomers, deep });
+  }
+
+  const results = [];
+  const db = new pg.Client({ connectionString: config.databaseUrl });
+  await db.connect();
+  try {
+    // The walks above warm the API up at full size; a short run under load also covers small --members runs.
+    if (WARMUP > 0) await load(base, pathOf(variants[0].params), headers, 3);
+    for (const variant of variants) {
+      const path = pathOf(variant.params);
+      if (WARMUP > 0) await load(base, path, headers, WARMUP);
+      // CPU time of the API process and of its PostgreSQL backends during the measured run (Linux /proc).
+      const backends = (await db.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map((r) => r.pid);
+      const before = [await cpuMs([api.pid]), await cpuMs(backends)];
+      const measured = await load(base, path, headers, DURATION);
+      const after = [await cpuMs([api.pid]), await cpuMs(backends)];
+      const perRequest = (i) => (before[0] === null ? null : round((after[i] - before[i]) / measured.requests));
+      const row = { variant: variant.name, key: variant.key, path, ...measured, api_cpu_ms_per_request: perRequest(0), postgres_cpu_ms_per_request: perRequest(1) };
+      results.push(row);
+      console.log(
+        `  ${row.variant.padEnd(48)} p50 ${row.p50_ms.toFixed(2).padStart(6)} ms  p99 ${row.p99_ms.toFixed(2).padStart(6)} ms  ${row.rps.toFixed(0).padStart(5)} req/s  non-2xx ${row.non2xx}` +
+          (row.api_cpu_ms_per_request === null ? '' : `  CPU per request: API ${row.api_cpu_ms_per_request} ms, PostgreSQL ${row.postgres_cpu_ms_per_request} ms`),
+      );
+    }
+  } finally {
+    await db.end();
+  }
+
+  const byKey = Object.fromEntries(results.map((r) => [r.key, r]));
+  const ratio = byKey.deep.p99_ms / byKey.first.p99_ms;
+  const ratioCustomer = byKey.deep_customer.p99_ms / byKey.order_customer.p99_ms;
+  const failedRequests = results.filter((r) => r.non2xx > 0 || r.errors > 0 || r.timeouts > 0);
+  const slow = results.filter((r) => r.p99_ms >= P99_LIMIT_MS);
+
+  const info = await machine();
+  console.log(`\nmember list, ${MEMBERS.toLocaleString('en')} members, ${CONNECTIONS} connections, ${DURATION} s per variant after a ${WARMUP} s warm-up`);
+  console.log(`${info.cpu}, ${info.cores} cores, ${info.memory_gib} GiB, PostgreSQL ${info.postgres}, Node ${info.node}; seed ${seeded.seconds} s\n`);
+  const table = [['variant', 'p50 ms', 'p99 ms', 'req/s', 'non-2xx'], ...results.map((r) => [r.variant, r.p50_ms.toFixed(2), r.p99_ms.toFixed(2), r.rps.toFixed(0), String(r.non2xx + r.errors + r.timeouts)])];
+  const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
+  for (const [i, row] of table.entries()) {
+    console.log(`  ${row.map((cell, j) => (j === 0 ? cell.padEnd(widths[j]) : cell.padStart(widths[j]))).join('  ')}`);
+    if (i === 0) console.log(`  ${widths.map((w) => '-'.repeat(w)).join('  ')}`);
+  }
+  console.log(`\n  deep / first p99 = ${ratio.toFixed(2)} (limit ${DEEP_RATIO_LIMIT}); deep / first p99 for order=customer_id = ${ratioCustomer.toFixed(2)}`);
+
+  const pass = failedRequests.length === 0 && slow.length === 0 && ratio <= DEEP_RATIO_LIMIT;
+  if (failedRequests.length) console.log(`  FAIL: non-2xx responses or errors in ${failedRequests.map((r) => r.variant).join('; ')}`);
+  if (slow.length) console.log(`  FAIL: p99 >= ${P99_LIMIT_MS} ms in ${slow.map((r) => r.variant).join('; ')}`);
+  if (ratio > DEEP_RATIO_LIMIT) console.log(`  FAIL: deep page p99 is ${ratio.toFixed(2)}× the first page's`);
+  if (pass) console.log(`  PASS: every p99 < ${P99_LIMIT_MS} ms, deep / first ${ratio.toFixed(2)} <= ${DEEP_RATIO_LIMIT}`);
+
+  const out = join(root, 'bench/results/member-list.json');
+  await mkdir(dirname(out), { recursive: true });
+  await writeFile(
+    out,
+    `${JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        machine: info,
+        members: MEMBERS,
+        seed: { seconds: seeded.seconds, cli_wall_seconds: Number(seedWallSeconds.toFixed(2)) },
+        walks: {
+          default_order: { pages: deep.pages, limit: WALK_PAGE, seconds: Number((deep.ms / 1000).toFixed(2)) },
+          customer_id: { pages: deepCustomer.pages, limit: WALK_PAGE, seconds: Number((deepCustomer.ms / 1000).toFixed(2)) },
+        },
+        load: { connections: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP, limit: PAGE, tool: 'autocannon 9.0.0 (in process), latencies from its per-response timings' },
+        targets: { p99_ms_below: P99_LIMIT_MS, deep_over_first_p99_at_most: DEEP_RATIO_LIMIT },
+        variants: results,
+        deep_over_first_p99: Number(ratio.toFixed(3)),
+        deep_over_first_p99_customer_id: Number(ratioCustomer.toFixed(3)),
+        pass,
+        total_seconds: Number(((performance.now() - started) / 1000).toFixed(1)),
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  console.log(`  results: ${out}`);
+  process.exitCode = pass ? 0 : 1;
+}
+
+/**
+ * autocannon for `seconds` on one path. Latencies come from its per-response timings (sub-millisecond,
+ * the histogram it prints rounds to whole milliseconds); requests per second is 2xx responses over the
+ * measured time.
+ */
+function load(base, path, headers, seconds) {
+  return new Promise((resolve, reject) => {
+    const latencies = [];
+    const instance = autocannon({ url: base + path, connections: CONNECTIONS, duration: seconds, headers, timeout: 10 }, (error, result) => {
+      if (error) return reject(error);
+      latencies.sort((a, b) => a - b);
+      const at = (q) => latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)] ?? NaN;
+      resolve({
+        requests: result.requests.total,
+        rps: result['2xx'] / result.duration,
+        p50_ms: round(at(0.5)),
+        p90_ms: round(at(0.9)),
+        p99_ms: round(at(0.99)),
+        max_ms: round(latencies.at(-1) ?? NaN),
+        mean_ms: round(latencies.reduce((a, b) => a + b, 0) / latencies.length),
+        non2xx: result.non2xx,
+        errors: result.errors,
+        timeouts: result.timeouts,
+        status_codes: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count])),
+        duration_s: result.duration,
+      });
+    });
+    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
+    });
+  });
+}
+
+const round = (ms) => Math.round(ms * 100) / 100;
+
+/** User + system CPU time of these processes in ms, from /proc (null where there is no /proc). */
+async function cpuMs(pids) {
+  let ticks = 0;
+  for (const pid of pids) {
+    let stat;
+    try {
+      stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      if (pid === api.pid) return null;
+      continue;
+    }
+    // Fields after "(comm) ": state is the first; utime and stime are the 12th and 13th (clock ticks of 10 ms).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * 10;
+}
+
+/** What each variant's page must look like, so a fast wrong answer cannot pass. */
+function check(variant, data, { middle, someCustomers, deep }) {
+  const fail = (why) => {
+    throw new Error(`${variant.name}: ${why}`);
+  };
+  const created = (m) => Date.parse(m.created_at);
+  const pairs = data.slice(1).map((m, i) => [data[i], m]);
+  const byCreatedDesc = ([a, b]) => created(a) > created(b) || (created(a) === created(b) && a.id > b.id);
+  switch (variant.key) {
+    case 'first':
+    case 'deep':
+      if (!pairs.every(byCreatedDesc)) fail('not in -created_at, -id order');
+      if (variant.key === 'deep' && !(created(data[0]) <= created(deep.last))) fail('does not continue after the cursor');
+      break;
+    case 'status_inactive':
+      if (!data.every((m) => m.status === 'INACTIVE')) fail('has a member that is not INACTIVE');
+      if (!pairs.every(byCreatedDesc)) fail('not in -created_at order');
+      break;
+    case 'order_status_created':
+      if (data[0].status !== 'ACTIVE' || !pairs.every((p) => p[0].status === p[1].status && byCreatedDesc(p))) fail('not in status, -created_at order');
+      break;
+    case 'order_customer':
+    case 'deep_customer':
+      if (!pairs.every(([a, b]) => a.customer_id < b.customer_id)) fail('not in customer_id order');
+      break;
+    case 'before_middle_asc':
+      if (!data.every((m) => created(m) < Date.parse(middle))) fail('has a member created after the middle');
+      if (!pairs.every(([a, b]) => created(a) < created(b) || (created(a) === created(b) && a.id < b.id))) fail('not in created_at order');
+      break;
+    case 'or_status_customers':
+      if (!data.every((m) => m.status === 'INACTIVE' || someCustomers.includes(m.customer_id))) fail('has a member matching neither condition');
+      if (!pairs.every(byCreatedDesc)) fail('not in -created_at order');
+      break;
+  }
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(error);
+  const log = await readFile(apiLog, 'utf8').catch(() => '');
+  if (log) console.error(`API log (last 4,000 characters):\n${log.slice(-4000)}`);
+  process.exitCode = 1;
+} finally {
+  await cleanup();
+  await rm(apiLog, { force: true });
+}
