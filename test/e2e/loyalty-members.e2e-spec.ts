@@ -1,7 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import pg from 'pg';
-import { REQUEST_ID, type TestProject, createProject, http, startApi, startWorker, testConfig, waitFor } from '../support/harness.js';
+import { REQUEST_ID, type TestProject, createFinishedCampaign, createProject, http, startApi, startWorker, testConfig, waitFor } from '../support/harness.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 let seq = 0;
@@ -45,14 +45,7 @@ describe('v1 loyalty members (/v1/loyalties/{campaignId}/members, /v1/loyalties/
     await app.close();
   });
 
-  const campaign = async (body: object = {}, who: TestProject = project): Promise<Campaign> => {
-    const res = await http(app).post('/v1/loyalties').set(who.headers).send({ name: unique('V1 campaign'), ...body });
-    expect(res.status).toBe(200);
-    return waitFor(async () => {
-      const got = await http(app).get(`/v1/loyalties/${res.body.id}`).set(who.headers);
-      return got.body.vouchers_generation_status === 'DONE' ? (got.body as Campaign) : undefined;
-    });
-  };
+  const campaign = (body: object = {}, who: TestProject = project) => createFinishedCampaign<Campaign>(app, who, { name: unique('V1 campaign'), ...body });
   const add = (campaignId: string, body: unknown, who: TestProject = project) =>
     http(app).post(`/v1/loyalties/${encodeURIComponent(campaignId)}/members`).set(who.headers).send(body as object);
   const list = (campaignId: string, query: Record<string, unknown> = {}, who: TestProject = project) =>

@@ -1,7 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import pg from 'pg';
-import { REQUEST_ID, type TestProject, createProject, http, startApi, startWorker, testConfig, waitFor } from '../support/harness.js';
+import { REQUEST_ID, type TestProject, createFinishedCampaign, createProject, http, startApi, startWorker, testConfig, waitFor } from '../support/harness.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const MEMBER_ID = /^lmbr_[a-f0-9]+$/;
@@ -45,14 +45,7 @@ describe('v2 program members: enrolment and member resources (/v2/loyalties/prog
   });
 
   /** A campaign whose card generation (if any) has finished. */
-  const campaign = async (body: object = {}, who: TestProject = project): Promise<Campaign> => {
-    const res = await http(app).post('/v1/loyalties').set(who.headers).send({ name: unique('Members campaign'), ...body });
-    expect(res.status).toBe(200);
-    return waitFor(async () => {
-      const got = await http(app).get(`/v1/loyalties/${res.body.id}`).set(who.headers);
-      return got.body.vouchers_generation_status === 'DONE' ? (got.body as Campaign) : undefined;
-    });
-  };
+  const campaign = (body: object = {}, who: TestProject = project) => createFinishedCampaign<Campaign>(app, who, { name: unique('Members campaign'), ...body });
   const members = (programId: string) => `/v2/loyalties/programs/${programId}/members`;
   const enrol = (programId: string, body: unknown, who: TestProject = project) => http(app).post(members(programId)).set(who.headers).send(body as object);
   const bySource = (sourceId: string, extra: object = {}) => ({ customer_identification: { type: 'customer_source_id', customer_source_id: sourceId }, ...extra });

@@ -59,3 +59,13 @@ export async function freePort(): Promise<number> {
 }
 
 export const REQUEST_ID = /^v-[0-9a-f]{18}$/;
+
+/** POST /v1/loyalties with `body`, then waits until the campaign's card generation (if any) is DONE. */
+export async function createFinishedCampaign<T>(app: NestExpressApplication, who: TestProject, body: object): Promise<T> {
+  const res = await http(app).post('/v1/loyalties').set(who.headers).send(body);
+  if (res.status !== 200) throw new Error(`POST /v1/loyalties answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return waitFor(async () => {
+    const got = await http(app).get(`/v1/loyalties/${res.body.id}`).set(who.headers);
+    return got.body.vouchers_generation_status === 'DONE' ? (got.body as T) : undefined;
+  });
+}
