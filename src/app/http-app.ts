@@ -19,6 +19,8 @@ export async function createApiApp(config: AppConfig): Promise<NestExpressApplic
   });
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  // No ETag: every answer would be hashed for nothing (list pages carry a fresh signed cursor each time).
+  app.set('etag', false);
   // Express 5 parses queries flat by default; list filters use deep objects (filters[status][conditions][$is]).
   app.set('query parser', 'extended');
   // Order matters: the request id exists before the body parser can reject anything.

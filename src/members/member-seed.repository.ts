@@ -80,8 +80,12 @@ export class MemberSeedRepository {
     });
   }
 
-  /** Fresh planner statistics, so the first list request after a seed plans with the new row counts. */
-  async analyze(): Promise<void> {
-    await this.dataSource.query('ANALYZE customers, members, vouchers');
+  /**
+   * Fresh planner statistics and a set visibility map, so the first list request plans with the new row
+   * counts, index-only scans need no heap visit, and autovacuum does not start on these tables while a
+   * benchmark measures.
+   */
+  async vacuumAnalyze(): Promise<void> {
+    await this.dataSource.query('VACUUM (ANALYZE) customers, members, vouchers');
   }
 }

@@ -67,7 +67,7 @@ export class MemberSeedService {
       }
     };
     await Promise.all(Array.from({ length: SEED_LANES }, lane));
-    await this.seeds.analyze();
+    await this.seeds.vacuumAnalyze();
     return {
       project_id: project.id,
       app_id: key.app_id,
