@@ -1,7 +1,10 @@
+import type { Server } from 'node:http';
+import { Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
-import { BODY_LIMIT_BYTES } from '../common/http/body-limit.js';
+import { answerClientErrorsWithJson } from '../common/http/client-errors.js';
+import { bodyGuard, jsonBodyParser, parseQuery, requestGuard } from '../common/http/request-guard.js';
 import { requestIdMiddleware } from '../common/http/request-id.middleware.js';
 import type { AppConfig } from '../config/app-config.js';
 import { ApiModule } from './api.module.js';
@@ -21,11 +24,19 @@ export async function createApiApp(config: AppConfig): Promise<NestExpressApplic
   app.disable('x-powered-by');
   // No ETag: every answer would be hashed for nothing (list pages carry a fresh signed cursor each time).
   app.set('etag', false);
-  // Express 5 parses queries flat by default; list filters use deep objects (filters[status][conditions][$is]).
-  app.set('query parser', 'extended');
-  // Order matters: the request id exists before the body parser can reject anything.
+  // Deep objects (filters[status][conditions][$is]) with bounded depth and counts; requestGuard parses the
+  // query once per request with the same function.
+  app.set('query parser', parseQuery);
+  // Order matters: the request id exists before anything can reject the request, and the edge checks run
+  // before the body is parsed (its raw shape), right after (its strings), and before any route.
   app.use(requestIdMiddleware);
-  app.useBodyParser('json', { limit: BODY_LIMIT_BYTES });
+  app.use(requestGuard);
+  app.use(jsonBodyParser());
+  app.use(bodyGuard);
+  const logger = new NestLogger('HTTP');
+  answerClientErrorsWithJson(app.getHttpServer() as Server, (requestId, error, cause) =>
+    logger.warn({ request_id: requestId, status: error.status, key: error.key, code: (cause as { code?: string }).code }, 'request refused by the HTTP parser'),
+  );
   setupSwagger(app);
   await app.init();
   return app;

@@ -1,5 +1,6 @@
 import { isISO8601 } from 'class-validator';
 import { ApiError } from '../common/errors/api-error.js';
+import { isDateTime } from '../common/validation/decorators.js';
 
 /**
  * The v2 member list's query language (spec §4.3, reference §4.1): `order` and the deep-object `filters`,
@@ -68,6 +69,7 @@ function invalid(details: string): ApiError {
 /** `order` as one value, repeated values, an array or a comma-separated list; default `-created_at`. */
 export function parseOrder(raw: unknown): SortKey[] {
   const values = raw === undefined || raw === '' ? [DEFAULT_ORDER] : listOf(raw, 'order');
+  if (values.length === 0) throw invalid(`order must name at least one of ${ORDER_VALUES.join(', ')}`);
   const requested: SortKey[] = [];
   for (const value of values) {
     if (!ORDER_VALUES.includes(value)) throw invalid(`order must be one or more of ${ORDER_VALUES.join(', ')}; got '${value}'`);
@@ -176,9 +178,10 @@ function dateCondition(op: string, raw: unknown, param: string): Condition {
 }
 
 function parseDate(value: string, param: string): Date {
-  const ok = DATE_ONLY.test(value) ? isISO8601(value, { strict: true }) : isISO8601(value, { strict: true }) && /T/.test(value);
+  // A date-time needs its zone: without one it would be read in the server's zone.
+  const ok = DATE_ONLY.test(value) ? isISO8601(value, { strict: true }) : isDateTime(value);
   const at = new Date(DATE_ONLY.test(value) ? `${value}T00:00:00.000Z` : value);
-  if (!ok || Number.isNaN(at.getTime())) throw invalid(`${param} must be an ISO 8601 date-time or date; got '${value}'`);
+  if (!ok || Number.isNaN(at.getTime())) throw invalid(`${param} must be an ISO 8601 date-time with a time zone, or a date; got '${value}'`);
   return at;
 }
 

@@ -17,6 +17,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { Optional } from '../../common/validation/decorators.js';
 
 /** ISO 8601 duration such as `P24D`, `PT1H` or `P1Y2M3DT4H5M6S` (at least one component). */
 export const ISO_DURATION = /^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(?:\.\d+)?S)?)?$/;
@@ -86,7 +87,7 @@ export class LoyaltyCardExpirationRulesDto {
   period_value?: number;
 
   @ApiPropertyOptional({ enum: EXPIRATION_ROUNDING_TYPES })
-  @IsOptional()
+  @Optional()
   @IsIn(EXPIRATION_ROUNDING_TYPES)
   rounding_type?: (typeof EXPIRATION_ROUNDING_TYPES)[number];
 
@@ -120,7 +121,7 @@ export class LoyaltyCardDto {
   points: number;
 
   @ApiPropertyOptional({ type: LoyaltyCardExpirationRulesDto, description: 'When earned points expire.' })
-  @IsOptional()
+  @Optional()
   @ValidateNested()
   @Type(() => LoyaltyCardExpirationRulesDto)
   expiration_rules?: LoyaltyCardExpirationRulesDto;
@@ -136,64 +137,64 @@ export class RedemptionDto {
 
 export class CodeConfigDto {
   @ApiPropertyOptional({ description: 'Number of random characters (prefix and postfix excluded). Ignored when pattern is set: the pattern\'s `#` count wins.', minimum: 1, maximum: MAX_CODE_LENGTH, default: 8 })
-  @IsOptional()
+  @Optional()
   @IsInt()
   @Min(1)
   @Max(MAX_CODE_LENGTH)
   length?: number;
 
   @ApiPropertyOptional({ description: `Characters to draw from (duplicates ignored, at most ${MAX_CHARSET_LENGTH} distinct).`, default: ALPHANUMERIC })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MinLength(1)
   @MaxLength(MAX_CHARSET_LENGTH * 2)
   charset?: string;
 
   @ApiPropertyOptional({ description: 'Text put before every code.', maxLength: MAX_AFFIX_LENGTH })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(MAX_AFFIX_LENGTH)
   prefix?: string;
 
   @ApiPropertyOptional({ description: 'Text put after every code.', maxLength: MAX_AFFIX_LENGTH })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(MAX_AFFIX_LENGTH)
   postfix?: string;
 
   @ApiPropertyOptional({ description: 'Code template: each `#` becomes a random charset character, anything else is kept. Overrides length.', example: 'L-CARD-#######' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(/#/, { message: '$property must contain at least one # placeholder' })
   @MaxLength(MAX_CODE_LENGTH * 2)
   pattern?: string;
 
   @ApiPropertyOptional({ description: 'Accepted for compatibility and ignored (internal to Voucherify).' })
-  @IsOptional()
+  @Optional()
   @IsInt()
   initial_count?: number;
 }
 
 export class CampaignLoyaltyVoucherDto {
   @ApiPropertyOptional({ enum: ['LOYALTY_CARD'], default: 'LOYALTY_CARD' })
-  @IsOptional()
+  @Optional()
   @IsIn(['LOYALTY_CARD'])
   type?: 'LOYALTY_CARD';
 
   @ApiPropertyOptional({ type: LoyaltyCardDto, description: 'Card settings; `{points: 0}` when omitted.' })
-  @IsOptional()
+  @Optional()
   @ValidateNested()
   @Type(() => LoyaltyCardDto)
   loyalty_card?: LoyaltyCardDto;
 
   @ApiPropertyOptional({ type: RedemptionDto })
-  @IsOptional()
+  @Optional()
   @ValidateNested()
   @Type(() => RedemptionDto)
   redemption?: RedemptionDto;
 
   @ApiPropertyOptional({ type: CodeConfigDto, description: 'How card codes are made; defaults: length 8, alphanumeric charset, pattern ########.' })
-  @IsOptional()
+  @Optional()
   @ValidateNested()
   @Type(() => CodeConfigDto)
   code_config?: CodeConfigDto;
@@ -201,21 +202,21 @@ export class CampaignLoyaltyVoucherDto {
 
 export class AreaStoreRefsDto {
   @ApiPropertyOptional({ type: [String], description: 'Area ids.' })
-  @IsOptional()
+  @Optional()
   @IsArray()
   @ArrayMaxSize(100)
   @IsString({ each: true })
   areas_ids?: string[];
 
   @ApiPropertyOptional({ type: [String], description: 'Store ids.' })
-  @IsOptional()
+  @Optional()
   @IsArray()
   @ArrayMaxSize(100)
   @IsString({ each: true })
   area_stores_ids?: string[];
 
   @ApiPropertyOptional({ type: [String], description: 'Area ids whose every store is assigned.' })
-  @IsOptional()
+  @Optional()
   @IsArray()
   @ArrayMaxSize(100)
   @IsString({ each: true })
@@ -224,13 +225,13 @@ export class AreaStoreRefsDto {
 
 export class AccessSettingsDto {
   @ApiPropertyOptional({ type: AreaStoreRefsDto })
-  @IsOptional()
+  @Optional()
   @ValidateNested()
   @Type(() => AreaStoreRefsDto)
   assign?: AreaStoreRefsDto;
 
   @ApiPropertyOptional({ type: AreaStoreRefsDto })
-  @IsOptional()
+  @Optional()
   @ValidateNested()
   @Type(() => AreaStoreRefsDto)
   unassign?: AreaStoreRefsDto;
@@ -250,22 +251,22 @@ export class TierStartDateDto {
 
 export class TierRoundingDto {
   @ApiPropertyOptional({ enum: TIER_ROUNDING_TYPES })
-  @IsOptional()
+  @Optional()
   @IsIn(TIER_ROUNDING_TYPES)
   type?: (typeof TIER_ROUNDING_TYPES)[number];
 
   @ApiPropertyOptional({ enum: ['START', 'END'] })
-  @IsOptional()
+  @Optional()
   @IsIn(['START', 'END'])
   strategy?: 'START' | 'END';
 
   @ApiPropertyOptional({ enum: ['MONTH'], default: 'MONTH' })
-  @IsOptional()
+  @Optional()
   @IsIn(['MONTH'])
   unit?: 'MONTH';
 
   @ApiPropertyOptional({ minimum: 0, maximum: 11, description: '0 = January.' })
-  @IsOptional()
+  @Optional()
   @IsInt()
   @Min(0)
   @Max(11)
@@ -283,7 +284,7 @@ export class TierExpirationDateDto {
   extend: string;
 
   @ApiPropertyOptional({ type: TierRoundingDto })
-  @IsOptional()
+  @Optional()
   @ValidateNested()
   @Type(() => TierRoundingDto)
   rounding?: TierRoundingDto;

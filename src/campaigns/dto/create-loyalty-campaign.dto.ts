@@ -7,10 +7,8 @@ import {
   IsDefined,
   IsIn,
   IsInt,
-  IsISO8601,
   IsNotEmpty,
   IsObject,
-  IsOptional,
   IsString,
   Matches,
   Max,
@@ -27,6 +25,7 @@ import {
   ValidityHoursDto,
   ValidityTimeframeDto,
 } from './campaign-settings.dto.js';
+import { IsDateTime, IsMetadata, Optional } from '../../common/validation/decorators.js';
 
 /** Largest `vouchers_count` one request may ask for (see docs/decisions.md, "Loyalty campaigns"). */
 export const MAX_VOUCHERS_COUNT = 1_000_000;
@@ -45,7 +44,7 @@ export class CreateLoyaltyCampaignDto {
   name: string;
 
   @ApiPropertyOptional({ description: 'Free text about the campaign.', maxLength: 10_000 })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(10_000)
   description?: string;
@@ -55,51 +54,51 @@ export class CreateLoyaltyCampaignDto {
     default: 'AUTO_UPDATE',
     description: 'AUTO_UPDATE: cards can be added after creation (one per new member). STATIC: only the generated cards. STANDALONE is rejected for loyalty campaigns.',
   })
-  @IsOptional()
+  @Optional()
   @IsIn(CAMPAIGN_TYPES, { message: TYPE_MESSAGE })
   type?: CampaignType;
 
   @ApiPropertyOptional({ description: 'Accepted for compatibility; always stored as true for loyalty campaigns.', default: true })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   join_once?: boolean;
 
   @ApiPropertyOptional({ description: 'Customers join automatically when they fulfil an earning rule.', default: false })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   auto_join?: boolean;
 
   @ApiPropertyOptional({ description: 'Use the voucher metadata schema instead of the campaign one.', default: false })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   use_voucher_metadata_schema?: boolean;
 
   @ApiPropertyOptional({ description: `Number of loyalty cards to generate, in the background (0-${MAX_VOUCHERS_COUNT}).`, minimum: 0, maximum: MAX_VOUCHERS_COUNT, default: 0 })
-  @IsOptional()
+  @Optional()
   @IsInt()
   @Min(0)
   @Max(MAX_VOUCHERS_COUNT)
   vouchers_count?: number;
 
   @ApiPropertyOptional({ format: 'date-time', description: 'The campaign is inactive before this moment (ISO 8601).' })
-  @IsOptional()
-  @IsISO8601({ strict: true }, { message: '$property must be an ISO 8601 date-time' })
+  @Optional()
+  @IsDateTime()
   start_date?: string;
 
   @ApiPropertyOptional({ format: 'date-time', description: 'The campaign is inactive after this moment (ISO 8601); not before start_date.' })
-  @IsOptional()
-  @IsISO8601({ strict: true }, { message: '$property must be an ISO 8601 date-time' })
+  @Optional()
+  @IsDateTime()
   expiration_date?: string;
 
   @ApiPropertyOptional({ type: ValidityTimeframeDto, description: 'Recurring active periods; requires start_date.' })
-  @IsOptional()
+  @Optional()
   @IsObject()
   @ValidateNested()
   @Type(() => ValidityTimeframeDto)
   validity_timeframe?: ValidityTimeframeDto;
 
   @ApiPropertyOptional({ type: [Number], description: 'Days the campaign is valid: 0 Sunday … 6 Saturday.', example: [1, 2, 3, 4, 5] })
-  @IsOptional()
+  @Optional()
   @IsArray()
   @ArrayMaxSize(7)
   @IsInt({ each: true })
@@ -108,69 +107,69 @@ export class CreateLoyaltyCampaignDto {
   validity_day_of_week?: number[];
 
   @ApiPropertyOptional({ type: ValidityHoursDto })
-  @IsOptional()
+  @Optional()
   @IsObject()
   @ValidateNested()
   @Type(() => ValidityHoursDto)
   validity_hours?: ValidityHoursDto;
 
   @ApiPropertyOptional({ description: 'ISO 8601 duration the campaign stays active after publishing.', example: 'P24D' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(ISO_DURATION, { message: '$property must be an ISO 8601 duration such as P24D' })
   activity_duration_after_publishing?: string;
 
   @ApiPropertyOptional({ description: 'Id of an existing category (`cat_…`). Send this or `category`, not both.' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @IsNotEmpty()
   category_id?: string;
 
   @ApiPropertyOptional({ description: 'Category name; created on first use. Send this or `category_id`, not both.', maxLength: MAX_NAME_LENGTH })
-  @IsOptional()
+  @Optional()
   @IsString()
   @IsNotEmpty()
   @MaxLength(MAX_NAME_LENGTH)
   category?: string;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Custom attributes.' })
-  @IsOptional()
-  @IsObject()
+  @Optional()
+  @IsMetadata()
   metadata?: Record<string, unknown>;
 
   @ApiPropertyOptional({ type: AccessSettingsDto, description: 'Areas and Stores assignments; 400 unless the project has the Areas and Stores feature on.' })
-  @IsOptional()
+  @Optional()
   @IsObject()
   @ValidateNested()
   @Type(() => AccessSettingsDto)
   access_settings?: AccessSettingsDto;
 
   @ApiPropertyOptional({ enum: ['LOYALTY_PROGRAM'], default: 'LOYALTY_PROGRAM' })
-  @IsOptional()
+  @Optional()
   @IsIn(['LOYALTY_PROGRAM'])
   campaign_type?: 'LOYALTY_PROGRAM';
 
   @ApiPropertyOptional({ type: CampaignLoyaltyVoucherDto })
-  @IsOptional()
+  @Optional()
   @IsObject()
   @ValidateNested()
   @Type(() => CampaignLoyaltyVoucherDto)
   voucher?: CampaignLoyaltyVoucherDto;
 
   @ApiPropertyOptional({ type: LoyaltyTiersExpirationDto, description: 'Sent in Voucherify\'s own create example; accepted and stored.' })
-  @IsOptional()
+  @Optional()
   @IsObject()
   @ValidateNested()
   @Type(() => LoyaltyTiersExpirationDto)
   loyalty_tiers_expiration?: LoyaltyTiersExpirationDto;
 
   @ApiPropertyOptional({ description: 'Switch for the campaign: false turns it off even between start_date and expiration_date.', default: true })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   active?: boolean;
 
   @ApiPropertyOptional({ description: 'Extension: a protected campaign cannot be deleted or modified until `protected` is set back to false.', default: false })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   protected?: boolean;
 }

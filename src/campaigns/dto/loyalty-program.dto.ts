@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Matches } from 'class-validator';
+import { IsString, Matches } from 'class-validator';
 import { LimitQueryDto } from '../../common/pagination/limit-query.dto.js';
+import { Optional } from '../../common/validation/decorators.js';
 
 export const PROGRAM_STATUSES = ['ACTIVE', 'INACTIVE', 'DELETED'] as const;
 export type ProgramStatus = (typeof PROGRAM_STATUSES)[number];
@@ -64,7 +65,7 @@ export class LoyaltyProgramListDto {
 /** GET /v2/loyalties/programs: keyset pages, newest first. Deleted programs are not listed. */
 export class ListLoyaltyProgramsQueryDto extends LimitQueryDto {
   @ApiPropertyOptional({ pattern: `^${PROGRAMS_CURSOR_PREFIX}[a-f0-9]+$`, description: '`cursor.next` of the previous page.' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(new RegExp(`^${PROGRAMS_CURSOR_PREFIX}[a-f0-9]+$`), { message: `cursor must match ^${PROGRAMS_CURSOR_PREFIX}[a-f0-9]+$` })
   cursor?: string;

@@ -6,7 +6,6 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
-  IsISO8601,
   IsNotEmpty,
   IsObject,
   IsOptional,
@@ -21,12 +20,13 @@ import { IgnoreUnknownFields } from '../../common/http/validation.pipe.js';
 import { CAMPAIGN_TYPES, type CampaignType } from '../campaign.entity.js';
 import { AccessSettingsDto, ISO_DURATION, LoyaltyTiersExpirationDto, ValidityHoursDto, ValidityTimeframeDto } from './campaign-settings.dto.js';
 import { MAX_NAME_LENGTH, TYPE_MESSAGE } from './create-loyalty-campaign.dto.js';
+import { IsDateTime, IsMetadata, Optional } from '../../common/validation/decorators.js';
 
 const NULL_CLEARS = 'null clears it.';
 
 export class UpdateOptionsDto {
   @ApiPropertyOptional({ description: 'Accepted for compatibility (tiers are not modelled yet).' })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   recalculate_tiers?: boolean;
 }
@@ -39,12 +39,12 @@ export class UpdateOptionsDto {
 export class UpdateLoyaltyCampaignDto {
   @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: `ISO 8601; ${NULL_CLEARS}` })
   @IsOptional()
-  @IsISO8601({ strict: true }, { message: '$property must be an ISO 8601 date-time' })
+  @IsDateTime()
   start_date?: string | null;
 
   @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: `ISO 8601, not before start_date; ${NULL_CLEARS}` })
   @IsOptional()
-  @IsISO8601({ strict: true }, { message: '$property must be an ISO 8601 date-time' })
+  @IsDateTime()
   expiration_date?: string | null;
 
   @ApiPropertyOptional({ type: ValidityTimeframeDto, nullable: true, description: `Requires a start_date (sent or stored); ${NULL_CLEARS}` })
@@ -90,8 +90,8 @@ export class UpdateLoyaltyCampaignDto {
   category_id?: string | null;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Merged into the stored metadata (keys sent replace keys stored).' })
-  @IsOptional()
-  @IsObject()
+  @Optional()
+  @IsMetadata()
   metadata?: Record<string, unknown>;
 
   @ApiPropertyOptional({ type: [String], nullable: true, description: 'Metadata keys to remove (applied after the merge).' })
@@ -102,7 +102,7 @@ export class UpdateLoyaltyCampaignDto {
   unset_metadata_fields?: string[] | null;
 
   @ApiPropertyOptional({ type: AccessSettingsDto, description: 'Assign/unassign areas and stores; 400 unless the Areas and Stores feature is on.' })
-  @IsOptional()
+  @Optional()
   @IsObject()
   @ValidateNested()
   @Type(() => AccessSettingsDto)
@@ -115,17 +115,17 @@ export class UpdateLoyaltyCampaignDto {
   activity_duration_after_publishing?: string | null;
 
   @ApiPropertyOptional({ description: 'Accepted and ignored: always true for loyalty campaigns.' })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   join_once?: boolean;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   auto_join?: boolean;
 
   @ApiPropertyOptional({ enum: CAMPAIGN_TYPES, description: 'AUTO_UPDATE ⇄ STATIC only; STANDALONE is rejected.' })
-  @IsOptional()
+  @Optional()
   @IsIn(CAMPAIGN_TYPES, { message: TYPE_MESSAGE })
   type?: CampaignType;
 
@@ -137,19 +137,19 @@ export class UpdateLoyaltyCampaignDto {
   loyalty_tiers_expiration?: LoyaltyTiersExpirationDto | null;
 
   @ApiPropertyOptional({ type: UpdateOptionsDto })
-  @IsOptional()
+  @Optional()
   @IsObject()
   @ValidateNested()
   @Type(() => UpdateOptionsDto)
   options?: UpdateOptionsDto;
 
   @ApiPropertyOptional({ description: 'Extension: turn the campaign on or off.' })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   active?: boolean;
 
   @ApiPropertyOptional({ description: 'Extension: protect or unprotect. While protected, only `{"protected": false}` is accepted.' })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   protected?: boolean;
 }

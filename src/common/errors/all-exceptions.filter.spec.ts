@@ -1,10 +1,10 @@
 import type { ArgumentsHost } from '@nestjs/common';
-import { Logger, NotFoundException } from '@nestjs/common';
+import { HttpException, Logger, NotFoundException } from '@nestjs/common';
 import { AllExceptionsFilter } from './all-exceptions.filter.js';
 import { ApiError } from './api-error.js';
 import { unavailableDependency } from './infrastructure-errors.js';
 
-function render(exception: unknown) {
+function render(exception: unknown, body?: unknown) {
   const sent: { status?: number; body?: Record<string, unknown>; headers: Record<string, string> } = { headers: {} };
   const response = {
     headersSent: false,
@@ -17,7 +17,7 @@ function render(exception: unknown) {
       sent.body = body;
     },
   };
-  const request = { id: 'v-00112233445566778899', method: 'GET', path: '/v1/x', url: '/v1/x', log: {} };
+  const request = { id: 'v-00112233445566778899', method: 'GET', path: '/v1/x', url: '/v1/x', log: {}, body };
   const host = {
     getType: () => 'http',
     switchToHttp: () => ({ getRequest: () => request, getResponse: () => response }),
@@ -55,6 +55,22 @@ describe('AllExceptionsFilter', () => {
 
   it('maps a route miss to not_found', () => {
     expect(render(new NotFoundException('Cannot GET /v1/x')).body).toMatchObject({ key: 'not_found', details: 'Cannot find route GET /v1/x' });
+  });
+
+  it('maps a PostgreSQL data error (22xxx, 54000) to 400 naming the problem, by where the input came from', () => {
+    const json = Object.assign(new Error('query failed'), { driverError: { code: '22P02', message: 'invalid input syntax for type json' } });
+    expect(render(json, { a: 1 })).toMatchObject({ status: 400, body: { key: 'invalid_payload', details: 'A value in the request cannot be stored: invalid input syntax for type json' } });
+    expect(render(json)).toMatchObject({ status: 400, body: { key: 'invalid_query_params' } });
+    const index = Object.assign(new Error('query failed'), { driverError: { code: '54000', message: 'index row size 3000 exceeds btree version 4 maximum 2704' } });
+    expect(render(index, {}).status).toBe(400);
+    const other = Object.assign(new Error('query failed'), { driverError: { code: '42P01', message: 'relation does not exist' } });
+    expect(render(other, {}).status).toBe(500);
+  });
+
+  it('unwraps an ApiError wrapped by the body parser, and names 415s', () => {
+    const wrapped = new HttpException('x', 400, { cause: ApiError.invalidPayload('a nests objects or arrays more than 32 levels deep') });
+    expect(render(wrapped).body).toMatchObject({ key: 'invalid_payload', details: 'a nests objects or arrays more than 32 levels deep' });
+    expect(render(new HttpException('unsupported charset "UTF-7"', 415)).body).toMatchObject({ code: 415, key: 'unsupported_media_type' });
   });
 
   it('maps connection failures to 503 with Retry-After', () => {

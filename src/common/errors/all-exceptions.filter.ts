@@ -1,7 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiError } from './api-error.js';
-import { unavailableDependency } from './infrastructure-errors.js';
+import { dataError, unavailableDependency } from './infrastructure-errors.js';
 import { BODY_LIMIT_BYTES } from '../http/body-limit.js';
 
 const DEPENDENCY_NAMES = { postgres: 'PostgreSQL', redis: 'Redis' } as const;
@@ -33,12 +33,23 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
   private toApiError(exception: unknown, request: Request, requestId: string | undefined): ApiError {
     if (exception instanceof ApiError) return exception;
+    // An ApiError thrown inside Express's body parser (the edge checks) arrives wrapped in an HTTP error.
+    if (exception instanceof HttpException && exception.cause instanceof ApiError) return exception.cause;
     if (exception instanceof HttpException) return this.fromHttpException(exception, request);
 
     const dependency = unavailableDependency(exception);
     if (dependency) {
       this.logger.warn({ request_id: requestId, err: exception }, `${DEPENDENCY_NAMES[dependency]} unreachable`);
       return ApiError.serviceUnavailable(`${DEPENDENCY_NAMES[dependency]} is unreachable; retry later`);
+    }
+
+    // A value the edge checks and the DTOs let through but PostgreSQL refuses (22xxx data exceptions, an
+    // index row too large) is the client's input, not our fault: 400, logged so the gap can be closed.
+    const data = dataError(exception);
+    if (data) {
+      this.logger.warn({ request_id: requestId, pg_code: data.code, err: exception }, 'PostgreSQL refused a value from the request');
+      const details = `A value in the request cannot be stored: ${data.message}`;
+      return hasBody(request) ? ApiError.invalidPayload(details) : ApiError.invalidQueryParams(details);
     }
 
     this.logger.error({ request_id: requestId, err: exception }, 'Unhandled error');
@@ -55,6 +66,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
         if (exception.cause instanceof SyntaxError) {
           return ApiError.invalidPayload('Request body is not valid JSON');
         }
+        // Express's router could not decode a path parameter (the edge check normally answers first).
+        if (exception.cause instanceof URIError) return ApiError.invalidQueryParams('The path is not valid percent-encoded UTF-8');
         return ApiError.invalidPayload(messageOf(exception));
       case 401:
         return ApiError.unauthorized();
@@ -66,6 +79,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
         return new ApiError(413, 'payload_too_large', 'Payload too large', {
           details: `Request body exceeds the limit of ${BODY_LIMIT_BYTES} bytes`,
         });
+      case 415:
+        // body-parser: a charset or Content-Encoding it cannot decode.
+        return new ApiError(415, 'unsupported_media_type', 'Unsupported media type', {
+          details: `${messageOf(exception)}; send JSON as UTF-8, with Content-Encoding identity, gzip, deflate or br`,
+        });
       case 503:
         return ApiError.serviceUnavailable(messageOf(exception));
       default:
@@ -73,9 +91,14 @@ export class AllExceptionsFilter implements ExceptionFilter {
           this.logger.error({ err: exception }, 'HTTP exception with server status');
           return new ApiError(500, 'internal_server_error', 'Internal server error');
         }
-        return new ApiError(status, httpKey(status), messageOf(exception));
+        return new ApiError(status, status === 429 ? 'too_many_requests' : 'invalid_request', messageOf(exception), { details: messageOf(exception) });
     }
   }
+}
+
+/** The JSON parser leaves `body` undefined when the request has none. */
+function hasBody(request: Request): boolean {
+  return request.body !== undefined;
 }
 
 function messageOf(exception: HttpException): string {
@@ -84,8 +107,4 @@ function messageOf(exception: HttpException): string {
   const message = (response as { message?: unknown }).message;
   if (Array.isArray(message)) return message.join('; ');
   return typeof message === 'string' ? message : exception.message;
-}
-
-function httpKey(status: number): ApiError['key'] {
-  return status === 429 ? 'too_many_requests' : 'invalid_payload';
 }

@@ -55,3 +55,14 @@ function looksLikeRedis(e: { message?: unknown; stack?: unknown; name?: unknown 
   const text = `${String(e.name)} ${String(e.message)} ${String(e.stack)}`;
   return /ioredis|bullmq|Stream isn't writeable|max retries per request/i.test(text);
 }
+
+/**
+ * A PostgreSQL error caused by a value rather than by the query or the server: class 22 (data exception:
+ * invalid text, out-of-range numbers, malformed JSON…) and 54000 (a value too large for an index row).
+ */
+export function dataError(error: unknown): { code: string; message: string } | null {
+  const driverError = (error as { driverError?: { code?: unknown; message?: unknown } } | null)?.driverError ?? (error as { code?: unknown; message?: unknown } | null);
+  const code = typeof driverError?.code === 'string' ? driverError.code : '';
+  if (!/^22[0-9A-Z]{3}$/.test(code) && code !== '54000') return null;
+  return { code, message: typeof driverError?.message === 'string' ? driverError.message : code };
+}

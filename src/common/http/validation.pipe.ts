@@ -56,8 +56,10 @@ function flatten(errors: ValidationError[], parent = ''): string[] {
     const path = parent ? `${parent}.${error.property}` : error.property;
     const own = Object.entries(error.constraints ?? {}).map(([constraint, message]) => {
       if (constraint === 'whitelistValidation') return `property ${path} is not allowed`;
-      // class-validator starts messages with the bare property name; replace it with the full path.
-      return message.startsWith(`${error.property} `) ? `${path}${message.slice(error.property.length)}` : `${path}: ${message}`;
+      // class-validator starts messages with the bare property name (ours may go on with `.key`); replace it
+      // with the full path.
+      const own = message.startsWith(`${error.property} `) || message.startsWith(`${error.property}.`);
+      return own ? `${path}${message.slice(error.property.length)}` : `${path}: ${message}`;
     });
     return [...own, ...flatten(error.children ?? [], path)];
   });

@@ -5,7 +5,9 @@ import { ErrorResponseDto } from './error-response.dto.js';
 const ERROR_EXAMPLES: Record<number, { description: string; example: object }> = {
   400: {
     description:
-      'Invalid body (`invalid_payload`) or query/path parameters (`invalid_query_params`), `details` naming the property; ' +
+      'Invalid body (`invalid_payload`) or query/path parameters (`invalid_query_params`), `details` naming the property: ' +
+      'this includes text PostgreSQL cannot store (NUL, lone UTF-16 surrogates), malformed percent-encoding, and bodies or query ' +
+      'strings outside the size and nesting limits (docs/errors.md); a request Node cannot parse as HTTP (`invalid_request`); ' +
       'a cursor that was tampered with, expired or made for another query (`invalid_or_expired_cursor`); a protected campaign (`resource_protected`); ' +
       'no loyalty card to give (`no_voucher_suitable_for_publication`) or a card code already given (`voucher_already_published`).',
     example: { code: 400, key: 'invalid_payload', message: 'Invalid payload', details: 'note must be a string', request_id: 'v-0c12951ec58e67577e' },
@@ -30,6 +32,14 @@ const ERROR_EXAMPLES: Record<number, { description: string; example: object }> =
     description: 'Body larger than 1 MiB.',
     example: { code: 413, key: 'payload_too_large', message: 'Payload too large', details: 'Request body exceeds the limit of 1048576 bytes', request_id: 'v-0c12951ec58e67577e' },
   },
+  415: {
+    description: 'A body in a charset other than UTF-8, or with a Content-Encoding other than identity, gzip, deflate or br (`unsupported_media_type`).',
+    example: { code: 415, key: 'unsupported_media_type', message: 'Unsupported media type', details: 'JSON bodies must be UTF-8; got charset utf-16le', request_id: 'v-0c12951ec58e67577e' },
+  },
+  431: {
+    description: 'Request line and headers over 16 KiB (`request_header_fields_too_large`), answered by the HTTP parser before routing.',
+    example: { code: 431, key: 'request_header_fields_too_large', message: 'Request header fields too large', details: 'The request line and headers together exceed 16 KiB', request_id: 'v-0c12951ec58e67577e' },
+  },
   500: {
     description: 'Unexpected error; logged with the request id.',
     example: { code: 500, key: 'internal_server_error', message: 'Internal server error', request_id: 'v-0c12951ec58e67577e' },
@@ -40,9 +50,15 @@ const ERROR_EXAMPLES: Record<number, { description: string; example: object }> =
   },
 };
 
-/** Documents the error answers of an endpoint; 413 and 500 are added everywhere since any route can give them. */
+/**
+ * Answers any request can get, whatever the route: the edge checks (400), the body parser (413, 415), Node's
+ * HTTP parser (431) and a bug (500).
+ */
+export const EDGE_STATUSES = [400, 413, 415, 431, 500] as const;
+
+/** Documents the error answers of an endpoint: its own, plus EDGE_STATUSES. */
 export function ApiErrorResponses(...statuses: number[]): MethodDecorator & ClassDecorator {
-  const all = [...new Set([...statuses, 413, 500])].sort((a, b) => a - b);
+  const all = [...new Set([...statuses, ...EDGE_STATUSES])].sort((a, b) => a - b);
   return applyDecorators(
     ...all.map((status) =>
       ApiResponse({

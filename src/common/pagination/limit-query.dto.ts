@@ -1,12 +1,12 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsInt, Max, Min } from 'class-validator';
+import { Optional, QueryInt } from '../validation/decorators.js';
 
 /** `limit` as every list takes it: 1-100, default 10. */
 export class LimitQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 10 })
-  @IsOptional()
-  @Type(() => Number)
+  @Optional()
+  @QueryInt()
   @IsInt()
   @Min(1)
   @Max(100)

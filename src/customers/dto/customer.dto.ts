@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsEmail, IsISO8601, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { IsEmail, IsISO8601, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { IsMetadata, Optional } from '../../common/validation/decorators.js';
 
 export const CUSTOMER_ID = /^cust_[a-zA-Z0-9]+$/;
 
@@ -78,8 +79,8 @@ export class CustomerFieldsDto {
   address?: CustomerAddressDto | null;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true })
-  @IsOptional()
-  @IsObject()
+  @Optional()
+  @IsMetadata()
   metadata?: Record<string, unknown>;
 }
 
@@ -89,12 +90,12 @@ export class CustomerFieldsDto {
  */
 export class UpsertCustomerDto extends CustomerFieldsDto {
   @ApiPropertyOptional({ pattern: CUSTOMER_ID.source, description: 'An existing customer to update.' })
-  @IsOptional()
+  @Optional()
   @Matches(CUSTOMER_ID, { message: `$property must match ${CUSTOMER_ID.source}` })
   id?: string;
 
   @ApiPropertyOptional({ maxLength: 255, description: 'Your own identifier (CRM id, email…); unique in the project. Ignored when id is sent.' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(/\S/, { message: '$property must not be blank' })
   @MaxLength(255)

@@ -1,10 +1,11 @@
 import { ApiExtraModels, ApiHideProperty, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { plainToInstance, Transform, Type } from 'class-transformer';
-import { IsDefined, IsIn, ValidateIf, IsInt, IsISO8601, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { IsDefined, IsIn, ValidateIf, IsInt, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { ValidityHoursDto, ValidityTimeframeDto } from '../../campaigns/dto/campaign-settings.dto.js';
 import { CategoryDto } from '../../campaigns/dto/loyalty-campaign.dto.js';
 import { LimitQueryDto } from '../../common/pagination/limit-query.dto.js';
 import { UpsertCustomerDto } from '../../customers/dto/customer.dto.js';
+import { IsDateTime, IsMetadata, Optional, QueryInt } from '../../common/validation/decorators.js';
 
 /**
  * POST /v1/loyalties/{campaignId}/members (the SDK's `loyalties.createMember`). `customer` may also be a
@@ -23,23 +24,23 @@ export class CreateLoyaltyMemberDto {
   customer: UpsertCustomerDto | string;
 
   @ApiPropertyOptional({ description: 'Code of a free card of this campaign to give; by default the next free card (or a new one for AUTO_UPDATE).' })
-  @IsOptional()
+  @Optional()
   @IsString()
   voucher?: string;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Stored as the member\'s metadata.' })
-  @IsOptional()
-  @IsObject()
+  @Optional()
+  @IsMetadata()
   metadata?: Record<string, unknown>;
 
   @ApiPropertyOptional({ description: 'Distribution channel; accepted for compatibility and not stored.' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(255)
   channel?: string;
 
   @ApiPropertyOptional({ description: 'Your publication id; accepted for compatibility and not stored.' })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(255)
   source_id?: string;
@@ -50,49 +51,49 @@ export type LoyaltyMemberOrder = (typeof LOYALTY_MEMBER_ORDERS)[number];
 
 export class DateRangeQueryDto {
   @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptional()
-  @IsISO8601({ strict: true }, { message: '$property must be an ISO 8601 date-time' })
+  @Optional()
+  @IsDateTime()
   before?: string;
 
   @ApiPropertyOptional({ format: 'date-time' })
-  @IsOptional()
-  @IsISO8601({ strict: true }, { message: '$property must be an ISO 8601 date-time' })
+  @Optional()
+  @IsDateTime()
   after?: string;
 }
 
 /** GET /v1/loyalties/{campaignId}/members: Voucherify's page/limit listing of the campaign's published cards (date ranges are documented on the controller, as deep objects). */
 export class ListLoyaltyMembersQueryDto extends LimitQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 1 })
-  @IsOptional()
-  @Type(() => Number)
+  @Optional()
+  @QueryInt()
   @IsInt()
   @Min(1)
   @Max(100)
   page?: number;
 
   @ApiPropertyOptional({ enum: LOYALTY_MEMBER_ORDERS, default: '-created_at', description: 'By the card\'s creation, last update or code; `-` means descending.' })
-  @IsOptional()
+  @Optional()
   @IsIn(LOYALTY_MEMBER_ORDERS)
   order?: LoyaltyMemberOrder;
 
   @ApiPropertyOptional({ description: 'Only the card of this customer (id or source id).' })
-  @IsOptional()
+  @Optional()
   @IsString()
   customer?: string;
 
   @ApiPropertyOptional({ description: 'Only the card with this code.' })
-  @IsOptional()
+  @Optional()
   @IsString()
   code?: string;
 
   @ApiHideProperty()
-  @IsOptional()
+  @Optional()
   @ValidateNested()
   @Type(() => DateRangeQueryDto)
   created_at?: DateRangeQueryDto;
 
   @ApiHideProperty()
-  @IsOptional()
+  @Optional()
   @ValidateNested()
   @Type(() => DateRangeQueryDto)
   updated_at?: DateRangeQueryDto;

@@ -1,10 +1,11 @@
 import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { Allow, IsDefined, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import { Allow, IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
 import { PROGRAM_ID } from '../../campaigns/dto/loyalty-program.dto.js';
 import { LimitQueryDto } from '../../common/pagination/limit-query.dto.js';
 import { CUSTOMER_ID } from '../../customers/dto/customer.dto.js';
 import { MEMBER_STATUSES, type MemberStatus } from '../member.entity.js';
+import { IsMetadata, Optional } from '../../common/validation/decorators.js';
 
 export const MEMBER_ID = /^lmbr_[a-f0-9]+$/;
 export const MEMBERS_CURSOR_PREFIX = 'lcrsmbr_';
@@ -55,7 +56,7 @@ export class CreateMemberDto {
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, default: {} })
   @IsOptional()
-  @IsObject()
+  @IsMetadata()
   metadata?: Record<string, unknown> | null;
 }
 
@@ -68,7 +69,7 @@ export class UpdateMemberDto {
   })
   @ValidateIf((o: UpdateMemberDto) => o.metadata !== null)
   @IsDefined({ message: 'metadata is required (an object, or null to clear it)' })
-  @IsObject()
+  @IsMetadata()
   metadata: Record<string, unknown> | null;
 }
 
@@ -181,7 +182,7 @@ export class ListMembersQueryDto extends LimitQueryDto {
   filters?: unknown;
 
   @ApiPropertyOptional({ pattern: MEMBERS_CURSOR.source, description: '`cursor.next` of the previous page; valid with the same filters and order until `expires_at`.' })
-  @IsOptional()
+  @Optional()
   @IsString()
   cursor?: string;
 }
