@@ -13,7 +13,9 @@ import { AppConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { DiagnosticsModule } from '../diagnostics/diagnostics.module.js';
 import { HealthModule } from '../health/health.module.js';
+import { EventsModule } from '../events/events.module.js';
 import { MembersModule } from '../members/members.module.js';
+import { PointsModule } from '../points/points.module.js';
 import { QueueModule } from '../queue/queue.module.js';
 
 /** The HTTP API process: controllers, the key guard, validation and the error filter. No processors. */
@@ -33,6 +35,8 @@ export class ApiModule {
         CampaignsModule,
         CustomersModule,
         MembersModule,
+        EventsModule,
+        PointsModule,
       ],
       providers: [
         BootstrapKeyService,

@@ -1,33 +1,68 @@
-import { type BeforeApplicationShutdown, type DynamicModule, Injectable, Module } from '@nestjs/common';
+import { type BeforeApplicationShutdown, type DynamicModule, Injectable, Logger, Module, type OnApplicationBootstrap } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { WorkerHost } from '@nestjs/bullmq';
 import { CampaignsModule } from '../campaigns/campaigns.module.js';
 import { CardGenerationProcessor } from '../campaigns/card-generation.processor.js';
+import { CardGenerationService } from '../campaigns/card-generation.service.js';
 import { LoggingModule } from '../common/logging/logging.module.js';
 import { AppConfig } from '../config/app-config.js';
 import { AppConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { DiagnosticPingProcessor } from '../diagnostics/diagnostic-ping.processor.js';
 import { DiagnosticsModule } from '../diagnostics/diagnostics.module.js';
+import { internalCause } from '../events/events.service.js';
+import { ActivationService } from '../points/pending/activation.service.js';
+import { PendingPointsProcessor } from '../points/pending/pending-points.processor.js';
+import { PointsModule } from '../points/points.module.js';
 import { QueueModule } from '../queue/queue.module.js';
 import { QueueName } from '../queue/queue.definitions.js';
+import { RedisConnectionLog } from '../queue/redis-connection-log.js';
+import { SweepTimers } from '../queue/sweeps.js';
 
 /** Every queue's processor; the worker refuses to start if a queue has none (see worker.ts). */
 export const PROCESSORS = {
   [QueueName.Diagnostics]: DiagnosticPingProcessor,
   [QueueName.Campaigns]: CardGenerationProcessor,
+  [QueueName.PendingPoints]: PendingPointsProcessor,
 } as const satisfies { readonly [Q in QueueName]: unknown };
 
+/** Due entries one sweep transaction activates. */
+export const PENDING_POINTS_SWEEP_BATCH = 1_000;
+
 /**
- * Closes every BullMQ worker (which waits for the jobs in progress) before any module shuts down.
- * @nestjs/bullmq closes workers in onApplicationShutdown, which may run after TypeORM has already
- * closed its pool, so a job finishing during shutdown would fail and be retried instead of completing.
+ * The worker's own life cycle: the sweeps start once everything is up; at shutdown they stop, then every
+ * BullMQ worker closes (waiting for the jobs in progress), all before any module shuts down.
+ * @nestjs/bullmq closes workers in onApplicationShutdown, which may run after TypeORM has already closed its
+ * pool, so a job finishing during shutdown would fail and be retried instead of completing.
  */
 @Injectable()
-export class DrainWorkersOnShutdown implements BeforeApplicationShutdown {
-  constructor(private readonly moduleRef: ModuleRef) {}
+export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Worker');
+  readonly sweeps: SweepTimers;
+
+  constructor(
+    private readonly moduleRef: ModuleRef,
+    config: AppConfig,
+    private readonly cards: CardGenerationService,
+    activation: ActivationService,
+    private readonly connections: RedisConnectionLog,
+  ) {
+    this.sweeps = new SweepTimers([
+      { name: 'card-generation', everyMs: config.sweeps.cardGenerationMs, run: () => cards.sweep() },
+      { name: 'pending-points', everyMs: config.sweeps.pendingPointsMs, run: () => activation.sweep(PENDING_POINTS_SWEEP_BATCH, internalCause()) },
+    ]);
+  }
+
+  onApplicationBootstrap(): void {
+    this.sweeps.start();
+    this.connections.onRestored(() => this.sweeps.runAll());
+    for (const processor of Object.values(PROCESSORS)) void this.connections.watch('worker', this.moduleRef.get<WorkerHost>(processor).worker);
+    // Not awaited: with Redis down this would wait for it, and the worker must start anyway.
+    void this.cards.removeLegacyScheduler().catch((error: unknown) => this.logger.warn({ err: error }, 'could not remove the legacy card generation scheduler'));
+  }
 
   async beforeApplicationShutdown(): Promise<void> {
+    await this.sweeps.stop();
     await Promise.all(Object.values(PROCESSORS).map((processor) => this.moduleRef.get<WorkerHost>(processor).worker.close()));
   }
 }
@@ -38,8 +73,8 @@ export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [AppConfigModule.forRoot(config), LoggingModule, DatabaseModule, QueueModule.register('worker'), DiagnosticsModule, CampaignsModule],
-      providers: [...Object.values(PROCESSORS), DrainWorkersOnShutdown],
+      imports: [AppConfigModule.forRoot(config), LoggingModule, DatabaseModule, QueueModule.register('worker'), DiagnosticsModule, CampaignsModule, PointsModule],
+      providers: [...Object.values(PROCESSORS), WorkerLifecycle],
     };
   }
 }

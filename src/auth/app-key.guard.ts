@@ -25,7 +25,7 @@ export class AppKeyGuard implements CanActivate {
     if (!appId || !appToken || appId.length > 200 || appToken.length > 200) throw ApiError.unauthorized();
     const project = await this.auth.authenticate(appId, appToken);
     if (!project) throw ApiError.unauthorized();
-    request.project = project;
+    request.project = { ...project, appId, requestId: typeof request.id === 'string' ? request.id : undefined };
     return true;
   }
 }

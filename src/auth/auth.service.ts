@@ -9,6 +9,9 @@ export interface ProjectContext {
   readonly id: string;
   /** Per-project features (off by default); read with the key, so checking one costs no query. */
   readonly features?: { readonly areasAndStores: boolean };
+  /** The application key of the request, and its id: events caused by the request name both. */
+  readonly appId?: string;
+  readonly requestId?: string;
 }
 
 export interface CreatedProject {

@@ -1,24 +1,15 @@
-import { Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import type { Job } from 'bullmq';
 import { JobName, type JobPayloads, QueueName } from '../queue/queue.definitions.js';
 import { CardGenerationService } from './card-generation.service.js';
 
 @Processor(QueueName.Campaigns)
-export class CardGenerationProcessor extends WorkerHost implements OnApplicationBootstrap {
+export class CardGenerationProcessor extends WorkerHost {
   private readonly logger = new Logger(CardGenerationProcessor.name);
 
   constructor(private readonly generation: CardGenerationService) {
     super();
-  }
-
-  async onApplicationBootstrap(): Promise<void> {
-    try {
-      await this.generation.scheduleSweep();
-    } catch (error) {
-      // Not fatal: jobs queued by the API still run; the next worker start schedules the sweep.
-      this.logger.error({ err: error }, 'could not schedule the card generation sweep');
-    }
   }
 
   async process(job: Job): Promise<void> {
@@ -36,6 +27,7 @@ export class CardGenerationProcessor extends WorkerHost implements OnApplication
         }
         return;
       }
+      // An iteration left in Redis by the job scheduler of earlier versions (the sweep is a timer now).
       case JobName.CardGenerationSweep: {
         const queued = await this.generation.sweep();
         if (queued > 0) this.logger.log({ campaigns: queued }, 'card generation sweep queued jobs');

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { base62Id } from '../common/ids.js';
 import { JobQueueService } from '../queue/job-queue.service.js';
-import { JobName } from '../queue/queue.definitions.js';
+import { JOB_QUEUE, JobName } from '../queue/queue.definitions.js';
 import { CampaignRepository } from './campaign.repository.js';
 import { cardJobId } from './campaigns.service.js';
 import { CodeGenerator } from './code-config.js';
@@ -16,7 +16,6 @@ export const CARD_BATCH_SIZE = 10_000;
 export const CARD_LANES = 2;
 /** Batches in a row that add no card before generation gives up (the code space is used up). */
 const MAX_FRUITLESS_BATCHES = 20;
-export const SWEEP_EVERY_MS = 60_000;
 
 export type GenerationOutcome = 'done' | 'failed' | 'skipped';
 
@@ -89,7 +88,11 @@ export class CardGenerationService {
     return ids.length;
   }
 
-  async scheduleSweep(): Promise<void> {
-    await this.jobs.schedule(JobName.CardGenerationSweep, {}, SWEEP_EVERY_MS);
+  /**
+   * Removes the BullMQ job scheduler that ran this sweep in earlier versions (the sweep now runs on a timer
+   * of the worker, see SweepTimers); iterations it left behind are still handled by the processor.
+   */
+  async removeLegacyScheduler(): Promise<void> {
+    await this.jobs.queue(JOB_QUEUE[JobName.CardGenerationSweep]).removeJobScheduler(JobName.CardGenerationSweep);
   }
 }

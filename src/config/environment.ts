@@ -116,6 +116,18 @@ export class EnvironmentVariables {
   WEBHOOK_ALLOWED_CIDRS: string = '';
 
   @Transform(toInt)
+  @IsInt({ message: 'PENDING_POINTS_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
+  @Min(10, { message: 'PENDING_POINTS_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
+  @Max(86_400_000, { message: 'PENDING_POINTS_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
+  PENDING_POINTS_SWEEP_MS: number = 60_000;
+
+  @Transform(toInt)
+  @IsInt({ message: 'CARD_GENERATION_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
+  @Min(10, { message: 'CARD_GENERATION_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
+  @Max(86_400_000, { message: 'CARD_GENERATION_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
+  CARD_GENERATION_SWEEP_MS: number = 60_000;
+
+  @Transform(toInt)
   @IsInt({ message: 'APP_KEY_CACHE_MS must be an integer from 0 to 60000 (milliseconds; 0 = no cache)' })
   @Min(0, { message: 'APP_KEY_CACHE_MS must be an integer from 0 to 60000 (milliseconds; 0 = no cache)' })
   @Max(60_000, { message: 'APP_KEY_CACHE_MS must be an integer from 0 to 60000 (milliseconds; 0 = no cache)' })

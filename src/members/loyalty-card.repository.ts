@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, SelectQueryBuilder } from 'typeorm';
-import { Voucher } from '../campaigns/voucher.entity.js';
+import { LoyaltyCard } from '../points/cards/loyalty-card.entity.js';
 import type { LoyaltyMemberOrder } from './dto/loyalty-member.dto.js';
 
 export interface CardListQuery {
@@ -27,17 +27,17 @@ export class LoyaltyCardRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** A published card by code, in one campaign or in any live campaign of the project. */
-  async findByCode(projectId: string, code: string, campaignId?: string): Promise<Voucher | null> {
+  async findByCode(projectId: string, code: string, campaignId?: string): Promise<LoyaltyCard | null> {
     const query = this.published(projectId).andWhere('v.code = :code', { code });
     if (campaignId) query.andWhere('v.campaign_id = :campaignId', { campaignId });
     return query.getOne();
   }
 
-  async findById(projectId: string, id: string): Promise<Voucher | null> {
+  async findById(projectId: string, id: string): Promise<LoyaltyCard | null> {
     return this.published(projectId).andWhere('v.id = :id', { id }).getOne();
   }
 
-  async list(projectId: string, campaignId: string, query: CardListQuery): Promise<{ rows: Voucher[]; total: number }> {
+  async list(projectId: string, campaignId: string, query: CardListQuery): Promise<{ rows: LoyaltyCard[]; total: number }> {
     const builder = this.published(projectId).andWhere('v.campaign_id = :campaignId', { campaignId });
     if (query.holderIds) builder.andWhere('v.holder_id IN (:...holderIds)', { holderIds: query.holderIds });
     if (query.code !== undefined) builder.andWhere('v.code = :code', { code: query.code });
@@ -52,9 +52,9 @@ export class LoyaltyCardRepository {
     return { rows, total };
   }
 
-  private published(projectId: string): SelectQueryBuilder<Voucher> {
+  private published(projectId: string): SelectQueryBuilder<LoyaltyCard> {
     return this.dataSource
-      .getRepository(Voucher)
+      .getRepository(LoyaltyCard)
       .createQueryBuilder('v')
       .innerJoinAndSelect('v.member', 'm', `m.status <> 'DELETED'`)
       .innerJoinAndSelect('v.campaign', 'c', 'c.deleted_at IS NULL')

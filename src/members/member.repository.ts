@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { Voucher } from '../campaigns/voucher.entity.js';
+import { LoyaltyCard } from '../points/cards/loyalty-card.entity.js';
 import type { Condition, MemberFilters, SortColumn, SortKey } from './member-list-query.js';
 import { Member, type MemberStatus } from './member.entity.js';
 
@@ -35,7 +35,7 @@ export interface CardSource {
 }
 
 export type EnrolResult =
-  | { ok: true; member: Member; card: Voucher }
+  | { ok: true; member: Member; card: LoyaltyCard }
   | { ok: false; reason: 'member_exists' | 'no_free_card' | 'code_not_found' | 'code_published' | 'code_space_exhausted'; cardId?: string };
 
 class Rollback extends Error {
@@ -90,7 +90,7 @@ export class MemberRepository {
     }
   }
 
-  private async assignCard(manager: EntityManager, member: NewMember, source: CardSource): Promise<Voucher> {
+  private async assignCard(manager: EntityManager, member: NewMember, source: CardSource): Promise<LoyaltyCard> {
     const publish = `SET member_id = $1, holder_id = $2, published_at = now(), updated_at = now()`;
     if (source.code !== undefined) {
       const [claimed] = (await manager.query(
@@ -98,7 +98,7 @@ export class MemberRepository {
         [member.id, member.customerId, member.projectId, source.campaignId, source.code],
       )) as [{ id: string }[], number];
       if (claimed.length) return this.card(manager, claimed[0].id);
-      const existing = await manager.getRepository(Voucher).findOneBy({ projectId: member.projectId, campaignId: source.campaignId, code: source.code });
+      const existing = await manager.getRepository(LoyaltyCard).findOneBy({ projectId: member.projectId, campaignId: source.campaignId, code: source.code });
       throw new Rollback({ ok: false, reason: existing ? 'code_published' : 'code_not_found', cardId: existing?.id });
     }
     const [free] = (await manager.query(
@@ -126,15 +126,15 @@ export class MemberRepository {
     throw new Rollback({ ok: false, reason: 'code_space_exhausted' });
   }
 
-  private card(manager: EntityManager, id: string): Promise<Voucher> {
-    return manager.getRepository(Voucher).findOneByOrFail({ id });
+  private card(manager: EntityManager, id: string): Promise<LoyaltyCard> {
+    return manager.getRepository(LoyaltyCard).findOneByOrFail({ id });
   }
 
   /** A member of the program, deleted or not, with its cards. */
-  async find(projectId: string, programId: string, memberId: string): Promise<{ member: Member; cards: Voucher[] } | null> {
+  async find(projectId: string, programId: string, memberId: string): Promise<{ member: Member; cards: LoyaltyCard[] } | null> {
     const member = await this.dataSource.getRepository(Member).findOneBy({ projectId, programId, id: memberId });
     if (!member) return null;
-    const cards = await this.dataSource.getRepository(Voucher).find({ where: { memberId }, order: { publishedAt: 'ASC' } });
+    const cards = await this.dataSource.getRepository(LoyaltyCard).find({ where: { memberId }, order: { publishedAt: 'ASC' } });
     return { member, cards };
   }
 

@@ -5,7 +5,7 @@ import { CampaignsService } from '../campaigns/campaigns.service.js';
 import { CodeGenerator } from '../campaigns/code-config.js';
 import { toCategoryDto } from '../campaigns/dto/loyalty-campaign.dto.js';
 import { LoyaltyProgramsService, programStatus } from '../campaigns/loyalty-programs.service.js';
-import type { Voucher } from '../campaigns/voucher.entity.js';
+import type { LoyaltyCard } from '../points/cards/loyalty-card.entity.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { base62Id, hexId } from '../common/ids.js';
 import { CursorService } from '../common/pagination/cursor.service.js';
@@ -134,6 +134,23 @@ export class MembersService {
     return { object: 'list', data_ref: 'vouchers', vouchers: rows.map(toLoyaltyMember), total };
   }
 
+  /**
+   * Earning's auto-join (a campaign with `auto_join`): enrols the customer, ACTIVE, and returns the card id;
+   * null when it cannot join (the program is not ACTIVE, it joined a moment ago, or there is no card to give).
+   */
+  async autoJoin(project: ProjectContext, campaignId: string, customerId: string): Promise<string | null> {
+    const { campaign, programId } = await this.campaigns.find(project, campaignId);
+    if (programStatus(campaign) !== 'ACTIVE') return null;
+    const customer = await this.customers.requireById(project, customerId);
+    try {
+      const { card } = await this.enrol(project, { programId, campaign, customer, status: 'ACTIVE', metadata: {} });
+      return card.id;
+    } catch (error) {
+      if (error instanceof ApiError && error.status < 500) return null;
+      throw error;
+    }
+  }
+
   private requireActive(campaign: Campaign, programId: string): void {
     if (programStatus(campaign) !== 'ACTIVE') {
       throw new ApiError(423, 'non_active_program', 'Invalid program status', {
@@ -144,7 +161,7 @@ export class MembersService {
     }
   }
 
-  private async enrol(project: ProjectContext, enrolment: Enrolment): Promise<{ member: Member; card: Voucher }> {
+  private async enrol(project: ProjectContext, enrolment: Enrolment): Promise<{ member: Member; card: LoyaltyCard }> {
     const { campaign, customer } = enrolment;
     const codes = new CodeGenerator(campaign.voucher.code_config);
     const result = await this.members.enrol(
@@ -230,11 +247,11 @@ function memberRow(member: Member): MemberRow {
   };
 }
 
-function toMemberWithCards(member: Member, cards: Voucher[]): MemberWithCardsDto {
+function toMemberWithCards(member: Member, cards: LoyaltyCard[]): MemberWithCardsDto {
   return { ...toMemberDto(member), cards: cards.map(toMemberCard) };
 }
 
-function toMemberCard(card: Voucher): MemberCardDto {
+function toMemberCard(card: LoyaltyCard): MemberCardDto {
   return {
     member_role: 'OWNER',
     created_at: (card.publishedAt ?? card.createdAt).toISOString(),
@@ -252,7 +269,7 @@ function toMemberCard(card: Voucher): MemberCardDto {
 }
 
 /** The v1 voucher object of a published card (loaded with its member, campaign and category). */
-function toLoyaltyMember(card: Voucher): LoyaltyMemberDto {
+function toLoyaltyMember(card: LoyaltyCard): LoyaltyMemberDto {
   const campaign = card.campaign as Campaign;
   const category = campaign.category ?? null;
   const dto: LoyaltyMemberDto = {

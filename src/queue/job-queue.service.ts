@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { getQueueToken } from '@nestjs/bullmq';
 import type { JobsOptions, Queue } from 'bullmq';
-import { JOB_QUEUE, type JobName, type JobPayloads, QueueName } from './queue.definitions.js';
+import { JOB_OPTIONS, JOB_QUEUE, type JobName, type JobPayloads, QueueName } from './queue.definitions.js';
 
 /** The only way code enqueues work, so the compiler checks each job's payload against its name. */
 @Injectable()
@@ -10,7 +10,13 @@ export class JobQueueService {
   constructor(private readonly moduleRef: ModuleRef) {}
 
   async enqueue<N extends JobName>(name: N, data: JobPayloads[N], options: Pick<JobsOptions, 'jobId' | 'delay'> = {}): Promise<void> {
-    await this.queue(JOB_QUEUE[name]).add(name, data, options);
+    await this.queue(JOB_QUEUE[name]).add(name, data, { ...JOB_OPTIONS[name], ...options });
+  }
+
+  /** Many jobs of one name in one round trip. */
+  async enqueueMany<N extends JobName>(name: N, jobs: { data: JobPayloads[N]; jobId: string; delay?: number }[]): Promise<void> {
+    if (!jobs.length) return;
+    await this.queue(JOB_QUEUE[name]).addBulk(jobs.map((job) => ({ name, data: job.data, opts: { ...JOB_OPTIONS[name], jobId: job.jobId, delay: job.delay } })));
   }
 
   /**
@@ -22,11 +28,6 @@ export class JobQueueService {
     const state = await queue.getJobState(jobId);
     if (state === 'completed' || state === 'failed') await queue.remove(jobId);
     await queue.add(name, data, { jobId });
-  }
-
-  /** A repeating job (idempotent: one scheduler per name, whatever the number of workers starting). */
-  async schedule<N extends JobName>(name: N, data: JobPayloads[N], everyMs: number): Promise<void> {
-    await this.queue(JOB_QUEUE[name]).upsertJobScheduler(name, { every: everyMs }, { name, data });
   }
 
   queue(name: QueueName): Queue {

@@ -7,6 +7,7 @@ import type { JobsOptions } from 'bullmq';
 export const QueueName = {
   Diagnostics: 'diagnostics',
   Campaigns: 'campaigns',
+  PendingPoints: 'pending-points',
 } as const;
 export type QueueName = (typeof QueueName)[keyof typeof QueueName];
 
@@ -14,6 +15,7 @@ export const JobName = {
   DiagnosticPing: 'diagnostic-ping',
   GenerateCards: 'generate-cards',
   CardGenerationSweep: 'card-generation-sweep',
+  ActivatePendingPoints: 'activate-pending-points',
 } as const;
 export type JobName = (typeof JobName)[keyof typeof JobName];
 
@@ -21,6 +23,7 @@ export interface JobPayloads {
   [JobName.DiagnosticPing]: { pingId: string };
   [JobName.GenerateCards]: { campaignId: string };
   [JobName.CardGenerationSweep]: Record<string, never>;
+  [JobName.ActivatePendingPoints]: { pendingPointsId: string };
 }
 
 /** Which queue carries each job; a new JobName does not compile until it is placed here. */
@@ -28,6 +31,7 @@ export const JOB_QUEUE: { readonly [N in JobName]: QueueName } = {
   [JobName.DiagnosticPing]: QueueName.Diagnostics,
   [JobName.GenerateCards]: QueueName.Campaigns,
   [JobName.CardGenerationSweep]: QueueName.Campaigns,
+  [JobName.ActivatePendingPoints]: QueueName.PendingPoints,
 };
 
 /** Retries, backoff and retention for every job unless the job says otherwise. */
@@ -36,4 +40,13 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
   backoff: { type: 'exponential', delay: 1_000 },
   removeOnComplete: { age: 24 * 3600, count: 10_000 },
   removeOnFail: { age: 14 * 24 * 3600 },
+};
+
+/**
+ * Per-job overrides. An activation job exists per pending entry, so millions can be waiting: a finished one
+ * is removed at once (the entry row records the outcome, and a job id reused later is harmless: the
+ * activation is conditional).
+ */
+export const JOB_OPTIONS: { readonly [N in JobName]?: JobsOptions } = {
+  [JobName.ActivatePendingPoints]: { removeOnComplete: true },
 };

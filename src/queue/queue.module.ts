@@ -1,9 +1,24 @@
-import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { type DynamicModule, Global, Injectable, Module, type OnApplicationBootstrap } from '@nestjs/common';
 import { BullModule } from '@nestjs/bullmq';
 import { AppConfig } from '../config/app-config.js';
 import { JobQueueService } from './job-queue.service.js';
 import { DEFAULT_JOB_OPTIONS, QueueName } from './queue.definitions.js';
+import { RedisConnectionLog } from './redis-connection-log.js';
 import { redisOptions } from './redis-options.js';
+
+/** Gives every queue of the process an 'error' listener and connection logging (see RedisConnectionLog). */
+@Injectable()
+export class WatchQueues implements OnApplicationBootstrap {
+  constructor(
+    private readonly jobs: JobQueueService,
+    private readonly connections: RedisConnectionLog,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    // Not awaited: watching waits for each queue's client, and a process must start while Redis is down.
+    for (const name of Object.values(QueueName)) void this.connections.watch('queue', this.jobs.queue(name));
+  }
+}
 
 /**
  * BullMQ on Redis. The API registers queues as a producer that fails fast when Redis is down; the
@@ -26,8 +41,8 @@ export class QueueModule {
         }),
         BullModule.registerQueue(...Object.values(QueueName).map((name) => ({ name }))),
       ],
-      providers: [JobQueueService],
-      exports: [BullModule, JobQueueService],
+      providers: [JobQueueService, RedisConnectionLog, WatchQueues],
+      exports: [BullModule, JobQueueService, RedisConnectionLog],
     };
   }
 }

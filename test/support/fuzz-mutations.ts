@@ -98,10 +98,16 @@ export function bodySchemaOf(op: Operation): Schema {
   return schema;
 }
 
-/** Body mutations: each property (top level and one level down) gets each bad value; then structure. */
+/**
+ * Body mutations: each property (top level and one level down) gets each bad value; then structure. A body
+ * that is an array of objects (POST earning-rules) is mutated through its item, sent as a one-item array.
+ */
 export function bodyCases(doc: OpenApiDocument, op: Operation, rng: Rng, pathWithIds: string): FuzzCase[] {
-  const root = bodySchemaOf(op);
-  if (!objectSchemaOf(doc, root)) throw new UnfuzzableError(`${op.label}: request body schema is not an object`);
+  const declared = resolve(doc, bodySchemaOf(op));
+  const arrayOfItems = declared.type === 'array' ? declared.items : undefined;
+  const root = arrayOfItems ?? bodySchemaOf(op);
+  if (!objectSchemaOf(doc, root)) throw new UnfuzzableError(`${op.label}: request body schema is not an object nor an array of objects`);
+  const wrap = (body: unknown) => (arrayOfItems ? [body] : body);
   const childSchema = (schema: Schema, key: string | number) => childrenOf(doc, schema).find(([k]) => k === key)?.[1] ?? {};
 
   /** A fresh valid body, with containers created along `path` (the object variant of a oneOf). */
@@ -126,7 +132,7 @@ export function bodyCases(doc: OpenApiDocument, op: Operation, rng: Rng, pathWit
     body: () => {
       const j = new JsonText();
       const built = build(j);
-      return typeof built === 'string' ? built : j.stringify(built);
+      return typeof built === 'string' ? built : j.stringify(wrap(built));
     },
   });
 
@@ -180,8 +186,8 @@ export function bodyCases(doc: OpenApiDocument, op: Operation, rng: Rng, pathWit
       );
     }
   }
-  for (const text of ['[]', '[{"a":1}]', '"fuzz"', '42', 'null', 'true', '']) {
-    cases.push(make('body:not-an-object', `body is ${text || 'empty'}`, () => text));
+  for (const text of ['[]', '[{"a":1}]', '"fuzz"', '42', 'null', 'true', '', ...(arrayOfItems ? ['{}', '[[]]', '[null]', `[${Array(1001).fill('{}').join(',')}]`] : [])]) {
+    cases.push(make('body:not-an-object', `body is ${text.length > 20 ? `${text.slice(0, 20)}…` : text || 'empty'}`, () => text));
   }
   // A 20,000-key object costs the server ~0.3 s of CPU today (class-transformer's key handling is
   // quadratic), so only a seeded sample of the slots gets one; raise the cap once that is fixed.

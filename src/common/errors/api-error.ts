@@ -11,6 +11,7 @@ export const ERROR_KEYS = [
   'no_voucher_suitable_for_publication',
   'voucher_already_published',
   'invalid_pending_points_state',
+  'invalid_amount',
   'invalid_request',
   'request_timeout',
   'payload_too_large',

@@ -1,11 +1,17 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
-import type { Customer } from '../customers/customer.entity.js';
-import type { Member } from '../members/member.entity.js';
-import { Campaign } from './campaign.entity.js';
+import { Campaign } from '../../campaigns/campaign.entity.js';
+import type { Customer } from '../../customers/customer.entity.js';
+import type { Member } from '../../members/member.entity.js';
 
 /**
- * A loyalty card (`v_`): a voucher of a loyalty campaign. Codes are unique per project by constraint,
- * which is what makes concurrent generation safe: a colliding code is skipped and drawn again.
+ * A loyalty card (`v_`): a voucher of a loyalty campaign, and the holder of its points. Codes are unique
+ * per project by constraint, which is what makes concurrent generation safe: a colliding code is skipped
+ * and drawn again.
+ *
+ * It lives in the points domain: campaigns create cards (generation) and members publish them
+ * (enrolment), but the three point columns are written only by the points code (earning, pending
+ * entries, activation), each change together with its ledger transaction, so that
+ * `balance` = Σ `voucher_transactions.points` of the card and `pending_points` = Σ its PENDING entries.
  */
 @Entity({ name: 'vouchers' })
 @Index('uq_vouchers_project_code', ['projectId', 'code'], { unique: true })
@@ -13,7 +19,7 @@ import { Campaign } from './campaign.entity.js';
 @Index('idx_vouchers_campaign_free', ['campaignId', 'id'], { where: '"member_id" IS NULL' })
 @Index('idx_vouchers_member', ['memberId'])
 @Index('idx_vouchers_holder', ['holderId'])
-export class Voucher {
+export class LoyaltyCard {
   @PrimaryColumn({ type: 'text' })
   id: string;
 

@@ -1,0 +1,58 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { ProjectContext } from '../../auth/auth.service.js';
+import { ApiError } from '../../common/errors/api-error.js';
+import { MembersService } from '../../members/members.service.js';
+import { CardRepository } from '../cards/card.repository.js';
+import type { EarningRule } from './earning-rule.entity.js';
+import { EarningRulesService } from './earning-rules.service.js';
+import { pointsFor } from './earning.js';
+
+/** A card of the customer and a rule it earns under. */
+export interface PlannedEarning {
+  rule: EarningRule;
+  cardId: string;
+}
+
+/** A card holds an int4 balance; one order may not earn more than this under one rule. */
+export const MAX_POINTS_PER_EARNING = 1_000_000_000;
+
+/**
+ * Which rules a paid order of this customer earns under, and on which card: every rule that earns now,
+ * of every campaign where the customer is an ACTIVE member, or joins now because the campaign has
+ * `auto_join`. Runs before the order's transaction (enrolment has its own); the points are counted in it.
+ */
+@Injectable()
+export class EarningPlanner {
+  private readonly logger = new Logger(EarningPlanner.name);
+
+  constructor(
+    private readonly rules: EarningRulesService,
+    private readonly cards: CardRepository,
+    private readonly members: MembersService,
+  ) {}
+
+  async plan(project: ProjectContext, customerId: string): Promise<PlannedEarning[]> {
+    const rules = await this.rules.earningNow(project);
+    if (!rules.length) return [];
+    const campaignIds = [...new Set(rules.map((rule) => rule.campaignId))];
+    const cards = await this.cards.activeCardsOf(project.id, customerId, campaignIds);
+    for (const rule of rules) {
+      if (cards.has(rule.campaignId) || !rule.campaign?.autoJoin) continue;
+      // Auto-join only a customer who is not a member at all: an INACTIVE member does not earn.
+      if (await this.cards.hasLiveMembership(project.id, customerId, rule.campaignId)) continue;
+      const joined = (await this.members.autoJoin(project, rule.campaignId, customerId)) ?? (await this.cards.activeCardsOf(project.id, customerId, [rule.campaignId])).get(rule.campaignId);
+      if (joined) cards.set(rule.campaignId, joined);
+      else this.logger.warn({ campaign_id: rule.campaignId, customer_id: customerId }, 'auto-join found no card to give; the order earns nothing in this campaign');
+    }
+    return rules.filter((rule) => cards.has(rule.campaignId)).map((rule) => ({ rule, cardId: cards.get(rule.campaignId) as string }));
+  }
+}
+
+/** The points a planned rule gives for an amount; 400 when it would overflow a card. */
+export function earnedPoints(planned: PlannedEarning, amount: number): number {
+  const points = pointsFor(planned.rule.loyalty, amount);
+  if (points > MAX_POINTS_PER_EARNING) {
+    throw ApiError.invalidPayload(`amount ${amount} would earn ${points} points under earning rule ${planned.rule.id}; at most ${MAX_POINTS_PER_EARNING} per order and rule`);
+  }
+  return points;
+}

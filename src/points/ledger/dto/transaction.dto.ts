@@ -1,0 +1,92 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsInt, Max, Min } from 'class-validator';
+import { LimitQueryDto } from '../../../common/pagination/limit-query.dto.js';
+import { Optional, QueryInt } from '../../../common/validation/decorators.js';
+import { TRANSACTION_TYPES, type TransactionDetails, type TransactionType } from '../voucher-transaction.entity.js';
+
+export const MAX_TRANSACTION_PAGE = 1000;
+
+/** Voucherify's loyalty card transaction (`vtx_…`). */
+export class TransactionDto {
+  @ApiProperty({ example: 'vtx_0c9afe802593b34b80' })
+  id: string;
+
+  @ApiProperty({ type: String, nullable: true, description: 'Always null: transactions here are made by the service.' })
+  source_id: null;
+
+  @ApiProperty()
+  voucher_id: string;
+
+  @ApiProperty()
+  campaign_id: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  source: null;
+
+  @ApiProperty({ type: String, nullable: true })
+  reason: string | null;
+
+  @ApiProperty({ enum: TRANSACTION_TYPES, description: 'POINTS_ADDITION: the campaign\'s initial points of a new card; POINTS_ACCRUAL: points earned straight to the balance; PENDING_POINTS_ACTIVATION: a pending entry activated.' })
+  type: TransactionType;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: '`balance` (the card after the transaction: `points` = the change, `total` = points ever added, `balance`), and where it came from: `order`, `event`, `earning_rule`, `pending_points`.',
+  })
+  details: TransactionDetails;
+
+  @ApiProperty({ type: String, nullable: true })
+  related_transaction_id: null;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+}
+
+export class TransactionListDto {
+  @ApiProperty({ enum: ['list'] })
+  object: 'list';
+
+  @ApiProperty({ enum: ['data'] })
+  data_ref: 'data';
+
+  @ApiProperty({ type: [TransactionDto], description: 'Newest first.' })
+  data: TransactionDto[];
+
+  @ApiProperty()
+  has_more: boolean;
+}
+
+export class ListTransactionsQueryDto extends LimitQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_TRANSACTION_PAGE, default: 1 })
+  @Optional()
+  @QueryInt()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_TRANSACTION_PAGE)
+  page?: number;
+}
+
+export interface TransactionView {
+  id: string;
+  voucherId: string;
+  campaignId: string;
+  type: TransactionType;
+  details: TransactionDetails;
+  createdAt: Date;
+}
+
+export function toTransactionDto(row: TransactionView): TransactionDto {
+  return {
+    id: row.id,
+    source_id: null,
+    voucher_id: row.voucherId,
+    campaign_id: row.campaignId,
+    source: null,
+    reason: row.details.reason ?? null,
+    type: row.type,
+    details: row.details,
+    related_transaction_id: null,
+    created_at: row.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import type { Tx } from '../../database/transaction-runner.js';
+import { type TransactionDetails, type TransactionType, VoucherTransaction } from './voucher-transaction.entity.js';
+
+export interface NewTransaction {
+  id: string;
+  projectId: string;
+  voucherId: string;
+  campaignId: string;
+  type: TransactionType;
+  points: number;
+  balanceAfter: number;
+  orderId: string | null;
+  pendingPointsId: string | null;
+  details: TransactionDetails;
+}
+
+/** The cards' ledger: rows are only ever inserted, inside the transaction that changes the balance. */
+@Injectable()
+export class LedgerRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** One statement for the whole batch; `seq` follows the order of `rows`. */
+  async insert(tx: Tx, rows: NewTransaction[]): Promise<Date | null> {
+    if (!rows.length) return null;
+    const [first] = (await tx.query(
+      `INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, details)
+       SELECT t.value->>'id', t.value->>'project_id', t.value->>'voucher_id', t.value->>'campaign_id', t.value->>'type',
+              (t.value->>'points')::int, (t.value->>'balance_after')::int, t.value->>'order_id', t.value->>'pending_points_id', t.value->'details'
+       FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t(value, n)
+       ORDER BY t.n
+       RETURNING created_at`,
+      [
+        JSON.stringify(
+          rows.map((row) => ({
+            id: row.id,
+            project_id: row.projectId,
+            voucher_id: row.voucherId,
+            campaign_id: row.campaignId,
+            type: row.type,
+            points: row.points,
+            balance_after: row.balanceAfter,
+            order_id: row.orderId,
+            pending_points_id: row.pendingPointsId,
+            details: row.details,
+          })),
+        ),
+      ],
+    )) as { created_at: Date }[];
+    return first?.created_at ?? null;
+  }
+
+  /** A card's transactions, newest first; one extra row tells whether there is a next page. */
+  async listForCard(voucherId: string, limit: number, offset: number): Promise<VoucherTransaction[]> {
+    return this.dataSource.getRepository(VoucherTransaction).find({ where: { voucherId }, order: { seq: 'DESC' }, take: limit, skip: offset });
+  }
+}

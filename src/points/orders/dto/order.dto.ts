@@ -1,0 +1,168 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsObject, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { UpsertCustomerDto } from '../../../customers/dto/customer.dto.js';
+import { IsMetadata, Optional } from '../../../common/validation/decorators.js';
+import { ORDER_STATUSES, type Order, type OrderItem, type OrderStatus } from '../order.entity.js';
+
+export const ORDER_ID = /^ord_[a-f0-9]+$/;
+/** Minor units: 10^15 cents is beyond any real order and still exact in a JavaScript number. */
+export const MAX_AMOUNT = 1_000_000_000_000_000;
+
+export class OrderItemDto {
+  @ApiPropertyOptional({ maxLength: 255 })
+  @Optional()
+  @IsString()
+  @MaxLength(255)
+  source_id?: string;
+
+  @ApiPropertyOptional({ maxLength: 255 })
+  @Optional()
+  @IsString()
+  @MaxLength(255)
+  product_id?: string;
+
+  @ApiPropertyOptional({ maxLength: 255 })
+  @Optional()
+  @IsString()
+  @MaxLength(255)
+  sku_id?: string;
+
+  @ApiPropertyOptional({ minimum: 0 })
+  @Optional()
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000_000)
+  quantity?: number;
+
+  @ApiPropertyOptional({ minimum: 0, description: 'Unit price, minor units.' })
+  @Optional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_AMOUNT)
+  price?: number;
+
+  @ApiPropertyOptional({ minimum: 0, description: 'Line amount, minor units.' })
+  @Optional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_AMOUNT)
+  amount?: number;
+}
+
+/** The fields of an order a request may set (POST and PUT). */
+export class OrderFieldsDto {
+  @ApiPropertyOptional({ enum: ORDER_STATUSES, default: 'CREATED', description: 'PAID earns points under the loyalty campaigns\' earning rules (once per rule, ever); CANCELED cancels the order\'s pending points.' })
+  @Optional()
+  @IsIn(ORDER_STATUSES)
+  status?: OrderStatus;
+
+  @ApiPropertyOptional({ minimum: 0, maximum: MAX_AMOUNT, description: 'Order amount in minor units (1000 = 10.00).', example: 2499 })
+  @Optional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_AMOUNT)
+  amount?: number;
+
+  @ApiPropertyOptional({ type: UpsertCustomerDto, description: 'The customer, by `id` or by `source_id` (created if new, like POST /v1/customers).' })
+  @Optional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => UpsertCustomerDto)
+  customer?: UpsertCustomerDto;
+
+  @ApiPropertyOptional({ type: [OrderItemDto], description: 'Stored and returned as sent; earning uses `amount`.' })
+  @Optional()
+  @IsArray()
+  @ArrayMaxSize(500)
+  @ValidateNested({ each: true })
+  @Type(() => OrderItemDto)
+  items?: OrderItemDto[];
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Replaces the order\'s metadata.' })
+  @Optional()
+  @IsMetadata()
+  metadata?: Record<string, unknown>;
+}
+
+/** POST /v1/orders: an upsert by `id` or `source_id`, as Voucherify's. */
+export class CreateOrderDto extends OrderFieldsDto {
+  @ApiPropertyOptional({ pattern: ORDER_ID.source, description: 'An existing order to update.' })
+  @Optional()
+  @Matches(ORDER_ID, { message: `$property must match ${ORDER_ID.source}` })
+  id?: string;
+
+  @ApiPropertyOptional({ maxLength: 255, description: 'Your order number, unique in the project: an order with this source_id is updated instead of made again.' })
+  @Optional()
+  @IsString()
+  @Matches(/\S/, { message: '$property must not be blank' })
+  @MaxLength(255)
+  source_id?: string;
+}
+
+export class OrderCustomerRefDto {
+  @ApiProperty()
+  id: string;
+
+  @ApiProperty({ enum: ['customer'] })
+  object: 'customer';
+}
+
+export class OrderDto {
+  @ApiProperty({ pattern: ORDER_ID.source, example: 'ord_100cc4b1b16ab710e7' })
+  id: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  source_id: string | null;
+
+  @ApiProperty({ enum: ORDER_STATUSES })
+  status: OrderStatus;
+
+  @ApiProperty({ description: 'Minor units.' })
+  amount: number;
+
+  @ApiProperty({ description: 'Equal to amount (discounts are not applied by this service).' })
+  total_amount: number;
+
+  @ApiProperty({ type: [OrderItemDto] })
+  items: OrderItem[];
+
+  @ApiProperty({ type: 'object', additionalProperties: true })
+  metadata: Record<string, unknown>;
+
+  @ApiProperty({ type: String, nullable: true })
+  customer_id: string | null;
+
+  @ApiProperty({ type: OrderCustomerRefDto, nullable: true })
+  customer: OrderCustomerRefDto | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'Always null: referrals are not part of this service.' })
+  referrer_id: null;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  updated_at: string | null;
+
+  @ApiProperty({ enum: ['order'] })
+  object: 'order';
+}
+
+export function toOrderDto(order: Order): OrderDto {
+  return {
+    id: order.id,
+    source_id: order.sourceId,
+    status: order.status,
+    amount: order.amount,
+    total_amount: order.amount,
+    items: order.items,
+    metadata: order.metadata,
+    customer_id: order.customerId,
+    customer: order.customerId ? { id: order.customerId, object: 'customer' } : null,
+    referrer_id: null,
+    created_at: order.createdAt.toISOString(),
+    updated_at: order.updatedAt?.toISOString() ?? null,
+    object: 'order',
+  };
+}

@@ -1,0 +1,55 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+
+export const ORDER_STATUSES = ['CREATED', 'PAID', 'CANCELED', 'FULFILLED'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+export interface OrderItem {
+  source_id?: string;
+  product_id?: string;
+  sku_id?: string;
+  quantity?: number;
+  price?: number;
+  amount?: number;
+}
+
+/** Amounts are minor units (cents) in a bigint column; node-postgres returns bigints as strings. */
+const bigintAsNumber = { to: (value: number) => value, from: (value: string | null) => (value === null ? null : Number(value)) };
+
+/**
+ * A customer's order (`ord_`). `source_id` is the caller's own order number, unique per project when
+ * given, which makes POST /v1/orders an upsert and concurrent sends of one order a single row.
+ */
+@Entity({ name: 'orders' })
+@Index('uq_orders_project_source', ['projectId', 'sourceId'], { unique: true, where: '"source_id" IS NOT NULL' })
+@Index('idx_orders_customer', ['customerId'])
+export class Order {
+  @PrimaryColumn({ type: 'text' })
+  id: string;
+
+  @Column({ name: 'project_id', type: 'text' })
+  projectId: string;
+
+  @Column({ name: 'source_id', type: 'text', nullable: true })
+  sourceId: string | null;
+
+  @Column({ type: 'text' })
+  status: OrderStatus;
+
+  @Column({ type: 'bigint', transformer: bigintAsNumber })
+  amount: number;
+
+  @Column({ name: 'customer_id', type: 'text', nullable: true })
+  customerId: string | null;
+
+  @Column({ type: 'jsonb', default: [] })
+  items: OrderItem[];
+
+  @Column({ type: 'jsonb', default: {} })
+  metadata: Record<string, unknown>;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  createdAt: Date;
+
+  @Column({ name: 'updated_at', type: 'timestamptz', precision: 3, nullable: true })
+  updatedAt: Date | null;
+}

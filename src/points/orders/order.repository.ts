@@ -1,0 +1,91 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import type { Tx } from '../../database/transaction-runner.js';
+import { Order, type OrderItem, type OrderStatus } from './order.entity.js';
+
+/** The columns a request sets; undefined leaves a column as it is. */
+export interface OrderFields {
+  status?: OrderStatus;
+  amount?: number;
+  customerId?: string;
+  items?: OrderItem[];
+  metadata?: Record<string, unknown>;
+}
+
+export interface EarningClaim {
+  earningRuleId: string;
+  voucherId: string;
+  points: number;
+}
+
+const JSON_COLUMNS = new Set(['items', 'metadata']);
+const COLUMN: Record<keyof OrderFields, string> = { status: 'status', amount: 'amount', customerId: 'customer_id', items: 'items', metadata: 'metadata' };
+
+@Injectable()
+export class OrderRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** By id, or else by source id (Voucherify's `{orderId}` accepts both). */
+  async findByIdOrSourceId(projectId: string, value: string): Promise<Order | null> {
+    return this.dataSource
+      .getRepository(Order)
+      .createQueryBuilder('o')
+      .where('o.project_id = :projectId AND (o.id = :value OR o.source_id = :value)', { projectId, value })
+      .orderBy('o.id = :value', 'DESC')
+      .getOne();
+  }
+
+  async findBySourceId(projectId: string, sourceId: string): Promise<Order | null> {
+    return this.dataSource.getRepository(Order).findOneBy({ projectId, sourceId });
+  }
+
+  /**
+   * Creates or updates the order and returns it, in the caller's transaction. Either way the row stays
+   * locked until that transaction ends, so concurrent sends of one order run their earning one after the other.
+   * With a source id this is one INSERT … ON CONFLICT, so twenty concurrent first sends make one order.
+   */
+  async save(tx: Tx, key: { id: string; projectId: string; sourceId?: string; existing: boolean }, fields: OrderFields): Promise<Order> {
+    const given = (Object.entries(fields) as [keyof OrderFields, unknown][]).filter(([, value]) => value !== undefined);
+    const values = given.map(([name, value]) => (JSON_COLUMNS.has(name) ? JSON.stringify(value) : value));
+    if (key.existing) {
+      const set = given.map(([name], i) => `${COLUMN[name]} = $${i + 3}`);
+      await tx.query(`UPDATE orders SET ${[...set, 'updated_at = now()'].join(', ')} WHERE id = $1 AND project_id = $2`, [key.id, key.projectId, ...values]);
+      return this.load(tx, key.id);
+    }
+    const columns = given.map(([name]) => COLUMN[name]);
+    const update = key.sourceId !== undefined
+      ? `ON CONFLICT (project_id, source_id) WHERE source_id IS NOT NULL DO UPDATE SET ${[...columns.map((c) => `${c} = EXCLUDED.${c}`), 'updated_at = now()'].join(', ')}`
+      : '';
+    const [row] = (await tx.query(
+      `INSERT INTO orders (id, project_id, source_id, status, amount${columns.filter((c) => c !== 'status' && c !== 'amount').map((c) => `, ${c}`).join('')})
+       VALUES ($1, $2, $3, $4, $5${columns.filter((c) => c !== 'status' && c !== 'amount').map((_, i) => `, $${i + 6}`).join('')})
+       ${update} RETURNING id`,
+      [
+        key.id,
+        key.projectId,
+        key.sourceId ?? null,
+        fields.status ?? 'CREATED',
+        fields.amount ?? 0,
+        ...given.filter(([name]) => name !== 'status' && name !== 'amount').map(([name, value]) => (JSON_COLUMNS.has(name) ? JSON.stringify(value) : value)),
+      ],
+    )) as { id: string }[];
+    return this.load(tx, row.id);
+  }
+
+  /** Claims (order, rule) pairs that never earned; returns the rule ids this call won. */
+  async claim(tx: Tx, orderId: string, projectId: string, claims: EarningClaim[]): Promise<Set<string>> {
+    if (!claims.length) return new Set();
+    const rows = (await tx.query(
+      `INSERT INTO order_earnings (order_id, earning_rule_id, project_id, voucher_id, points)
+       SELECT $1, c.rule, $2, c.card, c.points FROM unnest($3::text[], $4::text[], $5::int[]) AS c(rule, card, points)
+       ON CONFLICT (order_id, earning_rule_id) DO NOTHING RETURNING earning_rule_id`,
+      [orderId, projectId, claims.map((c) => c.earningRuleId), claims.map((c) => c.voucherId), claims.map((c) => c.points)],
+    )) as { earning_rule_id: string }[];
+    return new Set(rows.map((row) => row.earning_rule_id));
+  }
+
+  private async load(tx: Tx, id: string): Promise<Order> {
+    return tx.getRepository(Order).findOneByOrFail({ id });
+  }
+}

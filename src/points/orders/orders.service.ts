@@ -1,0 +1,169 @@
+import { Injectable } from '@nestjs/common';
+import type { ProjectContext } from '../../auth/auth.service.js';
+import { ApiError } from '../../common/errors/api-error.js';
+import { hexId } from '../../common/ids.js';
+import { AppConfig } from '../../config/app-config.js';
+import { CustomersService } from '../../customers/customers.service.js';
+import { TransactionRunner, type Tx } from '../../database/transaction-runner.js';
+import { type EventCause, requestCause } from '../../events/events.service.js';
+import { CardRepository } from '../cards/card.repository.js';
+import { EarningPlanner, earnedPoints, type PlannedEarning } from '../earning/earning-planner.service.js';
+import { LedgerRepository } from '../ledger/ledger.repository.js';
+import type { PendingPointsDetails } from '../pending/pending-points.entity.js';
+import type { PendingPoints } from '../pending/pending-points.entity.js';
+import { PendingPointsService } from '../pending/pending-points.service.js';
+import { type CreateOrderDto, type OrderDto, type OrderFieldsDto, toOrderDto } from './dto/order.dto.js';
+import type { Order } from './order.entity.js';
+import { type OrderFields, OrderRepository } from './order.repository.js';
+
+/**
+ * Orders, and earning on them (issue 10): when an order is or becomes PAID, every rule of the plan earns
+ * once per (order, rule), ever; points go straight to the card (a POINTS_ACCRUAL transaction) or wait as a
+ * pending entry. When an order becomes CANCELED, its pending entries are canceled.
+ */
+@Injectable()
+export class OrdersService {
+  constructor(
+    private readonly orders: OrderRepository,
+    private readonly customers: CustomersService,
+    private readonly planner: EarningPlanner,
+    private readonly transactions: TransactionRunner,
+    private readonly cards: CardRepository,
+    private readonly ledger: LedgerRepository,
+    private readonly pending: PendingPointsService,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** POST /v1/orders: updates the order with this `id` or `source_id`, or creates one. */
+  async create(project: ProjectContext, dto: CreateOrderDto): Promise<OrderDto> {
+    if (dto.id !== undefined) {
+      const existing = await this.orders.findByIdOrSourceId(project.id, dto.id);
+      if (!existing || existing.id !== dto.id) throw ApiError.notFound('order', dto.id);
+      return this.save(project, existing, undefined, dto);
+    }
+    const existing = dto.source_id !== undefined ? await this.orders.findBySourceId(project.id, dto.source_id) : null;
+    return this.save(project, existing, existing ? undefined : dto.source_id, dto);
+  }
+
+  /** PUT /v1/orders/{orderId}: `orderId` is the id or the source id. */
+  async update(project: ProjectContext, idOrSourceId: string, dto: OrderFieldsDto): Promise<OrderDto> {
+    return this.save(project, await this.find(project, idOrSourceId), undefined, dto);
+  }
+
+  async get(project: ProjectContext, idOrSourceId: string): Promise<OrderDto> {
+    return toOrderDto(await this.find(project, idOrSourceId));
+  }
+
+  private async find(project: ProjectContext, idOrSourceId: string): Promise<Order> {
+    const order = await this.orders.findByIdOrSourceId(project.id, idOrSourceId);
+    if (!order) throw ApiError.notFound('order', idOrSourceId);
+    return order;
+  }
+
+  private async save(project: ProjectContext, existing: Order | null, sourceId: string | undefined, dto: OrderFieldsDto): Promise<OrderDto> {
+    const customer = dto.customer !== undefined ? await this.customers.resolve(project, dto.customer) : null;
+    // Earning is planned before the transaction (auto-join enrols in its own); a plan for a customer the
+    // order no longer has when it is saved is dropped.
+    const customerId = customer?.id ?? existing?.customerId ?? null;
+    const plan = (dto.status ?? existing?.status) === 'PAID' && customerId ? await this.planner.plan(project, customerId) : [];
+    const fields: OrderFields = { status: dto.status, amount: dto.amount, customerId: customer?.id, items: dto.items, metadata: dto.metadata };
+    const cause = requestCause(project);
+    const { order, entries } = await this.transactions.run(async (tx) => {
+      const saved = await this.orders.save(tx, { id: existing?.id ?? hexId('ord_'), projectId: project.id, sourceId, existing: existing !== null }, fields);
+      let created: PendingPoints[] = [];
+      if (saved.status === 'PAID' && saved.customerId !== null) {
+        created = await this.earn(tx, saved, plan.filter(() => saved.customerId === customerId), cause);
+      } else if (saved.status === 'CANCELED') {
+        await this.pending.cancelForOrder(tx, saved.id, cause);
+      }
+      return { order: saved, entries: created };
+    });
+    await this.pending.schedule(entries);
+    return toOrderDto(order);
+  }
+
+  /** Inside the order's transaction: claims, then accruals and pending entries for the rules this call won. */
+  private async earn(tx: Tx, order: Order, plan: PlannedEarning[], cause: EventCause): Promise<PendingPoints[]> {
+    const earning = plan.map((planned) => ({ planned, points: earnedPoints(planned, order.amount) })).filter((e) => e.points > 0);
+    const won = await this.orders.claim(
+      tx,
+      order.id,
+      order.projectId,
+      earning.map((e) => ({ earningRuleId: e.planned.rule.id, voucherId: e.planned.cardId, points: e.points })),
+    );
+    const claimed = earning.filter((e) => won.has(e.planned.rule.id));
+    if (!claimed.length) return [];
+    const paid = this.paidEvent(order, cause);
+
+    const accruals = claimed.filter((e) => e.planned.rule.pendingPoints === null);
+    if (accruals.length) {
+      const after = await this.cards.apply(tx, accruals.map((e) => ({ cardId: e.planned.cardId, points: e.points, pending: 0 })));
+      // Several accruals on one card: each ledger row shows the balance right after it.
+      const later = new Map<string, number>();
+      const balances = accruals
+        .map((e, i) => ({ e, i }))
+        .reverse()
+        .map(({ e, i }) => {
+          const card = after.get(e.planned.cardId) as { points: number; balance: number };
+          const moved = later.get(e.planned.cardId) ?? 0;
+          later.set(e.planned.cardId, moved + e.points);
+          return { i, points: card.points - moved, balance: card.balance - moved };
+        })
+        .sort((a, b) => a.i - b.i);
+      await this.ledger.insert(
+        tx,
+        accruals.map((e, i) => ({
+          id: hexId('vtx_'),
+          projectId: order.projectId,
+          voucherId: e.planned.cardId,
+          campaignId: e.planned.rule.campaignId,
+          type: 'POINTS_ACCRUAL',
+          points: e.points,
+          balanceAfter: balances[i].balance,
+          orderId: order.id,
+          pendingPointsId: null,
+          details: {
+            balance: { type: 'loyalty_card', total: balances[i].points, object: 'balance', points: e.points, balance: balances[i].balance, related_object: { id: e.planned.cardId, type: 'voucher' } },
+            order: paid.order,
+            event: { id: paid.event.id, type: paid.event.type },
+            earning_rule: { id: e.planned.rule.id, source: { banner: e.planned.rule.banner } },
+          },
+        })),
+      );
+    }
+
+    const held = claimed.filter((e) => e.planned.rule.pendingPoints !== null);
+    return this.pending.add(
+      tx,
+      held.map((e) => ({
+        id: hexId('lopp_'),
+        projectId: order.projectId,
+        voucherId: e.planned.cardId,
+        campaignId: e.planned.rule.campaignId,
+        customerId: order.customerId as string,
+        orderId: order.id,
+        earningRuleId: e.planned.rule.id,
+        points: e.points,
+        delayMs: (e.planned.rule.pendingPoints?.period_value ?? 0) * this.config.pendingPointsDayMs,
+        details: { ...paid, earning_rule: { id: e.planned.rule.id, source: { banner: e.planned.rule.banner } } },
+      })),
+      cause,
+    );
+  }
+
+  /** The payment of the order as pending entries and transactions show where their points came from. */
+  private paidEvent(order: Order, cause: EventCause): Omit<PendingPointsDetails, 'earning_rule'> {
+    return {
+      event: {
+        id: hexId('evcus_'),
+        type: 'customer.order.paid',
+        group_id: cause.groupId,
+        entity_id: order.customerId as string,
+        created_at: new Date().toISOString(),
+        category: 'ACTION',
+        event_source: cause.source,
+      },
+      order: { id: order.id, source_id: order.sourceId },
+    };
+  }
+}

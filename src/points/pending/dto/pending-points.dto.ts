@@ -1,0 +1,206 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsDefined, IsIn, IsInt, IsString, Max, Min, NotEquals } from 'class-validator';
+import { LimitQueryDto } from '../../../common/pagination/limit-query.dto.js';
+import { Optional } from '../../../common/validation/decorators.js';
+import { PENDING_POINTS_STATUSES, type PendingPoints, type PendingPointsStatus } from '../pending-points.entity.js';
+
+export const PENDING_POINTS_ID = /^lopp_[a-f0-9]+$/;
+
+export class PendingPointsEventSourceDto {
+  @ApiProperty({ enum: ['API', 'INTERNAL'] })
+  channel: 'API' | 'INTERNAL';
+
+  @ApiPropertyOptional({ type: 'object', properties: { app_id: { type: 'string' } } })
+  api_key?: { app_id: string };
+}
+
+export class PendingPointsEventDto {
+  @ApiProperty({ description: 'Id of the order payment that earned the points (`evcus_…`).' })
+  id: string;
+
+  @ApiProperty({ enum: ['customer.order.paid'] })
+  type: 'customer.order.paid';
+
+  @ApiProperty({ description: 'The request that paid the order.' })
+  group_id: string;
+
+  @ApiProperty({ description: 'The customer.' })
+  entity_id: string;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ enum: ['ACTION'] })
+  category: 'ACTION';
+
+  @ApiProperty({ type: PendingPointsEventSourceDto })
+  event_source: PendingPointsEventSourceDto;
+}
+
+export class EarningRuleRefDto {
+  @ApiProperty({ example: 'ern_FQxftbKUq9E93k00Z3qkC0sX' })
+  id: string;
+
+  @ApiProperty({ type: 'object', properties: { banner: { type: 'string', nullable: true } } })
+  source: { banner: string | null };
+}
+
+export class OrderRefDto {
+  @ApiProperty({ example: 'ord_100cc4b1b16ab710e7' })
+  id: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  source_id: string | null;
+}
+
+export class PendingPointsDetailsDto {
+  @ApiProperty({ type: PendingPointsEventDto })
+  event: PendingPointsEventDto;
+
+  @ApiProperty({ type: EarningRuleRefDto })
+  earning_rule: EarningRuleRefDto;
+
+  @ApiProperty({ type: OrderRefDto })
+  order: OrderRefDto;
+}
+
+/** Voucherify's `LoyaltyPendingPoints`, with `status` (Voucherify names it only in errors). */
+export class PendingPointsDto {
+  @ApiProperty({ pattern: PENDING_POINTS_ID.source, example: 'lopp_0ffdbd86f0120789f2' })
+  id: string;
+
+  @ApiProperty({ description: 'The loyalty card (`v_…`).' })
+  voucher_id: string;
+
+  @ApiProperty()
+  campaign_id: string;
+
+  @ApiProperty()
+  customer_id: string;
+
+  @ApiProperty()
+  order_id: string;
+
+  @ApiProperty({ description: 'Points the entry adds to the card when it is activated.' })
+  points: number;
+
+  @ApiProperty({ format: 'date-time', description: 'When the worker activates it: creation + period_value days.' })
+  activates_at: string;
+
+  @ApiProperty({ enum: PENDING_POINTS_STATUSES })
+  status: PendingPointsStatus;
+
+  @ApiProperty({ type: PendingPointsDetailsDto })
+  details: PendingPointsDetailsDto;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  updated_at: string | null;
+}
+
+export class PendingPointsListDto {
+  @ApiProperty({ enum: ['list'] })
+  object: 'list';
+
+  @ApiProperty({ enum: ['data'] })
+  data_ref: 'data';
+
+  @ApiProperty({ type: [PendingPointsDto], description: 'PENDING entries only.' })
+  data: PendingPointsDto[];
+
+  @ApiProperty()
+  has_more: boolean;
+
+  @ApiPropertyOptional({ description: 'Pass as `starting_after_id` for the next page (set when has_more).' })
+  more_starting_after?: string;
+}
+
+export class ListPendingPointsQueryDto extends LimitQueryDto {
+  @ApiPropertyOptional({ enum: ['id', '-id'], default: 'id' })
+  @Optional()
+  @IsIn(['id', '-id'])
+  order?: 'id' | '-id';
+
+  @ApiPropertyOptional({ pattern: PENDING_POINTS_ID.source, description: 'The page after this entry (`more_starting_after` of the previous page).' })
+  @Optional()
+  @IsString()
+  starting_after_id?: string;
+}
+
+export class AdjustPendingPointsDto {
+  @ApiProperty({ description: 'Added to the entry\'s points; a negative value subtracts. The result must stay above 0.', example: -5 })
+  @IsDefined({ message: 'points is required' })
+  @IsInt()
+  @NotEquals(0)
+  @Min(-1_000_000_000)
+  @Max(1_000_000_000)
+  points: number;
+}
+
+export class RelatedVoucherDto {
+  @ApiProperty({ enum: ['voucher'] })
+  type: 'voucher';
+
+  @ApiProperty()
+  id: string;
+}
+
+/** Answer of a manual activation. */
+export class ActivationBalanceDto {
+  @ApiProperty({ description: 'Points the activation added.' })
+  points: number;
+
+  @ApiProperty({ description: 'Points ever added to the card (after the activation).' })
+  total: number;
+
+  @ApiProperty({ description: 'The card\'s balance after the activation.' })
+  balance: number;
+
+  @ApiProperty({ enum: ['loyalty_card'] })
+  type: 'loyalty_card';
+
+  @ApiProperty({ enum: ['balance'] })
+  object: 'balance';
+
+  @ApiProperty({ type: RelatedVoucherDto })
+  related_object: RelatedVoucherDto;
+
+  @ApiProperty({ enum: ['MANUAL', 'AUTOMATIC'] })
+  operation_type: 'MANUAL' | 'AUTOMATIC';
+}
+
+/** Answer of an adjustment. */
+export class PendingBalanceDto {
+  @ApiProperty({ description: 'The change made to the entry.' })
+  points: number;
+
+  @ApiProperty({ description: 'The card\'s pending points after the change.' })
+  total: number;
+
+  @ApiProperty({ enum: ['balance'] })
+  object: 'balance';
+
+  @ApiProperty({ type: RelatedVoucherDto })
+  related_object: RelatedVoucherDto;
+
+  @ApiProperty({ enum: ['MANUAL', 'AUTOMATIC'] })
+  operation_type: 'MANUAL' | 'AUTOMATIC';
+}
+
+export function toPendingPointsDto(entry: PendingPoints): PendingPointsDto {
+  return {
+    id: entry.id,
+    voucher_id: entry.voucherId,
+    campaign_id: entry.campaignId,
+    customer_id: entry.customerId,
+    order_id: entry.orderId,
+    points: entry.points,
+    activates_at: entry.activatesAt.toISOString(),
+    status: entry.status,
+    details: entry.details,
+    created_at: entry.createdAt.toISOString(),
+    updated_at: entry.updatedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,178 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import type { Tx } from '../../database/transaction-runner.js';
+import type { PendingPoints, PendingPointsDetails, PendingPointsStatus } from './pending-points.entity.js';
+
+export interface NewPendingPoints {
+  id: string;
+  projectId: string;
+  voucherId: string;
+  campaignId: string;
+  customerId: string;
+  orderId: string;
+  earningRuleId: string;
+  points: number;
+  /** `activates_at` = the database's now() + this. */
+  delayMs: number;
+  details: PendingPointsDetails;
+}
+
+/** Where a list of PENDING entries comes from, and which page. */
+export interface PendingListQuery {
+  projectId: string;
+  campaignId?: string;
+  voucherId?: string;
+  limit: number;
+  desc: boolean;
+  startingAfterId?: string;
+}
+
+const COLUMNS = `id, project_id, voucher_id, campaign_id, customer_id, order_id, earning_rule_id, points, status, activates_at,
+  details, created_at, updated_at, settled_at`;
+
+interface Row {
+  id: string;
+  project_id: string;
+  voucher_id: string;
+  campaign_id: string;
+  customer_id: string;
+  order_id: string;
+  earning_rule_id: string;
+  points: number;
+  status: PendingPointsStatus;
+  activates_at: Date;
+  details: PendingPointsDetails;
+  created_at: Date;
+  updated_at: Date | null;
+  settled_at: Date | null;
+}
+
+function entity(row: Row): PendingPoints {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    voucherId: row.voucher_id,
+    campaignId: row.campaign_id,
+    customerId: row.customer_id,
+    orderId: row.order_id,
+    earningRuleId: row.earning_rule_id,
+    points: row.points,
+    status: row.status,
+    activatesAt: row.activates_at,
+    details: row.details,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    settledAt: row.settled_at,
+  };
+}
+
+/**
+ * Pending entries. Every change of status is one conditional UPDATE (`… AND status = 'PENDING'`): under
+ * READ COMMITTED a second writer waits for the first, re-reads the row and matches nothing, so an entry is
+ * activated or canceled once whoever races for it (the job, the sweep, two workers, fifty API calls).
+ */
+@Injectable()
+export class PendingPointsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async insert(tx: Tx, entries: NewPendingPoints[]): Promise<PendingPoints[]> {
+    if (!entries.length) return [];
+    const rows = (await tx.query(
+      `INSERT INTO loyalty_pending_points (id, project_id, voucher_id, campaign_id, customer_id, order_id, earning_rule_id, points, activates_at, details)
+       SELECT e.id, e.project_id, e.voucher_id, e.campaign_id, e.customer_id, e.order_id, e.earning_rule_id, e.points,
+              now() + e.delay_ms * interval '1 millisecond', e.details
+       FROM jsonb_to_recordset($1::jsonb) AS e(id text, project_id text, voucher_id text, campaign_id text, customer_id text, order_id text,
+            earning_rule_id text, points int, delay_ms bigint, details jsonb)
+       RETURNING ${COLUMNS}`,
+      [
+        JSON.stringify(
+          entries.map((e) => ({
+            id: e.id,
+            project_id: e.projectId,
+            voucher_id: e.voucherId,
+            campaign_id: e.campaignId,
+            customer_id: e.customerId,
+            order_id: e.orderId,
+            earning_rule_id: e.earningRuleId,
+            points: e.points,
+            delay_ms: e.delayMs,
+            details: e.details,
+          })),
+        ),
+      ],
+    )) as Row[];
+    return rows.map(entity);
+  }
+
+  /** PENDING → ACTIVATED for these ids (those still PENDING), optionally only within one project. */
+  async activate(tx: Tx, ids: string[], projectId?: string): Promise<PendingPoints[]> {
+    if (!ids.length) return [];
+    const [rows] = (await tx.query(
+      `UPDATE loyalty_pending_points SET status = 'ACTIVATED', updated_at = now(), settled_at = clock_timestamp()
+       WHERE id = ANY($1::text[]) AND status = 'PENDING' AND ($2::text IS NULL OR project_id = $2)
+       RETURNING ${COLUMNS}`,
+      [ids, projectId ?? null],
+    )) as [Row[], number];
+    return rows.map(entity);
+  }
+
+  /**
+   * PENDING → ACTIVATED for up to `limit` due entries, soonest first, skipping rows another transaction has
+   * locked. The due query reads the partial index `idx_pending_points_due` (PENDING rows by activates_at):
+   * with a million entries not yet due it stops at the first index entry.
+   */
+  async activateDue(tx: Tx, limit: number): Promise<PendingPoints[]> {
+    const [rows] = (await tx.query(
+      `UPDATE loyalty_pending_points p SET status = 'ACTIVATED', updated_at = now(), settled_at = clock_timestamp()
+       FROM (SELECT id FROM loyalty_pending_points WHERE status = 'PENDING' AND activates_at <= now()
+             ORDER BY activates_at LIMIT $1 FOR UPDATE SKIP LOCKED) due
+       WHERE p.id = due.id
+       RETURNING ${COLUMNS.split(',').map((column) => `p.${column.trim()}`).join(', ')}`,
+      [limit],
+    )) as [Row[], number];
+    return rows.map(entity);
+  }
+
+  /** PENDING → CANCELED for one entry, or for every PENDING entry of an order. */
+  async cancel(tx: Tx, where: { id: string; projectId: string } | { orderId: string }): Promise<PendingPoints[]> {
+    const [rows] = (await tx.query(
+      'id' in where
+        ? `UPDATE loyalty_pending_points SET status = 'CANCELED', updated_at = now(), settled_at = clock_timestamp()
+           WHERE id = $1 AND project_id = $2 AND status = 'PENDING' RETURNING ${COLUMNS}`
+        : `UPDATE loyalty_pending_points SET status = 'CANCELED', updated_at = now(), settled_at = clock_timestamp()
+           WHERE order_id = $1 AND status = 'PENDING' RETURNING ${COLUMNS}`,
+      'id' in where ? [where.id, where.projectId] : [where.orderId],
+    )) as [Row[], number];
+    return rows.map(entity);
+  }
+
+  /** Adds `delta` to a PENDING entry's points if the result stays above 0; null when it does not apply. */
+  async adjust(tx: Tx, id: string, projectId: string, delta: number): Promise<PendingPoints | null> {
+    const [rows] = (await tx.query(
+      `UPDATE loyalty_pending_points SET points = points + $3, updated_at = now()
+       WHERE id = $1 AND project_id = $2 AND status = 'PENDING' AND points + $3 > 0 RETURNING ${COLUMNS}`,
+      [id, projectId, delta],
+    )) as [Row[], number];
+    return rows[0] ? entity(rows[0]) : null;
+  }
+
+  async find(projectId: string, id: string): Promise<PendingPoints | null> {
+    const [row] = (await this.dataSource.query(`SELECT ${COLUMNS} FROM loyalty_pending_points WHERE id = $1 AND project_id = $2`, [id, projectId])) as Row[];
+    return row ? entity(row) : null;
+  }
+
+  /** One page of PENDING entries by id, through the partial index of the card or the campaign. */
+  async list(query: PendingListQuery): Promise<PendingPoints[]> {
+    const params: unknown[] = [query.projectId];
+    const where = [`status = 'PENDING'`, 'project_id = $1'];
+    if (query.voucherId) where.push(`voucher_id = $${params.push(query.voucherId)}`);
+    if (query.campaignId) where.push(`campaign_id = $${params.push(query.campaignId)}`);
+    if (query.startingAfterId) where.push(`id ${query.desc ? '<' : '>'} $${params.push(query.startingAfterId)}`);
+    const rows = (await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM loyalty_pending_points WHERE ${where.join(' AND ')} ORDER BY id ${query.desc ? 'DESC' : 'ASC'} LIMIT $${params.push(query.limit)}`,
+      params,
+    )) as Row[];
+    return rows.map(entity);
+  }
+}

@@ -1,0 +1,181 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { ProjectContext } from '../../auth/auth.service.js';
+import { CampaignsService } from '../../campaigns/campaigns.service.js';
+import { ApiError } from '../../common/errors/api-error.js';
+import { TransactionRunner, type Tx } from '../../database/transaction-runner.js';
+import { type EventCause, EventsService, requestCause } from '../../events/events.service.js';
+import { EVENTS, type EventType } from '../../events/event-types.js';
+import { JobQueueService } from '../../queue/job-queue.service.js';
+import { JobName } from '../../queue/queue.definitions.js';
+import { CardRepository, type CardRef } from '../cards/card.repository.js';
+import { PayloadRepository } from '../payloads/payload.repository.js';
+import { type OperationType, pendingChangedData } from '../payloads/payloads.js';
+import { ActivationService } from './activation.service.js';
+import {
+  type ActivationBalanceDto,
+  type ListPendingPointsQueryDto,
+  type PendingBalanceDto,
+  type PendingPointsListDto,
+  toPendingPointsDto,
+} from './dto/pending-points.dto.js';
+import type { PendingPoints } from './pending-points.entity.js';
+import { type NewPendingPoints, PendingPointsRepository } from './pending-points.repository.js';
+
+const PENDING = EVENTS.CUSTOMER.VOUCHER.LOYALTY_CARD.PENDING_POINTS;
+
+/** Pending entries: made by earning, listed, and activated, adjusted or canceled by hand (spec §4.4). */
+@Injectable()
+export class PendingPointsService {
+  private readonly logger = new Logger(PendingPointsService.name);
+
+  constructor(
+    private readonly transactions: TransactionRunner,
+    private readonly pending: PendingPointsRepository,
+    private readonly cards: CardRepository,
+    private readonly payloads: PayloadRepository,
+    private readonly activation: ActivationService,
+    private readonly events: EventsService,
+    private readonly campaigns: CampaignsService,
+    private readonly jobs: JobQueueService,
+  ) {}
+
+  /** Inside the earning transaction: the entries, the cards' pending totals and one `added` event each. */
+  async add(tx: Tx, entries: NewPendingPoints[], cause: EventCause): Promise<PendingPoints[]> {
+    const created = await this.pending.insert(tx, entries);
+    await this.changed(tx, created, created.map((e) => e.points), PENDING.ADDED, 'AUTOMATIC', cause);
+    return created;
+  }
+
+  /** Inside the order's transaction: every PENDING entry of a canceled order is canceled. */
+  async cancelForOrder(tx: Tx, orderId: string, cause: EventCause): Promise<PendingPoints[]> {
+    const canceled = await this.pending.cancel(tx, { orderId });
+    await this.changed(tx, canceled, canceled.map((e) => -e.points), PENDING.CANCELED, 'AUTOMATIC', cause);
+    return canceled;
+  }
+
+  /**
+   * After commit: a delayed job per entry, due at `activates_at` (job id = entry id). If Redis refuses, the
+   * entries are safe in PostgreSQL and the worker's sweep activates them once due.
+   */
+  async schedule(entries: PendingPoints[]): Promise<void> {
+    if (!entries.length) return;
+    try {
+      await this.jobs.enqueueMany(
+        JobName.ActivatePendingPoints,
+        entries.map((entry) => ({ data: { pendingPointsId: entry.id }, jobId: entry.id, delay: Math.max(0, entry.activatesAt.getTime() - Date.now()) })),
+      );
+    } catch (error) {
+      this.logger.warn({ err: error, entries: entries.length }, 'could not schedule pending points activation; the sweep will activate them when due');
+    }
+  }
+
+  async list(project: ProjectContext, where: { campaignIdOrName?: string; code?: string }, query: ListPendingPointsQueryDto): Promise<PendingPointsListDto> {
+    const campaignId = where.campaignIdOrName !== undefined ? (await this.campaigns.find(project, where.campaignIdOrName)).campaign.id : undefined;
+    const card = where.code !== undefined ? await this.card(project, where.code, campaignId) : undefined;
+    const limit = query.limit ?? 10;
+    const rows = await this.pending.list({
+      projectId: project.id,
+      campaignId: card ? undefined : campaignId,
+      voucherId: card?.id,
+      limit: limit + 1,
+      desc: query.order === '-id',
+      startingAfterId: query.starting_after_id,
+    });
+    const page = rows.slice(0, limit);
+    const list: PendingPointsListDto = { object: 'list', data_ref: 'data', data: page.map(toPendingPointsDto), has_more: rows.length > limit };
+    if (list.has_more) list.more_starting_after = page.at(-1)?.id;
+    return list;
+  }
+
+  async activate(project: ProjectContext, code: string, entryId: string): Promise<ActivationBalanceDto> {
+    const card = await this.card(project, code);
+    await this.entryOf(project, card, entryId);
+    const [done] = await this.activation.activate({ ids: [entryId], extraDue: 0, projectId: project.id, operation: 'MANUAL', cause: requestCause(project) });
+    if (!done) throw await this.stateError(project, entryId, 'activated');
+    return {
+      points: done.entry.points,
+      total: done.card.points,
+      balance: done.card.balance,
+      type: 'loyalty_card',
+      object: 'balance',
+      related_object: { type: 'voucher', id: card.id },
+      operation_type: 'MANUAL',
+    };
+  }
+
+  async adjust(project: ProjectContext, code: string, entryId: string, points: number): Promise<PendingBalanceDto> {
+    const card = await this.card(project, code);
+    await this.entryOf(project, card, entryId);
+    const after = await this.transactions.run(async (tx) => {
+      const entry = await this.pending.adjust(tx, entryId, project.id, points);
+      if (!entry) return null;
+      const cards = await this.changed(tx, [entry], [points], PENDING.UPDATED, 'MANUAL', requestCause(project));
+      return cards.get(card.id) ?? null;
+    });
+    if (!after) {
+      const current = await this.pending.find(project.id, entryId);
+      if (current?.status !== 'PENDING') throw await this.stateError(project, entryId, 'updated');
+      throw new ApiError(400, 'invalid_amount', 'Invalid Amount', {
+        details: `Amount has to be a valid positive number: ${current.points} ${points < 0 ? '-' : '+'} ${Math.abs(points)} leaves ${current.points + points} pending points`,
+        resourceId: entryId,
+        resourceType: 'pending_points',
+      });
+    }
+    return { points, total: after.pendingPoints, object: 'balance', related_object: { type: 'voucher', id: card.id }, operation_type: 'MANUAL' };
+  }
+
+  async cancel(project: ProjectContext, code: string, entryId: string): Promise<void> {
+    const card = await this.card(project, code);
+    await this.entryOf(project, card, entryId);
+    const canceled = await this.transactions.run(async (tx) => {
+      const rows = await this.pending.cancel(tx, { id: entryId, projectId: project.id });
+      await this.changed(tx, rows, rows.map((e) => -e.points), PENDING.CANCELED, 'MANUAL', requestCause(project));
+      return rows.length > 0;
+    });
+    if (!canceled) throw await this.stateError(project, entryId, 'canceled');
+  }
+
+  /** The cards' pending totals follow the entries' change, and each entry gets its event. */
+  private async changed(tx: Tx, entries: PendingPoints[], changes: number[], type: EventType, operation: OperationType, cause: EventCause) {
+    if (!entries.length) return new Map();
+    const after = await this.cards.apply(tx, entries.map((entry, i) => ({ cardId: entry.voucherId, points: 0, pending: changes[i] })));
+    const rows = await this.payloads.load(tx, {
+      campaignIds: entries.map((e) => e.campaignId),
+      customerIds: entries.map((e) => e.customerId),
+      orderIds: entries.map((e) => e.orderId),
+      cardIds: entries.map((e) => e.voucherId),
+    });
+    await this.events.record(
+      tx,
+      entries.map((entry, i) => ({
+        projectId: entry.projectId,
+        type,
+        customerId: entry.customerId,
+        cause,
+        data: pendingChangedData(rows, entry, changes[i], after.get(entry.voucherId) ?? { points: 0, balance: 0, pendingPoints: 0 }, operation),
+      })),
+    );
+    return after;
+  }
+
+  private async card(project: ProjectContext, code: string, campaignId?: string): Promise<CardRef> {
+    const card = await this.cards.findPublished(project.id, code, campaignId);
+    if (!card) throw ApiError.notFound('voucher', code);
+    return card;
+  }
+
+  private async entryOf(project: ProjectContext, card: CardRef, entryId: string): Promise<PendingPoints> {
+    const entry = await this.pending.find(project.id, entryId);
+    if (!entry || entry.voucherId !== card.id) throw ApiError.notFound('pending_points', entryId);
+    return entry;
+  }
+
+  private async stateError(project: ProjectContext, entryId: string, verb: 'activated' | 'updated' | 'canceled'): Promise<ApiError> {
+    const status = (await this.pending.find(project.id, entryId))?.status ?? 'UNKNOWN';
+    return new ApiError(400, 'invalid_pending_points_state', 'Invalid pending points state', {
+      details: `Only pending points in 'PENDING' status can be ${verb}. Current status: '${status}'.`,
+      resourceId: entryId,
+      resourceType: 'pending_points',
+    });
+  }
+}

@@ -1,0 +1,51 @@
+import { Module } from '@nestjs/common';
+import { CampaignsModule } from '../campaigns/campaigns.module.js';
+import { CustomersModule } from '../customers/customers.module.js';
+import { TransactionRunner } from '../database/transaction-runner.js';
+import { EventsModule } from '../events/events.module.js';
+import { MembersModule } from '../members/members.module.js';
+import { CardRepository } from './cards/card.repository.js';
+import { EarningPlanner } from './earning/earning-planner.service.js';
+import { EarningRuleRepository } from './earning/earning-rule.repository.js';
+import { EarningRulesController } from './earning/earning-rules.controller.js';
+import { EarningRulesService } from './earning/earning-rules.service.js';
+import { LedgerController } from './ledger/ledger.controller.js';
+import { LedgerRepository } from './ledger/ledger.repository.js';
+import { LedgerService } from './ledger/ledger.service.js';
+import { OrderRepository } from './orders/order.repository.js';
+import { OrdersController } from './orders/orders.controller.js';
+import { OrdersService } from './orders/orders.service.js';
+import { PayloadRepository } from './payloads/payload.repository.js';
+import { ActivationBatcher } from './pending/activation-batcher.js';
+import { ActivationService } from './pending/activation.service.js';
+import { PendingPointsController } from './pending/pending-points.controller.js';
+import { PendingPointsRepository } from './pending/pending-points.repository.js';
+import { PendingPointsService } from './pending/pending-points.service.js';
+
+/**
+ * The points domain: earning rules, orders and earning, pending entries and their activation, the cards'
+ * ledger. It builds on campaigns, members and customers, and records events through the events domain;
+ * nothing imports it back. The processor is registered by WorkerModule.
+ */
+@Module({
+  imports: [CampaignsModule, CustomersModule, MembersModule, EventsModule],
+  controllers: [EarningRulesController, OrdersController, PendingPointsController, LedgerController],
+  providers: [
+    TransactionRunner,
+    CardRepository,
+    PayloadRepository,
+    EarningRuleRepository,
+    EarningRulesService,
+    EarningPlanner,
+    OrderRepository,
+    OrdersService,
+    PendingPointsRepository,
+    PendingPointsService,
+    ActivationService,
+    ActivationBatcher,
+    LedgerRepository,
+    LedgerService,
+  ],
+  exports: [ActivationService, ActivationBatcher],
+})
+export class PointsModule {}

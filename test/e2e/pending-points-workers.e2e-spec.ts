@@ -1,0 +1,112 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { type TestProject, createProject, startApi, testConfig, waitFor } from '../support/harness.js';
+import { PointsDb, enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
+
+const root = new URL('../../', import.meta.url).pathname;
+const DAY_MS = 2_000;
+const SWEEP_MS = 1_000;
+
+/**
+ * Real worker processes (`node dist/worker.js`) on the run's database and queues: two of them racing for the
+ * same due entries credit each once, and a worker killed with SIGKILL mid-activation and started again still
+ * activates every due entry, once.
+ */
+describe('pending points with worker processes', () => {
+  const config = testConfig();
+  const env = { ...process.env, PENDING_POINTS_DAY_MS: String(DAY_MS), PENDING_POINTS_SWEEP_MS: String(SWEEP_MS), LOG_LEVEL: 'info' };
+  const workers = new Set<ChildProcess>();
+  let app: NestExpressApplication;
+  let project: TestProject;
+  const db = new PointsDb();
+
+  beforeAll(async () => {
+    app = await startApi(testConfig({ PENDING_POINTS_DAY_MS: String(DAY_MS) }));
+    project = await createProject(app, 'Worker processes project');
+    await db.connect();
+  });
+  afterAll(async () => {
+    for (const worker of workers) worker.kill('SIGKILL');
+    expect(await db.brokenCards()).toEqual([]);
+    await db.end();
+    await app.close();
+  });
+
+  async function startWorkerProcess(): Promise<ChildProcess> {
+    const worker = spawn(process.execPath, ['dist/worker.js'], { cwd: root, env: { ...env, DATABASE_URL: config.databaseUrl, QUEUE_PREFIX: config.queuePrefix }, stdio: ['ignore', 'pipe', 'pipe'] });
+    workers.add(worker);
+    worker.on('exit', () => workers.delete(worker));
+    let output = '';
+    worker.stdout?.on('data', (chunk) => (output += chunk));
+    worker.stderr?.on('data', (chunk) => (output += chunk));
+    await waitFor(async () => (output.includes('Worker started') ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
+    return worker;
+  }
+
+  /** `customers` members each with `orders` paid orders under one pending rule (one "day"); the order ids. */
+  async function dueSoon(customers: number, orders: number, points: number): Promise<string[]> {
+    const { campaign } = await pointsCampaign(app, project, [{ points, days: 1 }]);
+    const ids: string[] = [];
+    await Promise.all(
+      Array.from({ length: customers }, async () => {
+        const customer = unique('worker-holder');
+        await enrol(app, project, campaign, customer);
+        for (let i = 0; i < orders; i += 1) ids.push((await payOrder(app, project, { source_id: unique('worker-order'), customer })).body.id as string);
+      }),
+    );
+    return ids;
+  }
+
+  async function expectEachActivatedOnce(orderIds: string[], points: number): Promise<void> {
+    const rows = await db.query<{ status: string; ledger: number; events: number }>(
+      `SELECT p.status,
+              (SELECT count(*)::int FROM voucher_transactions t WHERE t.pending_points_id = p.id) AS ledger,
+              (SELECT count(*)::int FROM events e WHERE e.type = 'customer.voucher.loyalty_card.pending_points.activated' AND e.data->'pending_points'->>'id' = p.id) AS events
+       FROM loyalty_pending_points p WHERE p.order_id = ANY($1::text[])`,
+      [orderIds],
+    );
+    expect(rows).toHaveLength(orderIds.length);
+    expect(rows.filter((row) => row.status !== 'ACTIVATED' || row.ledger !== 1 || row.events !== 1)).toEqual([]);
+    const [credited] = await db.query<{ sum: number }>(
+      `SELECT sum(v.balance)::int AS sum FROM vouchers v WHERE v.id IN (SELECT voucher_id FROM loyalty_pending_points WHERE order_id = ANY($1::text[]))`,
+      [orderIds],
+    );
+    expect(credited.sum).toBe(orderIds.length * points);
+  }
+
+  const allActivated = (orderIds: string[]) => async () => {
+    const [{ n }] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM loyalty_pending_points WHERE order_id = ANY($1::text[]) AND status = 'PENDING'`, [orderIds]);
+    return n === 0 ? true : undefined;
+  };
+
+  it('two worker processes activate 300 entries coming due together, each exactly once', async () => {
+    const [a, b] = await Promise.all([startWorkerProcess(), startWorkerProcess()]);
+    const orders = await dueSoon(30, 10, 3);
+    await waitFor(allActivated(orders), { timeoutMs: DAY_MS + 20_000, intervalMs: 200 });
+    await expectEachActivatedOnce(orders, 3);
+    for (const worker of [a, b]) {
+      const exited = new Promise((resolve) => worker.once('exit', resolve));
+      worker.kill('SIGTERM');
+      await exited;
+    }
+  }, 60_000);
+
+  it('a worker killed with SIGKILL while activating, then started again, still activates every due entry once', async () => {
+    const first = await startWorkerProcess();
+    const orders = await dueSoon(20, 20, 5);
+    // Kill it the moment the first entries are activated: jobs and a batch are in flight.
+    await waitFor(
+      async () => {
+        const [{ n }] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM loyalty_pending_points WHERE order_id = ANY($1::text[]) AND status = 'ACTIVATED'`, [orders]);
+        return n > 0 ? true : undefined;
+      },
+      { timeoutMs: DAY_MS + 15_000, intervalMs: 5 },
+    );
+    const killed = new Promise((resolve) => first.once('exit', resolve));
+    first.kill('SIGKILL');
+    await killed;
+    await startWorkerProcess();
+    await waitFor(allActivated(orders), { timeoutMs: 30_000, intervalMs: 200 });
+    await expectEachActivatedOnce(orders, 5);
+  }, 90_000);
+});

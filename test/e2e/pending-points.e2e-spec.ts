@@ -1,0 +1,284 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { getQueueToken } from '@nestjs/bullmq';
+import type { Queue } from 'bullmq';
+import { internalCause } from '../../src/events/events.service.js';
+import { ActivationService } from '../../src/points/pending/activation.service.js';
+import { REQUEST_ID, type TestProject, createProject, http, startApi, startWorker, testConfig, waitFor } from '../support/harness.js';
+import { PointsDb, enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
+
+/** One "day" of pending points lasts this long here; the sweep runs this often. */
+const DAY_MS = 1_000;
+const SWEEP_MS = 1_000;
+const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated';
+const ENTRY_ID = /^lopp_[a-f0-9]{18}$/;
+
+describe('pending points: activation on time, by hand, and exactly once', () => {
+  let app: NestExpressApplication;
+  let worker: INestApplicationContext;
+  let project: TestProject;
+  let other: TestProject;
+  const db = new PointsDb();
+
+  beforeAll(async () => {
+    const config = testConfig({ PENDING_POINTS_DAY_MS: String(DAY_MS), PENDING_POINTS_SWEEP_MS: String(SWEEP_MS) });
+    app = await startApi(config);
+    worker = await startWorker(config);
+    project = await createProject(app, 'Pending points project');
+    other = await createProject(app, 'Other pending points project');
+    await db.connect();
+  });
+  afterAll(async () => {
+    // However the entries of this suite ended, every card still equals its ledger and its PENDING entries.
+    expect(await db.brokenCards()).toEqual([]);
+    await db.end();
+    await worker.close();
+    await app.close();
+  });
+
+  /** A member with one paid order under one pending rule of `days`; the card code, order and entry. */
+  async function pendingFixture(days: number, points = 40, who = project) {
+    const { campaign, ruleIds } = await pointsCampaign(app, who, [{ points, days }]);
+    const customer = unique('holder');
+    const code = await enrol(app, who, campaign, customer);
+    const order = (await payOrder(app, who, { source_id: unique('order'), customer })).body as { id: string; source_id: string; customer_id: string };
+    const [entry] = await db.entries({ orderId: order.id });
+    return { campaign, ruleId: ruleIds[0], code, order, entryId: entry.id, customerId: order.customer_id };
+  }
+  const entryPath = (code: string, id: string) => `/v1/loyalties/members/${code}/pending-points/${id}`;
+  const eventsFor = async (entryId: string, type: string, who = project) =>
+    ((await http(app).get('/v1/events').query({ type, limit: 100 }).set(who.headers)).body.data as { data: { pending_points: { id: string } } }[]).filter((e) => e.data.pending_points.id === entryId);
+
+  it('a paid order creates an entry that the worker activates on time: balance, ledger and event', async () => {
+    const { campaign, ruleId, code, order, entryId, customerId } = await pendingFixture(1);
+    const list = await http(app).get(`/v1/loyalties/members/${code}/pending-points`).set(project.headers);
+    expect(list.body).toMatchObject({ object: 'list', data_ref: 'data', has_more: false });
+    const [entry] = list.body.data;
+    expect(entry).toEqual({
+      id: expect.stringMatching(ENTRY_ID),
+      voucher_id: expect.stringMatching(/^v_/),
+      campaign_id: campaign.id,
+      customer_id: customerId,
+      order_id: order.id,
+      points: 40,
+      activates_at: new Date(new Date(entry.created_at).getTime() + DAY_MS).toISOString(),
+      status: 'PENDING',
+      details: {
+        event: { id: expect.stringMatching(/^evcus_/), type: 'customer.order.paid', group_id: expect.stringMatching(REQUEST_ID), entity_id: customerId, created_at: expect.any(String), category: 'ACTION', event_source: { channel: 'API', api_key: { app_id: project.app_id } } },
+        earning_rule: { id: ruleId, source: { banner: null } },
+        order: { id: order.id, source_id: order.source_id },
+      },
+      created_at: expect.any(String),
+      updated_at: null,
+    });
+    const cardBefore = await http(app).get(`/v1/loyalties/members/${code}`).set(project.headers);
+    expect(cardBefore.body.loyalty_card).toEqual({ points: 0, balance: 0, pending_points: 40 });
+    const member = await http(app).get(`/v2/loyalties/programs/${campaign.program_id}/members`).set(project.headers);
+    const withCards = await http(app).get(`/v2/loyalties/programs/${campaign.program_id}/members/${member.body.data[0].id}`).set(project.headers);
+    expect(withCards.body.cards[0].card.balance).toEqual({ points: 0, pending_points: 40 });
+
+    const [activated] = await waitFor(async () => ((await eventsFor(entryId, ACTIVATED)).length ? eventsFor(entryId, ACTIVATED) : undefined), { timeoutMs: 10_000 });
+    const [settled] = await db.entries({ orderId: order.id });
+    expect(settled.status).toBe('ACTIVATED');
+    // On time: the delayed job runs at activates_at (a generous bound; bench/ measures the real lateness).
+    expect((settled.settled_at as Date).getTime() - settled.activates_at.getTime()).toBeLessThan(SWEEP_MS);
+    expect(settled.settled_at!.getTime()).toBeGreaterThanOrEqual(settled.activates_at.getTime());
+
+    expect(await db.card(code)).toMatchObject({ balance: 40, points: 40, pending_points: 0 });
+    const tx = await http(app).get(`/v1/loyalties/members/${code}/transactions`).set(project.headers);
+    expect(tx.body.data).toHaveLength(1);
+    expect(tx.body.data[0]).toMatchObject({
+      id: expect.stringMatching(/^vtx_/),
+      type: 'PENDING_POINTS_ACTIVATION',
+      voucher_id: entry.voucher_id,
+      details: { balance: { points: 40, balance: 40, total: 40, type: 'loyalty_card', object: 'balance' }, pending_points: { id: entryId }, order: { id: order.id }, earning_rule: { id: ruleId } },
+    });
+    expect(activated).toMatchObject({ object: 'event', type: ACTIVATED, entity_id: customerId, event_source: { channel: 'INTERNAL' }, group_id: expect.stringMatching(REQUEST_ID) });
+    const data = (activated as unknown as { data: Record<string, Record<string, unknown>> }).data;
+    expect(Object.keys(data).sort()).toEqual(['balance', 'campaign', 'customer', 'order', 'pending_points', 'transaction', 'voucher']);
+    expect(data.balance).toEqual({ points: 40, total: 40, balance: 40, type: 'loyalty_card', object: 'balance', related_object: { type: 'voucher', id: entry.voucher_id }, operation_type: 'AUTOMATIC' });
+    expect(data.voucher).toMatchObject({ id: entry.voucher_id, code, loyalty_card: { points: 40, balance: 40, pending_points: 0 }, object: 'voucher' });
+    expect(data.transaction).toEqual(tx.body.data[0]);
+    expect(data.pending_points).toMatchObject({ id: entryId, status: 'ACTIVATED', points: 40 });
+    expect(data.customer).toMatchObject({ id: customerId, object: 'customer' });
+    expect(data.campaign).toMatchObject({ id: campaign.id, name: campaign.name, campaign_type: 'LOYALTY_PROGRAM', object: 'campaign' });
+    expect(data.order).toMatchObject({ id: order.id, status: 'PAID', amount: 1000, object: 'order' });
+    expect((await http(app).get(`/v1/loyalties/members/${code}/pending-points`).set(project.headers)).body.data).toEqual([]);
+  });
+
+  it('activates by hand (spec §4.4): the balance object, then 400 invalid_pending_points_state, and the job finds nothing to do', async () => {
+    const { code, entryId, order } = await pendingFixture(3);
+    const res = await http(app).post(`${entryPath(code, entryId)}/activate`).set(project.headers);
+    expect(res.status).toBe(200);
+    const card = await db.card(code);
+    expect(res.body).toEqual({ points: 40, total: 40, balance: 40, type: 'loyalty_card', object: 'balance', related_object: { type: 'voucher', id: card.id }, operation_type: 'MANUAL' });
+    const again = await http(app).post(`${entryPath(code, entryId)}/activate`).set(project.headers);
+    expect(again.status).toBe(400);
+    expect(again.body).toEqual({
+      code: 400,
+      key: 'invalid_pending_points_state',
+      message: 'Invalid pending points state',
+      details: "Only pending points in 'PENDING' status can be activated. Current status: 'ACTIVATED'.",
+      request_id: again.headers['x-request-id'],
+      resource_id: entryId,
+      resource_type: 'pending_points',
+    });
+    const [event] = await eventsFor(entryId, ACTIVATED);
+    expect(event).toMatchObject({ event_source: { channel: 'API', api_key: { app_id: project.app_id } }, group_id: res.headers['x-request-id'], data: { balance: { operation_type: 'MANUAL' } } });
+    // Past activates_at the delayed job has run (it is gone from the queue) without crediting again.
+    const [entry] = await db.entries({ orderId: order.id });
+    const queue = worker.get<Queue>(getQueueToken('pending-points'), { strict: false });
+    await waitFor(async () => (Date.now() > entry.activates_at.getTime() && (await queue.getJobState(entryId)) === 'unknown' ? true : undefined), { timeoutMs: 15_000, intervalMs: 200 });
+    expect(await db.card(code)).toMatchObject({ balance: 40, pending_points: 0 });
+    expect(await db.count('SELECT 1 FROM voucher_transactions WHERE pending_points_id = $1', [entryId])).toBe(1);
+  });
+
+  it('adjusts (event updated), refuses to leave 0 or less (invalid_amount), cancels (204, event canceled), then only 400s', async () => {
+    const { code, entryId } = await pendingFixture(30, 40);
+    const up = await http(app).post(`${entryPath(code, entryId)}/balance`).set(project.headers).send({ points: 5 });
+    expect(up.status).toBe(200);
+    const card = await db.card(code);
+    expect(up.body).toEqual({ points: 5, total: 45, object: 'balance', related_object: { type: 'voucher', id: card.id }, operation_type: 'MANUAL' });
+    const down = await http(app).post(`${entryPath(code, entryId)}/balance`).set(project.headers).send({ points: -44 });
+    expect(down.body).toMatchObject({ points: -44, total: 1 });
+    const zero = await http(app).post(`${entryPath(code, entryId)}/balance`).set(project.headers).send({ points: -1 });
+    expect(zero.status).toBe(400);
+    expect(zero.body).toMatchObject({ key: 'invalid_amount', message: 'Invalid Amount', resource_id: entryId });
+    expect(zero.body.details).toMatch(/^Amount has to be a valid positive number/);
+    for (const body of [{}, { points: 0 }, { points: 1.5 }, { points: '5' }, { points: 1, extra: true }]) {
+      const bad = await http(app).post(`${entryPath(code, entryId)}/balance`).set(project.headers).send(body);
+      expect({ body, status: bad.status, key: bad.body.key }).toEqual({ body, status: 400, key: 'invalid_payload' });
+    }
+    const updated = await http(app).get('/v1/events').query({ type: 'customer.voucher.loyalty_card.pending_points.updated' }).set(project.headers);
+    const mine = updated.body.data.filter((e: { data: { pending_points: { id: string } } }) => e.data.pending_points.id === entryId);
+    expect(mine.map((e: { data: { voucher_pending_points_balance: { points: number; total: number } } }) => e.data.voucher_pending_points_balance)).toEqual([
+      expect.objectContaining({ points: -44, total: 1, operation_type: 'MANUAL' }),
+      expect.objectContaining({ points: 5, total: 45, operation_type: 'MANUAL' }),
+    ]);
+
+    const cancel = await http(app).post(`${entryPath(code, entryId)}/cancel`).set(project.headers);
+    expect(cancel.status).toBe(204);
+    expect(cancel.text).toBe('');
+    expect(await db.card(code)).toMatchObject({ balance: 0, pending_points: 0 });
+    expect(await eventsFor(entryId, 'customer.voucher.loyalty_card.pending_points.canceled')).toHaveLength(1);
+    for (const [verb, body, word] of [['activate', undefined, 'activated'], ['balance', { points: 1 }, 'updated'], ['cancel', undefined, 'canceled']] as const) {
+      const res = await http(app).post(`${entryPath(code, entryId)}/${verb}`).set(project.headers).send(body);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ key: 'invalid_pending_points_state', details: `Only pending points in 'PENDING' status can be ${word}. Current status: 'CANCELED'.` });
+    }
+  });
+
+  it('404s name the card (voucher) or the entry (pending_points); another project cannot see or touch anything', async () => {
+    const { code, entryId, campaign, order } = await pendingFixture(30);
+    const unknownCard = await http(app).post(`${entryPath('NO-SUCH-CARD', entryId)}/activate`).set(project.headers);
+    expect(unknownCard.status).toBe(404);
+    expect(unknownCard.body).toMatchObject({ resource_type: 'voucher', resource_id: 'NO-SUCH-CARD', details: 'Cannot find voucher with id NO-SUCH-CARD' });
+    const unknownEntry = await http(app).post(`${entryPath(code, 'lopp_000000000000000000')}/activate`).set(project.headers);
+    expect(unknownEntry.body).toMatchObject({ resource_type: 'pending_points', resource_id: 'lopp_000000000000000000' });
+    const elsewhere = await pendingFixture(30);
+    expect((await http(app).post(`${entryPath(elsewhere.code, entryId)}/activate`).set(project.headers)).body.resource_type).toBe('pending_points');
+    expect((await http(app).get(`/v1/loyalties/${campaign.id}/members/${elsewhere.code}/pending-points`).set(project.headers)).status).toBe(404);
+
+    for (const verb of ['activate', 'cancel']) expect((await http(app).post(`${entryPath(code, entryId)}/${verb}`).set(other.headers)).status).toBe(404);
+    expect((await http(app).post(`${entryPath(code, entryId)}/balance`).set(other.headers).send({ points: 1 })).status).toBe(404);
+    for (const path of [`/v1/loyalties/members/${code}/pending-points`, `/v1/loyalties/${campaign.id}/pending-points`, `/v1/loyalties/members/${code}/transactions`, `/v1/orders/${order.id}`]) {
+      expect((await http(app).get(path).set(other.headers)).status).toBe(404);
+    }
+    const theirEvents = await http(app).get('/v1/events').query({ limit: 100 }).set(other.headers);
+    expect(theirEvents.body.data).toEqual([]);
+    const mine = (await http(app).get('/v1/events').set(project.headers)).body.data[0];
+    expect((await http(app).get(`/v1/events/${mine.id}`).set(other.headers)).status).toBe(404);
+    expect(await db.entries({ orderId: order.id })).toEqual([expect.objectContaining({ status: 'PENDING' })]);
+  });
+
+  it('lists PENDING entries of a campaign and a card by id, both directions, page by page', async () => {
+    const { campaign, ruleIds } = await pointsCampaign(app, project, [{ points: 1, days: 60 }, { points: 2, days: 60 }]);
+    const customer = unique('lister');
+    const code = await enrol(app, project, campaign, customer);
+    for (let i = 0; i < 3; i += 1) await payOrder(app, project, { source_id: unique('lister-order'), customer });
+    expect(ruleIds).toHaveLength(2);
+    const all = (await db.entries({ cardCode: code })).map((e) => e.id);
+    expect(all).toHaveLength(6);
+    for (const [path, order] of [[`/v1/loyalties/${campaign.id}/pending-points`, 'id'], [`/v1/loyalties/${campaign.name}/members/${code}/pending-points`, '-id']] as const) {
+      const seen: string[] = [];
+      let after: string | undefined;
+      for (let page = 0; page < 5; page += 1) {
+        const res = await http(app).get(path).query({ limit: 4, order, ...(after ? { starting_after_id: after } : {}) }).set(project.headers);
+        expect(res.status).toBe(200);
+        seen.push(...res.body.data.map((e: { id: string }) => e.id));
+        if (!res.body.has_more) break;
+        after = res.body.more_starting_after;
+      }
+      expect(seen).toEqual(order === 'id' ? [...all].sort() : [...all].sort().reverse());
+    }
+    const bad = await http(app).get(`/v1/loyalties/${campaign.id}/pending-points`).query({ order: 'created_at' }).set(project.headers);
+    expect(bad.body).toMatchObject({ key: 'invalid_query_params' });
+  });
+
+  it('50 concurrent activations of one entry (API calls and worker jobs) credit it exactly once, round after round', async () => {
+    const { campaign } = await pointsCampaign(app, project, [{ points: 7, days: 60 }]);
+    const customer = unique('racer');
+    const code = await enrol(app, project, campaign, customer);
+    const activation = worker.get(ActivationService);
+    for (let round = 1; round <= 8; round += 1) {
+      const order = (await payOrder(app, project, { source_id: unique('race'), customer })).body;
+      const [entry] = await db.entries({ orderId: order.id });
+      // 40 manual calls and 10 job-like activations in the worker, all at once.
+      const [answers, jobs] = await Promise.all([
+        Promise.all(Array.from({ length: 40 }, () => http(app).post(`${entryPath(code, entry.id)}/activate`).set(project.headers))),
+        Promise.all(Array.from({ length: 10 }, () => activation.activate({ ids: [entry.id], extraDue: 0, operation: 'AUTOMATIC', cause: internalCause() }))),
+      ]);
+      const wins = answers.filter((res) => res.status === 200).length + jobs.filter((done) => done.length === 1).length;
+      expect({ round, wins }).toEqual({ round, wins: 1 });
+      expect(answers.filter((res) => res.status !== 200).every((res) => res.status === 400 && res.body.key === 'invalid_pending_points_state')).toBe(true);
+      expect(await db.card(code)).toMatchObject({ balance: 7 * round, pending_points: 0 });
+      expect(await db.count('SELECT 1 FROM voucher_transactions WHERE pending_points_id = $1', [entry.id])).toBe(1);
+      expect(await eventsFor(entry.id, ACTIVATED)).toHaveLength(1);
+    }
+  });
+
+  it('the sweep activates a due entry whose job was removed from Redis', async () => {
+    const { campaign } = await pointsCampaign(app, project, [{ points: 9, days: 2 }]);
+    const customer = unique('lost-job');
+    const code = await enrol(app, project, campaign, customer);
+    const order = (await payOrder(app, project, { source_id: unique('lost'), customer })).body;
+    const [entry] = await db.entries({ orderId: order.id });
+    const queue = worker.get<Queue>(getQueueToken('pending-points'), { strict: false });
+    expect(await queue.getJobState(entry.id)).toBe('delayed');
+    expect(await queue.remove(entry.id)).toBe(1);
+    await waitFor(async () => ((await db.card(code)).balance === 9 ? true : undefined), { timeoutMs: 2 * DAY_MS + 3 * SWEEP_MS + 5_000 });
+    const [settled] = await db.entries({ orderId: order.id });
+    expect(settled.status).toBe('ACTIVATED');
+    // Late by at most about one sweep interval, never early.
+    expect(settled.settled_at!.getTime() - settled.activates_at.getTime()).toBeGreaterThanOrEqual(0);
+    expect(settled.settled_at!.getTime() - settled.activates_at.getTime()).toBeLessThan(SWEEP_MS + 2_000);
+    expect(await eventsFor(entry.id, ACTIVATED)).toHaveLength(1);
+  });
+
+  it('lists the event log newest first, filtered by type, page by page with a signed cursor', async () => {
+    const all = await http(app).get('/v1/events').query({ limit: 100 }).set(project.headers);
+    expect(all.body.data.length).toBeGreaterThan(10);
+    const times = all.body.data.map((e: { created_at: string }) => e.created_at);
+    expect([...times].sort().reverse()).toEqual(times);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const res = await http(app).get('/v1/events').query({ limit: 3, type: ACTIVATED, ...(cursor ? { cursor } : {}) }).set(project.headers);
+      expect(res.status).toBe(200);
+      expect(res.body.data.every((e: { type: string }) => e.type === ACTIVATED)).toBe(true);
+      seen.push(...res.body.data.map((e: { id: string }) => e.id));
+      cursor = res.body.cursor?.next;
+      expect(res.body.has_more).toBe(cursor !== undefined);
+    } while (cursor);
+    expect(seen).toEqual(all.body.data.filter((e: { type: string }) => e.type === ACTIVATED).map((e: { id: string }) => e.id));
+    const first = await http(app).get('/v1/events').query({ limit: 1, type: ACTIVATED }).set(project.headers);
+    const other = await http(app).get('/v1/events').query({ limit: 1, cursor: first.body.cursor.next }).set(project.headers);
+    expect(other.body).toMatchObject({ key: 'invalid_or_expired_cursor' });
+    const tampered = await http(app).get('/v1/events').query({ limit: 1, type: ACTIVATED, cursor: `${first.body.cursor.next.slice(0, -2)}00` }).set(project.headers);
+    expect(tampered.body).toMatchObject({ key: 'invalid_or_expired_cursor' });
+    expect((await http(app).get('/v1/events').query({ type: 'order.paid' }).set(project.headers)).body.key).toBe('invalid_query_params');
+    const one = await http(app).get(`/v1/events/${all.body.data[0].id}`).set(project.headers);
+    expect(one.body).toEqual(all.body.data[0]);
+    expect((await http(app).get('/v1/events/evcus_000000000000000000').set(project.headers)).body).toMatchObject({ resource_type: 'event' });
+  });
+});
