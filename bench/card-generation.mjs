@@ -61,7 +61,7 @@ async function main() {
         for (let j = offset; j < Math.min(offset + 1_000, CARDS); j += 1) {
           rows.push({ id: `v_b${runId}${i}_${j}`, projectId: project.id, campaignId: campaign.id, code: `B${i}-${j}-${randomBytes(4).toString('hex')}`, initialPoints: 0 });
         }
-        await db.getRepository('Voucher').insert(rows);
+        await db.getRepository('LoyaltyCard').insert(rows);
       }
       naive.push(performance.now() - started);
     }

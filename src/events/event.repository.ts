@@ -1,17 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import type { Tx } from '../database/transaction-runner.js';
-import { EventRecord, type EventSource } from './event.entity.js';
+import { EventRecord } from './event.entity.js';
 
-export interface NewEventRow {
-  id: string;
-  projectId: string;
-  type: string;
-  entityId: string;
-  groupId: string;
-  eventSource: EventSource;
-  data: Record<string, unknown>;
+/**
+ * The INSERT of event rows whose other columns a SELECT yields, in this order: `project_id, type, entity_id,
+ * group_id, event_source, data`. Features that build a batch of events in SQL embed it in their own
+ * statement (an activation batch builds its events in the database, next to the change they report),
+ * while the events domain keeps its table and its id format here. Ids are `evcus_` + 18 hex.
+ */
+export function eventsInsertSql(select: string): string {
+  return `INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
+    SELECT 'evcus_' || left(md5(random()::text || clock_timestamp()::text || s.entity_id), 18), s.project_id, s.type, s.entity_id, s.group_id, s.event_source, s.data
+    FROM (${select}) s`;
 }
 
 /** An event as lists read it; `seq` is the keyset position. */
@@ -20,17 +21,6 @@ export type EventRow = Pick<EventRecord, 'id' | 'seq' | 'type' | 'entityId' | 'g
 @Injectable()
 export class EventRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
-  /** Inside the caller's transaction: the event commits with its change, or not at all. One statement. */
-  async insert(tx: Tx, rows: NewEventRow[]): Promise<void> {
-    if (!rows.length) return;
-    await tx.query(
-      `INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
-       SELECT e.id, e.project_id, e.type, e.entity_id, e.group_id, e.event_source, e.data
-       FROM jsonb_to_recordset($1::jsonb) AS e(id text, project_id text, type text, entity_id text, group_id text, event_source jsonb, data jsonb)`,
-      [JSON.stringify(rows.map((row) => ({ id: row.id, project_id: row.projectId, type: row.type, entity_id: row.entityId, group_id: row.groupId, event_source: row.eventSource, data: row.data })))],
-    );
-  }
 
   async findById(projectId: string, id: string): Promise<EventRecord | null> {
     return this.dataSource.getRepository(EventRecord).findOneBy({ projectId, id });

@@ -2,27 +2,15 @@ import { Injectable } from '@nestjs/common';
 import type { ProjectContext } from '../auth/auth.service.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { newRequestId } from '../common/http/request-id.middleware.js';
-import { hexId } from '../common/ids.js';
 import { CursorService } from '../common/pagination/cursor.service.js';
-import type { Tx } from '../database/transaction-runner.js';
 import { type EventDto, type EventListDto, EVENTS_CURSOR_PREFIX, type ListEventsQueryDto, toEventDto } from './dto/event.dto.js';
 import type { EventSource } from './event.entity.js';
 import { EventRepository } from './event.repository.js';
-import type { EventType } from './event-types.js';
 
 /** What caused a change, as its events record it. */
 export interface EventCause {
   groupId: string;
   source: EventSource;
-}
-
-export interface NewEvent {
-  projectId: string;
-  type: EventType;
-  /** The customer the event is about. */
-  customerId: string;
-  cause: EventCause;
-  data: Record<string, unknown>;
 }
 
 /** A request with an application key: the events it causes share its request id. */
@@ -35,27 +23,16 @@ export function internalCause(): EventCause {
   return { groupId: newRequestId(), source: { channel: 'INTERNAL' } };
 }
 
-/** The outbox (written inside the caller's transaction) and the project's event log. */
+/**
+ * The project's event log. Rows are written by the features, inside the transaction of the change they
+ * report (the outbox), through `eventsInsertSql` of the repository.
+ */
 @Injectable()
 export class EventsService {
   constructor(
     private readonly events: EventRepository,
     private readonly cursors: CursorService,
   ) {}
-
-  async record(tx: Tx, events: NewEvent[]): Promise<string[]> {
-    const rows = events.map((event) => ({
-      id: hexId('evcus_'),
-      projectId: event.projectId,
-      type: event.type,
-      entityId: event.customerId,
-      groupId: event.cause.groupId,
-      eventSource: event.cause.source,
-      data: event.data,
-    }));
-    await this.events.insert(tx, rows);
-    return rows.map((row) => row.id);
-  }
 
   async get(project: ProjectContext, eventId: string): Promise<EventDto> {
     const event = await this.events.findById(project.id, eventId);

@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { CampaignsModule } from '../campaigns/campaigns.module.js';
 import { CustomersModule } from '../customers/customers.module.js';
 import { TransactionRunner } from '../database/transaction-runner.js';
-import { EventsModule } from '../events/events.module.js';
 import { MembersModule } from '../members/members.module.js';
 import { CardRepository } from './cards/card.repository.js';
 import { EarningPlanner } from './earning/earning-planner.service.js';
@@ -15,9 +14,10 @@ import { LedgerService } from './ledger/ledger.service.js';
 import { OrderRepository } from './orders/order.repository.js';
 import { OrdersController } from './orders/orders.controller.js';
 import { OrdersService } from './orders/orders.service.js';
-import { PayloadRepository } from './payloads/payload.repository.js';
 import { ActivationBatcher } from './pending/activation-batcher.js';
+import { ActivationRepository } from './pending/activation.repository.js';
 import { ActivationService } from './pending/activation.service.js';
+import { PendingEventsRepository } from './pending/pending-events.repository.js';
 import { PendingPointsController } from './pending/pending-points.controller.js';
 import { PendingPointsRepository } from './pending/pending-points.repository.js';
 import { PendingPointsService } from './pending/pending-points.service.js';
@@ -28,12 +28,11 @@ import { PendingPointsService } from './pending/pending-points.service.js';
  * nothing imports it back. The processor is registered by WorkerModule.
  */
 @Module({
-  imports: [CampaignsModule, CustomersModule, MembersModule, EventsModule],
+  imports: [CampaignsModule, CustomersModule, MembersModule],
   controllers: [EarningRulesController, OrdersController, PendingPointsController, LedgerController],
   providers: [
     TransactionRunner,
     CardRepository,
-    PayloadRepository,
     EarningRuleRepository,
     EarningRulesService,
     EarningPlanner,
@@ -41,7 +40,9 @@ import { PendingPointsService } from './pending/pending-points.service.js';
     OrdersService,
     PendingPointsRepository,
     PendingPointsService,
+    ActivationRepository,
     ActivationService,
+    PendingEventsRepository,
     ActivationBatcher,
     LedgerRepository,
     LedgerService,

@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import { hexId } from '../ids.js';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
 /** Voucherify-style request id: `v-` followed by 18 hex characters. */
 export function newRequestId(): string {
-  return `v-${randomBytes(9).toString('hex')}`;
+  return hexId('v-');
 }
 
 /**

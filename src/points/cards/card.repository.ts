@@ -11,6 +11,7 @@ export interface CardBalance {
   pendingPoints: number;
 }
 
+
 /** A published card as the points code needs it. */
 export interface CardRef {
   id: string;
@@ -78,7 +79,18 @@ export class CardRepository {
     return rows.length > 0;
   }
 
-  /** Applies the deltas (several per card are summed) and returns every touched card's columns after. */
+  /** Locks the cards, in id order, waiting for transactions that hold them. */
+  async lock(tx: Tx, cardIds: string[]): Promise<void> {
+    await tx.query('SELECT 1 FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', [[...new Set(cardIds)].sort()]);
+  }
+
+  /** Locks the cards that no other transaction holds, in id order, without waiting; returns the ones locked. */
+  async lockAvailable(tx: Tx, cardIds: string[]): Promise<Set<string>> {
+    const rows = (await tx.query('SELECT id FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE SKIP LOCKED', [[...new Set(cardIds)]])) as { id: string }[];
+    return new Set(rows.map((row) => row.id));
+  }
+
+  /** Applies the deltas (several per card are summed) and returns every touched card's point columns after. */
   async apply(tx: Tx, deltas: CardDelta[]): Promise<Map<string, CardBalance>> {
     const byCard = new Map<string, { points: number; pending: number }>();
     for (const delta of deltas) {
@@ -87,7 +99,7 @@ export class CardRepository {
     }
     const ids = [...byCard.keys()].sort();
     if (!ids.length) return new Map();
-    await tx.query('SELECT 1 FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', [ids]);
+    await this.lock(tx, ids);
     const rows = (await tx.query(
       `UPDATE vouchers v SET points = v.points + d.points, balance = v.balance + d.points,
          pending_points = v.pending_points + d.pending, updated_at = now()

@@ -23,15 +23,15 @@ export class LedgerRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** One statement for the whole batch; `seq` follows the order of `rows`. */
-  async insert(tx: Tx, rows: NewTransaction[]): Promise<Date | null> {
-    if (!rows.length) return null;
-    const [first] = (await tx.query(
-      `INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, details)
-       SELECT t.value->>'id', t.value->>'project_id', t.value->>'voucher_id', t.value->>'campaign_id', t.value->>'type',
-              (t.value->>'points')::int, (t.value->>'balance_after')::int, t.value->>'order_id', t.value->>'pending_points_id', t.value->'details'
-       FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t(value, n)
-       ORDER BY t.n
-       RETURNING created_at`,
+  async insert(tx: Tx, rows: NewTransaction[], createdAt: Date): Promise<void> {
+    if (!rows.length) return;
+    await tx.query(
+      `INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, details, created_at)
+       SELECT id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, details, $2
+       FROM ROWS FROM (json_to_recordset($1::json) AS (id text, project_id text, voucher_id text, campaign_id text, type text, points int,
+            balance_after int, order_id text, pending_points_id text, details json)) WITH ORDINALITY AS t(id, project_id, voucher_id, campaign_id,
+            type, points, balance_after, order_id, pending_points_id, details, n)
+       ORDER BY n`,
       [
         JSON.stringify(
           rows.map((row) => ({
@@ -47,9 +47,9 @@ export class LedgerRepository {
             details: row.details,
           })),
         ),
+        createdAt,
       ],
-    )) as { created_at: Date }[];
-    return first?.created_at ?? null;
+    );
   }
 
   /** A card's transactions, newest first; one extra row tells whether there is a next page. */

@@ -129,6 +129,7 @@ export class OrdersService {
             earning_rule: { id: e.planned.rule.id, source: { banner: e.planned.rule.banner } },
           },
         })),
+        new Date(),
       );
     }
 

@@ -25,10 +25,11 @@ export interface PendingPointsDetails {
  * canceled), each by one conditional update, so an entry moves once whoever races for it.
  *
  * The partial indexes keep PENDING rows only: the sweep's due query and the lists read an index range,
- * whatever the number of entries already settled.
+ * whatever the number of entries already settled. The due index orders entries due together by card, so
+ * two batches taking due entries side by side (SKIP LOCKED) take different cards and never wait on each other.
  */
 @Entity({ name: 'loyalty_pending_points' })
-@Index('idx_pending_points_due', ['activatesAt'], { where: `"status" = 'PENDING'` })
+@Index('idx_pending_points_due', ['activatesAt', 'voucherId'], { where: `"status" = 'PENDING'` })
 @Index('idx_pending_points_card', ['voucherId', 'id'], { where: `"status" = 'PENDING'` })
 @Index('idx_pending_points_campaign', ['campaignId', 'id'], { where: `"status" = 'PENDING'` })
 @Index('idx_pending_points_order', ['orderId'])

@@ -7,7 +7,7 @@ import { ActivationBatcher } from './activation-batcher.js';
  * Jobs handed out at once by the queue: the batcher turns them into few transactions, so this is where the
  * activation throughput is set (the pool has 10 connections; at most two batches use them at a time).
  */
-export const ACTIVATION_CONCURRENCY = 200;
+export const ACTIVATION_CONCURRENCY = 50;
 
 /** The delayed activation job of each pending entry (job id = entry id), run at `activates_at`. */
 @Processor(QueueName.PendingPoints, { concurrency: ACTIVATION_CONCURRENCY })

@@ -105,33 +105,37 @@ export class PendingPointsRepository {
     return rows.map(entity);
   }
 
-  /** PENDING → ACTIVATED for these ids (those still PENDING), optionally only within one project. */
-  async activate(tx: Tx, ids: string[], projectId?: string): Promise<PendingPoints[]> {
-    if (!ids.length) return [];
-    const [rows] = (await tx.query(
-      `UPDATE loyalty_pending_points SET status = 'ACTIVATED', updated_at = now(), settled_at = clock_timestamp()
-       WHERE id = ANY($1::text[]) AND status = 'PENDING' AND ($2::text IS NULL OR project_id = $2)
-       RETURNING ${COLUMNS}`,
-      [ids, projectId ?? null],
-    )) as [Row[], number];
-    return rows.map(entity);
+  /** Locks one PENDING entry of the project, waiting for a transaction that holds it; null when it is not PENDING. */
+  async lockPending(tx: Tx, projectId: string, id: string): Promise<{ id: string; voucherId: string } | null> {
+    const [row] = (await tx.query(`SELECT id, voucher_id FROM loyalty_pending_points WHERE id = $1 AND project_id = $2 AND status = 'PENDING' FOR UPDATE`, [id, projectId])) as {
+      id: string;
+      voucher_id: string;
+    }[];
+    return row ? { id: row.id, voucherId: row.voucher_id } : null;
   }
 
   /**
-   * PENDING → ACTIVATED for up to `limit` due entries, soonest first, skipping rows another transaction has
-   * locked. The due query reads the partial index `idx_pending_points_due` (PENDING rows by activates_at):
-   * with a million entries not yet due it stops at the first index entry.
+   * Locks, without waiting, the PENDING entries among `ids` and up to `extraDue` other due entries, soonest
+   * first and by card; rows another transaction holds are skipped (it is settling them). The due part reads
+   * the partial index `idx_pending_points_due` (PENDING rows by activates_at, voucher_id): with a million
+   * entries not yet due it stops at the first index entry.
    */
-  async activateDue(tx: Tx, limit: number): Promise<PendingPoints[]> {
-    const [rows] = (await tx.query(
-      `UPDATE loyalty_pending_points p SET status = 'ACTIVATED', updated_at = now(), settled_at = clock_timestamp()
-       FROM (SELECT id FROM loyalty_pending_points WHERE status = 'PENDING' AND activates_at <= now()
-             ORDER BY activates_at LIMIT $1 FOR UPDATE SKIP LOCKED) due
-       WHERE p.id = due.id
-       RETURNING ${COLUMNS.split(',').map((column) => `p.${column.trim()}`).join(', ')}`,
-      [limit],
-    )) as [Row[], number];
-    return rows.map(entity);
+  async lockForActivation(tx: Tx, ids: string[], extraDue: number): Promise<{ id: string; voucherId: string }[]> {
+    const requested = ids.length
+      ? ((await tx.query(`SELECT id, voucher_id FROM loyalty_pending_points WHERE id = ANY($1::text[]) AND status = 'PENDING' FOR UPDATE SKIP LOCKED`, [ids])) as {
+          id: string;
+          voucher_id: string;
+        }[])
+      : [];
+    const due =
+      extraDue > 0
+        ? ((await tx.query(
+            `SELECT id, voucher_id FROM loyalty_pending_points WHERE status = 'PENDING' AND activates_at <= now() AND NOT (id = ANY($1::text[]))
+             ORDER BY activates_at, voucher_id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+            [ids, extraDue],
+          )) as { id: string; voucher_id: string }[])
+        : [];
+    return [...requested, ...due].map((row) => ({ id: row.id, voucherId: row.voucher_id }));
   }
 
   /** PENDING → CANCELED for one entry, or for every PENDING entry of an order. */

@@ -3,14 +3,13 @@ import type { ProjectContext } from '../../auth/auth.service.js';
 import { CampaignsService } from '../../campaigns/campaigns.service.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { TransactionRunner, type Tx } from '../../database/transaction-runner.js';
-import { type EventCause, EventsService, requestCause } from '../../events/events.service.js';
+import { type EventCause, requestCause } from '../../events/events.service.js';
 import { EVENTS, type EventType } from '../../events/event-types.js';
 import { JobQueueService } from '../../queue/job-queue.service.js';
 import { JobName } from '../../queue/queue.definitions.js';
-import { CardRepository, type CardRef } from '../cards/card.repository.js';
-import { PayloadRepository } from '../payloads/payload.repository.js';
-import { type OperationType, pendingChangedData } from '../payloads/payloads.js';
+import { type CardBalance, CardRepository, type CardRef } from '../cards/card.repository.js';
 import { ActivationService } from './activation.service.js';
+import { type OperationType, PendingEventsRepository } from './pending-events.repository.js';
 import {
   type ActivationBalanceDto,
   type ListPendingPointsQueryDto,
@@ -32,9 +31,8 @@ export class PendingPointsService {
     private readonly transactions: TransactionRunner,
     private readonly pending: PendingPointsRepository,
     private readonly cards: CardRepository,
-    private readonly payloads: PayloadRepository,
     private readonly activation: ActivationService,
-    private readonly events: EventsService,
+    private readonly events: PendingEventsRepository,
     private readonly campaigns: CampaignsService,
     private readonly jobs: JobQueueService,
   ) {}
@@ -90,12 +88,12 @@ export class PendingPointsService {
   async activate(project: ProjectContext, code: string, entryId: string): Promise<ActivationBalanceDto> {
     const card = await this.card(project, code);
     await this.entryOf(project, card, entryId);
-    const [done] = await this.activation.activate({ ids: [entryId], extraDue: 0, projectId: project.id, operation: 'MANUAL', cause: requestCause(project) });
+    const done = await this.activation.activateManually(project.id, entryId, requestCause(project));
     if (!done) throw await this.stateError(project, entryId, 'activated');
     return {
-      points: done.entry.points,
-      total: done.card.points,
-      balance: done.card.balance,
+      points: done.points,
+      total: done.total,
+      balance: done.balance,
       type: 'loyalty_card',
       object: 'balance',
       related_object: { type: 'voucher', id: card.id },
@@ -136,25 +134,10 @@ export class PendingPointsService {
   }
 
   /** The cards' pending totals follow the entries' change, and each entry gets its event. */
-  private async changed(tx: Tx, entries: PendingPoints[], changes: number[], type: EventType, operation: OperationType, cause: EventCause) {
+  private async changed(tx: Tx, entries: PendingPoints[], changes: number[], type: EventType, operation: OperationType, cause: EventCause): Promise<Map<string, CardBalance>> {
     if (!entries.length) return new Map();
     const after = await this.cards.apply(tx, entries.map((entry, i) => ({ cardId: entry.voucherId, points: 0, pending: changes[i] })));
-    const rows = await this.payloads.load(tx, {
-      campaignIds: entries.map((e) => e.campaignId),
-      customerIds: entries.map((e) => e.customerId),
-      orderIds: entries.map((e) => e.orderId),
-      cardIds: entries.map((e) => e.voucherId),
-    });
-    await this.events.record(
-      tx,
-      entries.map((entry, i) => ({
-        projectId: entry.projectId,
-        type,
-        customerId: entry.customerId,
-        cause,
-        data: pendingChangedData(rows, entry, changes[i], after.get(entry.voucherId) ?? { points: 0, balance: 0, pendingPoints: 0 }, operation),
-      })),
-    );
+    await this.events.record(tx, entries.map((entry, i) => ({ id: entry.id, change: changes[i] })), type, operation, cause);
     return after;
   }
 
