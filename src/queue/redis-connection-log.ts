@@ -41,10 +41,6 @@ export class RedisConnectionLog implements OnApplicationShutdown {
     return () => this.restoredListeners.delete(listener);
   }
 
-  get isDown(): boolean {
-    return this.down.size > 0;
-  }
-
   /** Listens to a Queue's or Worker's 'error' events and to its Redis clients' connection events. */
   async watch(kind: 'queue' | 'worker', emitter: QueueLike): Promise<void> {
     if (this.watched.has(emitter)) return;

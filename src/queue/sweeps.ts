@@ -54,7 +54,8 @@ export class SweepTimers {
   private schedule(sweep: SweepDefinition, delayMs: number): void {
     if (this.stopped) return;
     const timer = setTimeout(() => {
-      void this.run(sweep).finally(() => this.schedule(sweep, sweep.everyMs));
+      // A run started by runAll() may still be going: wait for it instead of starting a second one.
+      void (this.running.get(sweep.name) ?? this.run(sweep)).finally(() => this.schedule(sweep, sweep.everyMs));
     }, delayMs);
     timer.unref();
     this.timers.set(sweep.name, timer);

@@ -9,7 +9,8 @@ const ERROR_EXAMPLES: Record<number, { description: string; example: object }> =
       'this includes text PostgreSQL cannot store (NUL, lone UTF-16 surrogates), malformed percent-encoding, and bodies or query ' +
       'strings outside the size and nesting limits (docs/errors.md); a request Node cannot parse as HTTP (`invalid_request`); ' +
       'a cursor that was tampered with, expired or made for another query (`invalid_or_expired_cursor`); a protected campaign (`resource_protected`); ' +
-      'no loyalty card to give (`no_voucher_suitable_for_publication`) or a card code already given (`voucher_already_published`).',
+      'no loyalty card to give (`no_voucher_suitable_for_publication`) or a card code already given (`voucher_already_published`); ' +
+      'a pending points entry that is no longer PENDING (`invalid_pending_points_state`) or an adjustment that would leave it 0 or less (`invalid_amount`).',
     example: { code: 400, key: 'invalid_payload', message: 'Invalid payload', details: 'note must be a string', request_id: 'v-0c12951ec58e67577e' },
   },
   401: {
