@@ -66,7 +66,7 @@ function isCidr(value: string): boolean {
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
- * The process environment as CONTRACT.md §1 defines it. Every variable has its default here, so the
+ * The process environment as the README's configuration table lists it. Every variable has its default here, so the
  * defaults are documented in one place and validated like user input.
  */
 export class EnvironmentVariables {

@@ -34,7 +34,7 @@ export const MAX_NAME_LENGTH = 200;
 export const TYPE_MESSAGE =
   'type must be AUTO_UPDATE or STATIC: STANDALONE is a single-voucher type for discount and gift card campaigns, not for loyalty campaigns';
 
-/** POST /v1/loyalties. Unknown fields are rejected (CONTRACT.md §3). */
+/** POST /v1/loyalties. Unknown fields are rejected (docs/errors.md). */
 export class CreateLoyaltyCampaignDto {
   @ApiProperty({ description: 'Campaign name, unique among the project\'s campaigns.', maxLength: MAX_NAME_LENGTH, example: 'Summer Loyalty' })
   @IsDefined({ message: 'name is required' })

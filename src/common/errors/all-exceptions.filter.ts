@@ -7,7 +7,7 @@ import { BODY_LIMIT_BYTES } from '../http/body-limit.js';
 const DEPENDENCY_NAMES = { postgres: 'PostgreSQL', redis: 'Redis' } as const;
 
 /**
- * The one place where errors become HTTP answers: every non-2xx response has the CONTRACT.md §3
+ * The one place where errors become HTTP answers: every non-2xx response has the docs/errors.md
  * shape, and nothing internal (stack, SQL, driver message) reaches the client.
  */
 @Catch()

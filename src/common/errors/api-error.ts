@@ -1,4 +1,4 @@
-/** The error keys of CONTRACT.md §3 that the service answers with, plus HTTP-level ones. */
+/** The error keys (docs/errors.md) that the service answers with, plus HTTP-level ones. */
 export const ERROR_KEYS = [
   'invalid_payload',
   'invalid_query_params',
@@ -36,7 +36,7 @@ export interface ErrorBody {
 
 /**
  * A failure the client is meant to see. Services throw these; the global filter renders them as the
- * CONTRACT.md §3 body. Anything that is not an ApiError (or a known HTTP/infrastructure error) is a bug
+ * body of docs/errors.md. Anything that is not an ApiError (or a known HTTP/infrastructure error) is a bug
  * and becomes a 500.
  */
 export class ApiError extends Error {
@@ -91,7 +91,7 @@ export class ApiError extends Error {
   }
 
   toBody(requestId: string | undefined): ErrorBody {
-    // 401 keeps Voucherify's exact body (CONTRACT.md §2); its request id travels in the header only.
+    // 401 keeps Voucherify's exact body (Voucherify's own 401); its request id travels in the header only.
     if (this.key === 'unauthorized') return { code: 401, key: 'unauthorized', message: 'Unauthorized' };
     const body: ErrorBody = { code: this.status, key: this.key, message: this.message };
     if (this.extra.details !== undefined) body.details = this.extra.details;

@@ -18,7 +18,7 @@ const OPTIONS: ValidationPipeOptions = {
 };
 
 /**
- * class-validator for every DTO: unknown fields are rejected (CONTRACT.md §3), and the error names
+ * class-validator for every DTO: unknown fields are rejected (docs/errors.md), and the error names
  * the offending property by its full path (`voucher.code_config.length …`). Body problems are
  * `invalid_payload`; query and path problems are `invalid_query_params`.
  */

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ERROR_KEYS } from '../errors/api-error.js';
 
-/** The body of every non-2xx answer (CONTRACT.md §3). */
+/** The body of every non-2xx answer (docs/errors.md). */
 export class ErrorResponseDto {
   @ApiProperty({ description: 'The HTTP status code.', example: 404 })
   code: number;

@@ -22,7 +22,7 @@ interface CursorPayload {
 }
 
 /**
- * Opaque, tamper-proof, expiring keyset cursors (`<prefix>` + hex), as CONTRACT.md §5 asks of v2 lists.
+ * Opaque, tamper-proof, expiring keyset cursors (`<prefix>` + hex), for the v2 lists (docs/decisions.md, Cursors).
  * The payload is HMAC-signed with an installation secret, and carries its scope, so a cursor cannot be
  * edited, nor used with another project, list, filter or ordering.
  */
