@@ -10,6 +10,9 @@ import { AppConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { DiagnosticPingProcessor } from '../diagnostics/diagnostic-ping.processor.js';
 import { DiagnosticsModule } from '../diagnostics/diagnostics.module.js';
+import { WebhookDeliveryProcessor } from '../events/delivery/webhook-delivery.processor.js';
+import { WebhookRelay } from '../events/delivery/webhook-relay.js';
+import { EventsModule } from '../events/events.module.js';
 import { internalCause } from '../events/events.service.js';
 import { ActivationService } from '../points/pending/activation.service.js';
 import { PendingPointsProcessor } from '../points/pending/pending-points.processor.js';
@@ -24,6 +27,7 @@ export const PROCESSORS = {
   [QueueName.Diagnostics]: DiagnosticPingProcessor,
   [QueueName.Campaigns]: CardGenerationProcessor,
   [QueueName.PendingPoints]: PendingPointsProcessor,
+  [QueueName.Webhooks]: WebhookDeliveryProcessor,
 } as const satisfies { readonly [Q in QueueName]: unknown };
 
 /** Due entries one sweep transaction activates. */
@@ -46,14 +50,17 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
     private readonly cards: CardGenerationService,
     activation: ActivationService,
     private readonly connections: RedisConnectionLog,
+    private readonly relay: WebhookRelay,
   ) {
     this.sweeps = new SweepTimers([
+      { name: 'webhooks', everyMs: config.sweeps.webhooksMs, run: () => relay.sweep() },
       { name: 'card-generation', everyMs: config.sweeps.cardGenerationMs, run: () => cards.sweep() },
       { name: 'pending-points', everyMs: config.sweeps.pendingPointsMs, run: () => activation.sweep(PENDING_POINTS_SWEEP_BATCH, internalCause()) },
     ]);
   }
 
   onApplicationBootstrap(): void {
+    this.relay.start();
     this.sweeps.start();
     this.connections.onRestored(() => this.sweeps.runAll());
     for (const processor of Object.values(PROCESSORS)) void this.connections.watch('worker', this.moduleRef.get<WorkerHost>(processor).worker);
@@ -63,6 +70,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
 
   async beforeApplicationShutdown(): Promise<void> {
     await this.sweeps.stop();
+    await this.relay.stop();
     await Promise.all(Object.values(PROCESSORS).map((processor) => this.moduleRef.get<WorkerHost>(processor).worker.close()));
   }
 }
@@ -73,7 +81,7 @@ export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [AppConfigModule.forRoot(config), LoggingModule, DatabaseModule, QueueModule.register('worker'), DiagnosticsModule, CampaignsModule, PointsModule],
+      imports: [AppConfigModule.forRoot(config), LoggingModule, DatabaseModule, QueueModule.register('worker'), DiagnosticsModule, CampaignsModule, PointsModule, EventsModule],
       providers: [...Object.values(PROCESSORS), WorkerLifecycle],
     };
   }

@@ -21,7 +21,7 @@ export class AppConfig {
   readonly bootstrapKey: { appId: string; appToken: string } | null;
   readonly pendingPointsDayMs: number;
   /** How often the worker's sweeps run (in-process timers of each worker process). */
-  readonly sweeps: { pendingPointsMs: number; cardGenerationMs: number };
+  readonly sweeps: { pendingPointsMs: number; cardGenerationMs: number; webhooksMs: number };
   readonly webhook: { timeoutMs: number; retryBaseMs: number; allowedCidrs: string[] };
   /** How long an API process keeps an application key it has looked up (0 = every request reads it). */
   readonly appKeyCacheMs: number;
@@ -37,7 +37,7 @@ export class AppConfig {
         ? { appId: env.BOOTSTRAP_APP_ID, appToken: env.BOOTSTRAP_APP_TOKEN }
         : null;
     this.pendingPointsDayMs = env.PENDING_POINTS_DAY_MS;
-    this.sweeps = { pendingPointsMs: env.PENDING_POINTS_SWEEP_MS, cardGenerationMs: env.CARD_GENERATION_SWEEP_MS };
+    this.sweeps = { pendingPointsMs: env.PENDING_POINTS_SWEEP_MS, cardGenerationMs: env.CARD_GENERATION_SWEEP_MS, webhooksMs: env.WEBHOOK_SWEEP_MS };
     this.webhook = {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       retryBaseMs: env.WEBHOOK_RETRY_BASE_MS,

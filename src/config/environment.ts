@@ -116,6 +116,12 @@ export class EnvironmentVariables {
   WEBHOOK_ALLOWED_CIDRS: string = '';
 
   @Transform(toInt)
+  @IsInt({ message: 'WEBHOOK_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
+  @Min(10, { message: 'WEBHOOK_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
+  @Max(86_400_000, { message: 'WEBHOOK_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
+  WEBHOOK_SWEEP_MS: number = 30_000;
+
+  @Transform(toInt)
   @IsInt({ message: 'PENDING_POINTS_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
   @Min(10, { message: 'PENDING_POINTS_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
   @Max(86_400_000, { message: 'PENDING_POINTS_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })

@@ -6,7 +6,10 @@ import { LoyaltyProgram } from '../campaigns/loyalty-program.entity.js';
 import { LoyaltyCard } from '../points/cards/loyalty-card.entity.js';
 import { Customer } from '../customers/customer.entity.js';
 import { DiagnosticPing } from '../diagnostics/diagnostic-ping.entity.js';
+import { WebhookAttempt, WebhookDelivery } from '../events/delivery/webhook-delivery.entity.js';
+import { Distribution } from '../events/distributions/distribution.entity.js';
 import { EventRecord } from '../events/event.entity.js';
+import { WebhookSecret } from '../events/secrets/webhook-secret.entity.js';
 import { Member } from '../members/member.entity.js';
 import { EarningRule } from '../points/earning/earning-rule.entity.js';
 import { VoucherTransaction } from '../points/ledger/voucher-transaction.entity.js';
@@ -33,4 +36,8 @@ export const ENTITIES = [
   PendingPoints,
   VoucherTransaction,
   EventRecord,
+  Distribution,
+  WebhookSecret,
+  WebhookDelivery,
+  WebhookAttempt,
 ];

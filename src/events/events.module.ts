@@ -1,17 +1,45 @@
 import { Module } from '@nestjs/common';
 import { PaginationModule } from '../common/pagination/pagination.module.js';
+import { TransactionRunner } from '../database/transaction-runner.js';
+import { DeliveriesController } from './delivery/deliveries.controller.js';
+import { DeliveriesService } from './delivery/deliveries.service.js';
+import { DeliveryJobs } from './delivery/delivery-jobs.js';
+import { WebhookDeliveryRepository } from './delivery/webhook-delivery.repository.js';
+import { WebhookDeliveryService } from './delivery/webhook-delivery.service.js';
+import { WebhookRelay } from './delivery/webhook-relay.js';
+import { DistributionRepository } from './distributions/distribution.repository.js';
+import { DistributionsController } from './distributions/distributions.controller.js';
+import { DistributionsService } from './distributions/distributions.service.js';
 import { EventRepository } from './event.repository.js';
 import { EventsController } from './events.controller.js';
 import { EventsService } from './events.service.js';
+import { WebhookSecretController } from './secrets/webhook-secret.controller.js';
+import { WebhookSecretRepository } from './secrets/webhook-secret.repository.js';
+import { WebhookSecretService } from './secrets/webhook-secret.service.js';
 
 /**
- * The events domain: the outbox/event log today; the relay, distributions and webhook delivery join it.
- * It depends on no feature module: features record events through EventsService inside their transactions.
+ * The events domain: the outbox and event log, the relay from events to webhook deliveries, the
+ * distributions, the signing secret and the delivery of webhooks. It depends on no feature module: features
+ * record events through EventsService (or `eventsInsertSql`) inside their transactions. The relay and the
+ * delivery processor run in the worker (WorkerModule).
  */
 @Module({
   imports: [PaginationModule],
-  controllers: [EventsController],
-  providers: [EventsService, EventRepository],
-  exports: [EventsService],
+  controllers: [EventsController, DistributionsController, DeliveriesController, WebhookSecretController],
+  providers: [
+    TransactionRunner,
+    EventsService,
+    EventRepository,
+    DistributionRepository,
+    DistributionsService,
+    WebhookSecretRepository,
+    WebhookSecretService,
+    WebhookDeliveryRepository,
+    DeliveriesService,
+    DeliveryJobs,
+    WebhookDeliveryService,
+    WebhookRelay,
+  ],
+  exports: [EventsService, WebhookDeliveryService, WebhookRelay],
 })
 export class EventsModule {}

@@ -8,6 +8,7 @@ export const QueueName = {
   Diagnostics: 'diagnostics',
   Campaigns: 'campaigns',
   PendingPoints: 'pending-points',
+  Webhooks: 'webhooks',
 } as const;
 export type QueueName = (typeof QueueName)[keyof typeof QueueName];
 
@@ -16,6 +17,7 @@ export const JobName = {
   GenerateCards: 'generate-cards',
   CardGenerationSweep: 'card-generation-sweep',
   ActivatePendingPoints: 'activate-pending-points',
+  DeliverWebhook: 'deliver-webhook',
 } as const;
 export type JobName = (typeof JobName)[keyof typeof JobName];
 
@@ -24,6 +26,7 @@ export interface JobPayloads {
   [JobName.GenerateCards]: { campaignId: string };
   [JobName.CardGenerationSweep]: Record<string, never>;
   [JobName.ActivatePendingPoints]: { pendingPointsId: string };
+  [JobName.DeliverWebhook]: { deliveryId: string; distributionId: string };
 }
 
 /** Which queue carries each job; a new JobName does not compile until it is placed here. */
@@ -32,6 +35,7 @@ export const JOB_QUEUE: { readonly [N in JobName]: QueueName } = {
   [JobName.GenerateCards]: QueueName.Campaigns,
   [JobName.CardGenerationSweep]: QueueName.Campaigns,
   [JobName.ActivatePendingPoints]: QueueName.PendingPoints,
+  [JobName.DeliverWebhook]: QueueName.Webhooks,
 };
 
 /** Retries, backoff and retention for every job unless the job says otherwise. */
@@ -49,4 +53,7 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
  */
 export const JOB_OPTIONS: { readonly [N in JobName]?: JobsOptions } = {
   [JobName.ActivatePendingPoints]: { removeOnComplete: true },
+  // One job per delivery (job id = delivery id), rescheduled in place for each retry; the row records the
+  // attempts, so a finished job has nothing more to say.
+  [JobName.DeliverWebhook]: { removeOnComplete: true },
 };

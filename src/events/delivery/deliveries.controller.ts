@@ -1,0 +1,56 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { ProjectContext } from '../../auth/auth.service.js';
+import { CurrentProject } from '../../auth/current-project.decorator.js';
+import { ApiErrorResponses, ApiOkBody } from '../../common/openapi/api-responses.decorator.js';
+import { DeliveriesService } from './deliveries.service.js';
+import { DeliveryDto, DeliveryListDto, ListDeliveriesQueryDto, RecoverDeliveriesDto, RecoveryDto } from './dto/delivery.dto.js';
+
+const DISTRIBUTION = ApiParam({ name: 'distributionId', description: 'The distribution (`distr_…`).' });
+const DELIVERY = ApiParam({ name: 'deliveryId', description: 'The delivery (`whs_…`).' });
+
+@ApiTags('Webhooks')
+@Controller('v1/distributions/:distributionId')
+export class DeliveriesController {
+  constructor(private readonly deliveries: DeliveriesService) {}
+
+  @Get('deliveries')
+  @DISTRIBUTION
+  @ApiOperation({ operationId: 'listDeliveries', summary: 'List a distribution\'s deliveries', description: 'Newest first, cursor paging; `status` filters. Each with its attempts.' })
+  @ApiOkBody(DeliveryListDto)
+  @ApiErrorResponses(400, 401, 404, 503)
+  list(@CurrentProject() project: ProjectContext, @Param('distributionId') distributionId: string, @Query() query: ListDeliveriesQueryDto): Promise<DeliveryListDto> {
+    return this.deliveries.list(project, distributionId, query);
+  }
+
+  @Get('deliveries/:deliveryId')
+  @DISTRIBUTION
+  @DELIVERY
+  @ApiOperation({ operationId: 'getDelivery', summary: 'Get a delivery and its attempts' })
+  @ApiOkBody(DeliveryDto)
+  @ApiErrorResponses(401, 404, 503)
+  get(@CurrentProject() project: ProjectContext, @Param('distributionId') distributionId: string, @Param('deliveryId') id: string): Promise<DeliveryDto> {
+    return this.deliveries.get(project, distributionId, id);
+  }
+
+  @Post('deliveries/:deliveryId/redeliver')
+  @HttpCode(200)
+  @DISTRIBUTION
+  @DELIVERY
+  @ApiOperation({ operationId: 'redeliverDelivery', summary: 'Send a delivery again now', description: 'One more attempt now, with the same `webhook-id`. A settled delivery gets one attempt; one still retrying keeps its schedule.' })
+  @ApiOkBody(DeliveryDto)
+  @ApiErrorResponses(401, 404, 503)
+  redeliver(@CurrentProject() project: ProjectContext, @Param('distributionId') distributionId: string, @Param('deliveryId') id: string): Promise<DeliveryDto> {
+    return this.deliveries.redeliver(project, distributionId, id);
+  }
+
+  @Post('recover')
+  @HttpCode(200)
+  @DISTRIBUTION
+  @ApiOperation({ operationId: 'recoverDeliveries', summary: 'Send every FAILED delivery since a time again', description: 'As Svix\'s recover: each FAILED delivery created since `since` gets one attempt now, with its own `webhook-id`.' })
+  @ApiOkBody(RecoveryDto)
+  @ApiErrorResponses(400, 401, 404, 503)
+  recover(@CurrentProject() project: ProjectContext, @Param('distributionId') distributionId: string, @Body() body: RecoverDeliveriesDto): Promise<RecoveryDto> {
+    return this.deliveries.recover(project, distributionId, body);
+  }
+}

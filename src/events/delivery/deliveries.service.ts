@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import type { ProjectContext } from '../../auth/auth.service.js';
+import { ApiError } from '../../common/errors/api-error.js';
+import { CursorService } from '../../common/pagination/cursor.service.js';
+import { DistributionsService } from '../distributions/distributions.service.js';
+import { DeliveryJobs } from './delivery-jobs.js';
+import {
+  DELIVERIES_CURSOR_PREFIX,
+  type DeliveryDto,
+  type DeliveryListDto,
+  type ListDeliveriesQueryDto,
+  type RecoverDeliveriesDto,
+  type RecoveryDto,
+  toDeliveryDto,
+} from './dto/delivery.dto.js';
+import type { WebhookDelivery } from './webhook-delivery.entity.js';
+import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
+
+/** A distribution's deliveries as the API shows them, and the attempts asked for by hand. */
+@Injectable()
+export class DeliveriesService {
+  constructor(
+    private readonly deliveries: WebhookDeliveryRepository,
+    private readonly distributions: DistributionsService,
+    private readonly jobs: DeliveryJobs,
+    private readonly cursors: CursorService,
+  ) {}
+
+  async list(project: ProjectContext, distributionId: string, query: ListDeliveriesQueryDto): Promise<DeliveryListDto> {
+    await this.distributions.find(project, distributionId);
+    const limit = query.limit ?? 10;
+    const scope = `${project.id}|deliveries|${distributionId}|status=${query.status ?? ''}`;
+    const before = query.cursor !== undefined ? ((await this.cursors.decode(DELIVERIES_CURSOR_PREFIX, query.cursor, scope)) as [string])[0] : null;
+    const rows = await this.deliveries.list(project.id, distributionId, query.status, before, limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    const cursor = rows.length > limit && last ? await this.cursors.encode(DELIVERIES_CURSOR_PREFIX, scope, [last.seq]) : null;
+    return { object: 'list', data_ref: 'data', data: await this.withAttempts(page), has_more: cursor !== null, cursor };
+  }
+
+  async get(project: ProjectContext, distributionId: string, id: string): Promise<DeliveryDto> {
+    const delivery = await this.deliveries.findOne(project.id, distributionId, id);
+    if (!delivery) throw ApiError.notFound('webhook_delivery', id);
+    return (await this.withAttempts([delivery]))[0];
+  }
+
+  /** A new attempt now, with the same `webhook-id`. */
+  async redeliver(project: ProjectContext, distributionId: string, id: string): Promise<DeliveryDto> {
+    const delivery = await this.deliveries.redeliver(project.id, distributionId, id);
+    if (!delivery) throw ApiError.notFound('webhook_delivery', id);
+    await this.jobs.ensure([{ id, distributionId }]);
+    return (await this.withAttempts([delivery]))[0];
+  }
+
+  /** Every FAILED delivery since `since` is sent again (as Svix's recover). */
+  async recover(project: ProjectContext, distributionId: string, body: RecoverDeliveriesDto): Promise<RecoveryDto> {
+    await this.distributions.find(project, distributionId);
+    const refs = await this.deliveries.recover(project.id, distributionId, new Date(body.since));
+    await this.jobs.ensure(refs);
+    return { object: 'webhook_recovery', distribution_id: distributionId, since: new Date(body.since).toISOString(), deliveries_count: refs.length };
+  }
+
+  private async withAttempts(deliveries: WebhookDelivery[]): Promise<DeliveryDto[]> {
+    const attempts = await this.deliveries.attemptsOf(deliveries.map((d) => d.id));
+    return deliveries.map((d) => toDeliveryDto(d, attempts.filter((a) => a.deliveryId === d.id)));
+  }
+}

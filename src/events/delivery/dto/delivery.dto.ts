@@ -1,0 +1,128 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsDefined, IsIn, IsString, Matches } from 'class-validator';
+import { ListCursorDto } from '../../../campaigns/dto/loyalty-program.dto.js';
+import { LimitQueryDto } from '../../../common/pagination/limit-query.dto.js';
+import { IsDateTime, Optional } from '../../../common/validation/decorators.js';
+import { DELIVERY_STATUSES, type DeliveryStatus, type WebhookAttempt, type WebhookDelivery } from '../webhook-delivery.entity.js';
+
+export const DELIVERIES_CURSOR_PREFIX = 'lcrswhs_';
+export const DELIVERIES_CURSOR = new RegExp(`^${DELIVERIES_CURSOR_PREFIX}[a-f0-9]+$`);
+
+export class DeliveryAttemptDto {
+  @ApiProperty({ format: 'date-time' })
+  at: string;
+
+  @ApiProperty({ type: Number, nullable: true, description: 'null when no answer came (connection refused, blocked address, timeout).' })
+  status_code: number | null;
+
+  @ApiProperty()
+  duration_ms: number;
+
+  @ApiProperty({ type: String, nullable: true, description: 'Why the attempt failed; null when it succeeded.' })
+  error: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'The first 1 KB of the answer\'s body.' })
+  response_excerpt: string | null;
+}
+
+export class DeliveryDto {
+  @ApiProperty({ pattern: '^whs_[a-f0-9]+$', description: 'Also the envelope\'s `id` and the `webhook-id` header, the same on every attempt.' })
+  id: string;
+
+  @ApiProperty({ enum: ['webhook_delivery'] })
+  object: 'webhook_delivery';
+
+  @ApiProperty()
+  distribution_id: string;
+
+  @ApiProperty()
+  event_id: string;
+
+  @ApiProperty()
+  event_type: string;
+
+  @ApiProperty({ enum: DELIVERY_STATUSES, description: 'PENDING until a 2xx (SUCCEEDED), or until the retries ran out or the target answered 410 (FAILED).' })
+  status: DeliveryStatus;
+
+  @ApiProperty()
+  attempts_count: number;
+
+  @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'When the next attempt is due; null once settled.' })
+  next_attempt_at: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ format: 'date-time', type: String, nullable: true })
+  delivered_at: string | null;
+
+  @ApiProperty({ type: [DeliveryAttemptDto], description: 'Oldest first.' })
+  attempts: DeliveryAttemptDto[];
+}
+
+export class DeliveryListDto {
+  @ApiProperty({ enum: ['list'] })
+  object: 'list';
+
+  @ApiProperty({ enum: ['data'] })
+  data_ref: 'data';
+
+  @ApiProperty({ type: [DeliveryDto], description: 'Newest first.' })
+  data: DeliveryDto[];
+
+  @ApiProperty()
+  has_more: boolean;
+
+  @ApiProperty({ type: ListCursorDto, nullable: true, description: 'null on the last page.' })
+  cursor: ListCursorDto | null;
+}
+
+export class ListDeliveriesQueryDto extends LimitQueryDto {
+  @ApiPropertyOptional({ enum: DELIVERY_STATUSES })
+  @Optional()
+  @IsIn(DELIVERY_STATUSES)
+  status?: DeliveryStatus;
+
+  @ApiPropertyOptional({ pattern: DELIVERIES_CURSOR.source, description: '`cursor.next` of the previous page; valid with the same `status`.' })
+  @Optional()
+  @IsString()
+  @Matches(DELIVERIES_CURSOR, { message: `cursor must match ${DELIVERIES_CURSOR.source}` })
+  cursor?: string;
+}
+
+export class RecoverDeliveriesDto {
+  @ApiProperty({ format: 'date-time', description: 'Every FAILED delivery of the distribution created since then is sent again.' })
+  @IsDefined({ message: 'since is required' })
+  @IsDateTime()
+  since: string;
+}
+
+export class RecoveryDto {
+  @ApiProperty({ enum: ['webhook_recovery'] })
+  object: 'webhook_recovery';
+
+  @ApiProperty()
+  distribution_id: string;
+
+  @ApiProperty({ format: 'date-time' })
+  since: string;
+
+  @ApiProperty({ description: 'FAILED deliveries made PENDING again, each with one attempt now (same `webhook-id`).' })
+  deliveries_count: number;
+}
+
+export function toDeliveryDto(delivery: WebhookDelivery, attempts: WebhookAttempt[]): DeliveryDto {
+  return {
+    id: delivery.id,
+    object: 'webhook_delivery',
+    distribution_id: delivery.distributionId,
+    event_id: delivery.eventId,
+    event_type: delivery.eventType,
+    status: delivery.status,
+    attempts_count: delivery.attemptsCount,
+    next_attempt_at: delivery.status === 'PENDING' ? (delivery.nextAttemptAt?.toISOString() ?? null) : null,
+    created_at: delivery.createdAt.toISOString(),
+    delivered_at: delivery.deliveredAt?.toISOString() ?? null,
+    attempts: attempts.map((a) => ({ at: a.at.toISOString(), status_code: a.statusCode, duration_ms: a.durationMs, error: a.error, response_excerpt: a.responseExcerpt })),
+  };
+}

@@ -1,0 +1,32 @@
+import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { DelayedError, type Job } from 'bullmq';
+import { JobName, type JobPayloads, QueueName } from '../../queue/queue.definitions.js';
+import { WebhookDeliveryService } from './webhook-delivery.service.js';
+
+/** Requests in flight at once per worker process (each distribution takes at most its share of them). */
+export const WEBHOOK_CONCURRENCY = 100;
+
+/**
+ * One job per delivery (job id = delivery id). An attempt that must be retried moves the same job to the
+ * delayed set until its next attempt, so the job id (and `webhook-id`) never change.
+ *
+ * The jobs of a worker that died are taken back after 10–15 s instead of BullMQ's 30–60 s (a shorter lock,
+ * renewed every 5 s while an attempt runs, and a stalled check every 5 s): a job run twice is harmless, as
+ * the delivery's lease keeps a second attempt from starting while the first may still be sending.
+ */
+@Processor(QueueName.Webhooks, { concurrency: WEBHOOK_CONCURRENCY, lockDuration: 10_000, stalledInterval: 5_000 })
+export class WebhookDeliveryProcessor extends WorkerHost {
+  constructor(private readonly delivery: WebhookDeliveryService) {
+    super();
+  }
+
+  async process(job: Job, token?: string): Promise<void> {
+    if (job.name !== JobName.DeliverWebhook) throw new Error(`Queue ${QueueName.Webhooks} has no handler for job ${job.name}`);
+    const { deliveryId, distributionId } = job.data as JobPayloads[typeof JobName.DeliverWebhook];
+    const { again } = await this.delivery.attempt(deliveryId, distributionId);
+    if (again && token) {
+      await job.moveToDelayed(again.getTime(), token);
+      throw new DelayedError();
+    }
+  }
+}

@@ -1,0 +1,247 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import type { Tx } from '../../database/transaction-runner.js';
+import type { EventSource } from '../event.entity.js';
+import { type DeliveryStatus, WebhookAttempt, WebhookDelivery } from './webhook-delivery.entity.js';
+
+/** Everything one attempt needs, read when the attempt claims its delivery. */
+export interface AttemptContext {
+  id: string;
+  projectId: string;
+  createdAt: Date;
+  attemptsCount: number;
+  firstAttemptAt: Date | null;
+  manual: boolean;
+  distributionId: string;
+  targetUrl: string;
+  customHeaders: Record<string, string>;
+  eventName: string | null;
+  trigger: string;
+  event: { id: string; type: string; createdAt: Date; entityId: string; groupId: string; eventSource: EventSource; data: Record<string, unknown> } | null;
+  secret: { current: string; previous: string | null; previousExpiresAt: Date | null } | null;
+}
+
+/** What a delivery job carries. */
+export interface DeliveryRef {
+  id: string;
+  distributionId: string;
+}
+
+/** Why a delivery could not be claimed: nothing to do, or come back at `retryAt`. */
+export type NotClaimed = { retryAt: Date | null };
+
+export interface AttemptRecord {
+  deliveryId: string;
+  at: Date;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  responseExcerpt: string | null;
+  status: DeliveryStatus;
+  nextAttemptAt: Date | null;
+}
+
+/**
+ * Relays events into deliveries: the unrelayed events (their partial index, oldest first, SKIP LOCKED so that
+ * two workers take different ones) are marked relayed and get one delivery per ACTIVE distribution of their
+ * (project, type), in one statement. The unique (distribution, event) index makes a second relay harmless.
+ */
+const RELAY = `
+WITH ev AS (
+  SELECT id, seq, project_id, type FROM events WHERE relayed_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED
+), marked AS (
+  UPDATE events e SET relayed_at = now() FROM ev WHERE e.id = ev.id RETURNING 1
+), ins AS (
+  INSERT INTO webhook_deliveries (id, project_id, distribution_id, event_id, event_type, next_attempt_at)
+  SELECT 'whs_' || left(replace(gen_random_uuid()::text, '-', ''), 18), ev.project_id, d.id, ev.id, ev.type, now()
+  FROM ev JOIN distributions d ON d.project_id = ev.project_id AND d.trigger = ev.type AND d.status = 'ACTIVE'
+  ORDER BY ev.seq, d.seq
+  ON CONFLICT (distribution_id, event_id) WHERE NOT test DO NOTHING
+  RETURNING id, distribution_id
+)
+SELECT (SELECT count(*)::int FROM marked) AS relayed, coalesce((SELECT json_agg(json_build_object('id', id, 'distributionId', distribution_id)) FROM ins), '[]') AS deliveries`;
+
+/**
+ * Takes a delivery for one attempt: PENDING, due, not held by another attempt, and its distribution ACTIVE
+ * (or the attempt asked for by hand). The lease keeps a second worker (a duplicate job, a stalled job run
+ * again) from sending it at the same time; it expires by itself if this worker dies.
+ */
+const CLAIM = `
+WITH claimed AS (
+  UPDATE webhook_deliveries d SET lease_until = now() + $2 * interval '1 millisecond'
+  FROM distributions dist
+  WHERE d.id = $1 AND dist.id = d.distribution_id AND d.status = 'PENDING'
+    AND (d.lease_until IS NULL OR d.lease_until < now())
+    AND (d.manual OR dist.status = 'ACTIVE')
+    AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '20 milliseconds')
+  RETURNING d.*
+)
+SELECT c.id, c.project_id, c.created_at, c.attempts_count, c.first_attempt_at, c.manual,
+       dist.id AS distribution_id, dist.target_url, dist.custom_headers, dist.event_name, dist.trigger,
+       ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.entity_id, ev.group_id, ev.event_source, ev.data,
+       s.secret, s.previous_secret, s.previous_expires_at
+FROM claimed c
+JOIN distributions dist ON dist.id = c.distribution_id
+LEFT JOIN events ev ON ev.id = c.event_id
+LEFT JOIN webhook_secrets s ON s.project_id = c.project_id`;
+
+/** What TypeORM answers for an UPDATE … RETURNING: the rows and the count. */
+type UpdateResult = [{ id: string }[], number];
+
+interface ClaimRow {
+  id: string;
+  project_id: string;
+  created_at: Date;
+  attempts_count: number;
+  first_attempt_at: Date | null;
+  manual: boolean;
+  distribution_id: string;
+  target_url: string;
+  custom_headers: Record<string, string>;
+  event_name: string | null;
+  trigger: string;
+  event_id: string | null;
+  event_type: string;
+  event_created_at: Date;
+  entity_id: string;
+  group_id: string;
+  event_source: EventSource;
+  data: Record<string, unknown>;
+  secret: string | null;
+  previous_secret: string | null;
+  previous_expires_at: Date | null;
+}
+
+@Injectable()
+export class WebhookDeliveryRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Relays up to `limit` events; how many were relayed, and the deliveries made. */
+  async relay(tx: Tx, limit: number): Promise<{ relayed: number; deliveries: DeliveryRef[] }> {
+    const [row] = (await tx.query(RELAY, [limit])) as { relayed: number; deliveries: DeliveryRef[] }[];
+    return row;
+  }
+
+  async claim(id: string, leaseMs: number): Promise<AttemptContext | NotClaimed> {
+    const [row] = (await this.dataSource.query(CLAIM, [id, leaseMs])) as ClaimRow[];
+    if (!row) {
+      // Not claimed: settled, held by another attempt, not due yet, or its distribution is not ACTIVE.
+      const [state] = (await this.dataSource.query(
+        `SELECT d.status, d.next_attempt_at, d.lease_until, d.manual, dist.status AS distribution_status
+         FROM webhook_deliveries d JOIN distributions dist ON dist.id = d.distribution_id WHERE d.id = $1`,
+        [id],
+      )) as { status: DeliveryStatus; next_attempt_at: Date | null; lease_until: Date | null; manual: boolean; distribution_status: string }[];
+      if (!state || state.status !== 'PENDING' || (!state.manual && state.distribution_status !== 'ACTIVE')) return { retryAt: null };
+      const times = [state.next_attempt_at, state.lease_until].filter((t): t is Date => t !== null).map((t) => t.getTime());
+      return { retryAt: new Date(Math.max(Date.now(), ...times)) };
+    }
+    return {
+      id: row.id,
+      projectId: row.project_id,
+      createdAt: row.created_at,
+      attemptsCount: row.attempts_count,
+      firstAttemptAt: row.first_attempt_at,
+      manual: row.manual,
+      distributionId: row.distribution_id,
+      targetUrl: row.target_url,
+      customHeaders: row.custom_headers,
+      eventName: row.event_name,
+      trigger: row.trigger,
+      event: row.event_id
+        ? { id: row.event_id, type: row.event_type, createdAt: row.event_created_at, entityId: row.entity_id, groupId: row.group_id, eventSource: row.event_source, data: row.data }
+        : null,
+      secret: row.secret ? { current: row.secret, previous: row.previous_secret, previousExpiresAt: row.previous_expires_at } : null,
+    };
+  }
+
+  /** The attempt and the delivery's new state, in the caller's transaction. */
+  async record(tx: Tx, attempt: AttemptRecord): Promise<void> {
+    await tx.query(
+      `WITH att AS (
+         INSERT INTO webhook_attempts (delivery_id, at, status_code, duration_ms, error, response_excerpt) VALUES ($1, $2, $3, $4, $5, $6)
+       )
+       UPDATE webhook_deliveries SET status = $7, attempts_count = attempts_count + 1, first_attempt_at = coalesce(first_attempt_at, $2),
+         next_attempt_at = $8, delivered_at = CASE WHEN $7 = 'SUCCEEDED' THEN now() END, lease_until = NULL, manual = false
+       WHERE id = $1`,
+      [attempt.deliveryId, attempt.at, attempt.statusCode, attempt.durationMs, attempt.error, attempt.responseExcerpt, attempt.status, attempt.nextAttemptAt],
+    );
+  }
+
+  /** Every PENDING delivery of a distribution becomes FAILED (it was disabled). */
+  async failPending(tx: Tx, distributionId: string): Promise<void> {
+    await tx.query(`UPDATE webhook_deliveries SET status = 'FAILED', next_attempt_at = NULL, lease_until = NULL WHERE distribution_id = $1 AND status = 'PENDING'`, [distributionId]);
+  }
+
+  /** PENDING deliveries due for `graceMs` already and not held by an attempt: their job may be lost. */
+  async due(graceMs: number, limit: number): Promise<DeliveryRef[]> {
+    const rows = (await this.dataSource.query(
+      `SELECT d.id, d.distribution_id FROM webhook_deliveries d JOIN distributions dist ON dist.id = d.distribution_id
+       WHERE d.status = 'PENDING' AND d.next_attempt_at <= now() - $1 * interval '1 millisecond'
+         AND (d.lease_until IS NULL OR d.lease_until < now()) AND (d.manual OR dist.status = 'ACTIVE')
+       ORDER BY d.next_attempt_at LIMIT $2`,
+      [graceMs, limit],
+    )) as { id: string; distribution_id: string }[];
+    return rows.map((row) => ({ id: row.id, distributionId: row.distribution_id }));
+  }
+
+  /** The PENDING deliveries of a distribution made ACTIVE again: due now. */
+  async resume(distributionId: string): Promise<DeliveryRef[]> {
+    const rows = (await this.dataSource.query(
+      `UPDATE webhook_deliveries SET next_attempt_at = least(next_attempt_at, now()) WHERE distribution_id = $1 AND status = 'PENDING' RETURNING id`,
+      [distributionId],
+    )) as UpdateResult;
+    return rows[0].map((row) => ({ id: row.id, distributionId }));
+  }
+
+  /** One more attempt now, outside the retry schedule (redeliver); null if no such delivery. */
+  async redeliver(projectId: string, distributionId: string, id: string): Promise<WebhookDelivery | null> {
+    const rows = (await this.dataSource.query(
+      // A delivery still in its retry schedule keeps it (this attempt only comes early); a settled one gets
+      // one attempt, whose failure settles it again.
+      `UPDATE webhook_deliveries SET manual = (status <> 'PENDING' OR manual), status = 'PENDING', next_attempt_at = now()
+       WHERE id = $1 AND distribution_id = $2 AND project_id = $3 RETURNING id`,
+      [id, distributionId, projectId],
+    )) as UpdateResult;
+    return rows[0].length ? this.findOne(projectId, distributionId, id) : null;
+  }
+
+  /** Every FAILED delivery of the distribution created since `since` gets one more attempt now. */
+  async recover(projectId: string, distributionId: string, since: Date): Promise<DeliveryRef[]> {
+    const rows = (await this.dataSource.query(
+      `UPDATE webhook_deliveries SET status = 'PENDING', manual = true, next_attempt_at = now()
+       WHERE distribution_id = $1 AND project_id = $2 AND status = 'FAILED' AND created_at >= $3 RETURNING id`,
+      [distributionId, projectId, since],
+    )) as UpdateResult;
+    return rows[0].map((row) => ({ id: row.id, distributionId }));
+  }
+
+  async findOne(projectId: string, distributionId: string, id: string): Promise<WebhookDelivery | null> {
+    return this.dataSource.getRepository(WebhookDelivery).findOneBy({ projectId, distributionId, id });
+  }
+
+  /** Newest first after the keyset position `beforeSeq`. */
+  async list(projectId: string, distributionId: string, status: DeliveryStatus | undefined, beforeSeq: string | null, limit: number): Promise<WebhookDelivery[]> {
+    const query = this.dataSource
+      .getRepository(WebhookDelivery)
+      .createQueryBuilder('d')
+      .where('d.distribution_id = :distributionId AND d.project_id = :projectId', { distributionId, projectId })
+      .orderBy('d.seq', 'DESC')
+      .limit(limit);
+    if (status !== undefined) query.andWhere('d.status = :status', { status });
+    if (beforeSeq !== null) query.andWhere('d.seq < :beforeSeq', { beforeSeq });
+    return query.getMany();
+  }
+
+  /** The attempts of these deliveries, oldest first. */
+  async attemptsOf(deliveryIds: string[]): Promise<WebhookAttempt[]> {
+    if (!deliveryIds.length) return [];
+    return this.dataSource
+      .getRepository(WebhookAttempt)
+      .createQueryBuilder('a')
+      .where('a.delivery_id = ANY(:deliveryIds)', { deliveryIds })
+      .orderBy('a.delivery_id')
+      .addOrderBy('a.id')
+      .getMany();
+  }
+}

@@ -1,0 +1,106 @@
+import { readFileSync } from 'node:fs';
+import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config.js';
+import { TransactionRunner } from '../../database/transaction-runner.js';
+import { DistributionRepository } from '../distributions/distribution.repository.js';
+import { WebhookSecretRepository } from '../secrets/webhook-secret.repository.js';
+import { nextAttemptAt, parseRetryAfter } from './retry-schedule.js';
+import { standardSignatures, voucherifySignature } from './signing.js';
+import { AddressGuard } from './ssrf-guard.js';
+import { type AttemptContext, WebhookDeliveryRepository } from './webhook-delivery.repository.js';
+import { envelopeOf } from './webhook-envelope.js';
+import { WebhookSender } from './webhook-sender.js';
+
+const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const USER_AGENT = `loyalty-service-webhooks/${VERSION}`;
+/** A target with its share of requests in flight: the delivery waits this long, without holding a worker slot. */
+const BUSY_TARGET_WAIT_MS = 200;
+
+/** What the job does next: nothing (settled, or waiting for its distribution), or run again at `at`. */
+export type AttemptOutcome = { again: Date | null };
+
+/**
+ * One attempt of one delivery, in the worker: claim it, sign and send the envelope, record the attempt and
+ * the delivery's next state in one transaction, and say when the job must run again (the retry schedule,
+ * counted from the first attempt; at least `Retry-After` for a 429 or 503).
+ *
+ * 2xx: SUCCEEDED. 410: the distribution is DISABLED and its PENDING deliveries FAILED. Another failure:
+ * retried on the schedule; after the last retry the delivery is FAILED and the distribution PAUSED. An
+ * attempt asked for by hand (redeliver, recover) that fails leaves the delivery FAILED and the distribution
+ * as it was.
+ */
+@Injectable()
+export class WebhookDeliveryService implements OnModuleDestroy {
+  private readonly logger = new Logger('Webhooks');
+  private readonly sender: WebhookSender;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly deliveries: WebhookDeliveryRepository,
+    private readonly distributions: DistributionRepository,
+    private readonly secrets: WebhookSecretRepository,
+    private readonly transactions: TransactionRunner,
+  ) {
+    this.sender = new WebhookSender(new AddressGuard(config.webhook.allowedCidrs));
+  }
+
+  onModuleDestroy(): void {
+    this.sender.close();
+  }
+
+  async attempt(deliveryId: string, distributionId: string): Promise<AttemptOutcome> {
+    if (!this.sender.tryAcquire(distributionId)) return { again: new Date(Date.now() + BUSY_TARGET_WAIT_MS) };
+    try {
+      const timeoutMs = this.config.webhook.timeoutMs;
+      const claimed = await this.deliveries.claim(deliveryId, timeoutMs + 5_000);
+      if (!('id' in claimed)) return { again: claimed.retryAt };
+      return await this.send(claimed, timeoutMs);
+    } finally {
+      this.sender.release(distributionId);
+    }
+  }
+
+  private async send(delivery: AttemptContext, timeoutMs: number): Promise<AttemptOutcome> {
+    const secret = delivery.secret ?? { current: await this.secrets.ensure(delivery.projectId), previous: null, previousExpiresAt: null };
+    const body = envelopeOf(delivery);
+    const at = new Date();
+    const timestamp = Math.floor(at.getTime() / 1000);
+    const valid = [secret.current, ...(secret.previous && secret.previousExpiresAt && secret.previousExpiresAt > at ? [secret.previous] : [])];
+    const result = await this.sender.send({
+      url: delivery.targetUrl,
+      timeoutMs,
+      body,
+      headers: {
+        ...delivery.customHeaders,
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        'x-voucherify-signature': voucherifySignature(secret.current, body),
+        'webhook-id': delivery.id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': standardSignatures(valid, delivery.id, timestamp, body),
+      },
+    });
+    const now = new Date();
+    const succeeded = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+    const gone = result.statusCode === 410;
+    const attempts = delivery.attemptsCount + 1;
+    const retryAfter = result.statusCode === 429 || result.statusCode === 503 ? parseRetryAfter(result.retryAfter, now) : null;
+    const next = succeeded || gone || delivery.manual ? null : nextAttemptAt(delivery.firstAttemptAt ?? at, attempts, this.config.webhook.retryBaseMs, now, retryAfter);
+    const status = succeeded ? 'SUCCEEDED' : next ? 'PENDING' : 'FAILED';
+    await this.transactions.run(async (tx) => {
+      await this.deliveries.record(tx, { deliveryId: delivery.id, at, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error, responseExcerpt: result.responseExcerpt, status, nextAttemptAt: next });
+      if (gone) {
+        await this.distributions.setStatus(tx, delivery.distributionId, 'DISABLED');
+        await this.deliveries.failPending(tx, delivery.distributionId);
+      } else if (status === 'FAILED' && !delivery.manual) {
+        await this.distributions.setStatus(tx, delivery.distributionId, 'PAUSED');
+      }
+    });
+    if (!succeeded) {
+      this.logger.warn({ delivery_id: delivery.id, distribution_id: delivery.distributionId, attempt: attempts, status_code: result.statusCode, error: result.error, next_attempt_at: next?.toISOString() ?? null }, 'webhook attempt failed');
+    }
+    if (gone) this.logger.warn({ distribution_id: delivery.distributionId }, 'target answered 410 Gone: distribution disabled');
+    else if (status === 'FAILED' && !delivery.manual) this.logger.warn({ distribution_id: delivery.distributionId }, 'last retry failed: distribution paused');
+    return { again: next };
+  }
+}

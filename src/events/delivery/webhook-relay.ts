@@ -1,0 +1,106 @@
+import { Injectable, Logger } from '@nestjs/common';
+import pg from 'pg';
+import { AppConfig } from '../../config/app-config.js';
+import { TransactionRunner } from '../../database/transaction-runner.js';
+import { DeliveryJobs } from './delivery-jobs.js';
+import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
+
+/** Events one relay transaction takes. */
+const RELAY_BATCH = 1_000;
+/** A PENDING delivery due this long without being attempted has probably lost its job. */
+const LOST_JOB_GRACE_MS = 1_000;
+const SWEEP_BATCH = 1_000;
+const RECONNECT_MS = 1_000;
+
+/**
+ * The worker's relay from the events table (the outbox) to webhook deliveries. It runs when PostgreSQL
+ * notifies a commit of events (the `events_notify_relay` trigger; NOTIFY is sent at commit, so a relay
+ * never sees an event before it exists), and from the webhook sweep, which also covers notifications
+ * missed while no worker listened. Each run relays in batches until no unrelayed event is left, and hands
+ * the new deliveries to the queue after their transaction commits.
+ */
+@Injectable()
+export class WebhookRelay {
+  private readonly logger = new Logger('WebhookRelay');
+  private listener: pg.Client | null = null;
+  private running: Promise<number> | null = null;
+  private again = false;
+  private stopped = false;
+  private reconnect: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly transactions: TransactionRunner,
+    private readonly deliveries: WebhookDeliveryRepository,
+    private readonly jobs: DeliveryJobs,
+  ) {}
+
+  start(): void {
+    void this.listen();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.reconnect) clearTimeout(this.reconnect);
+    await this.listener?.end().catch(() => undefined);
+    await this.running?.catch(() => undefined);
+  }
+
+  /** Relays whatever is unrelayed; a call during a run makes the run go round once more. */
+  run(): Promise<number> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.drain().finally(() => {
+      this.running = null;
+      if (this.again && !this.stopped) {
+        this.again = false;
+        void this.run().catch((error: unknown) => this.logger.warn({ err: error }, 'relay failed; the webhook sweep will retry'));
+      }
+    });
+    return this.running;
+  }
+
+  /** The webhook sweep: relay what notifications missed, and enqueue due deliveries that lost their job. */
+  async sweep(): Promise<number> {
+    const relayed = await this.run();
+    const due = await this.deliveries.due(LOST_JOB_GRACE_MS, SWEEP_BATCH);
+    await this.jobs.ensure(due);
+    return relayed + due.length;
+  }
+
+  private async drain(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      this.again = false;
+      const { relayed, deliveries } = await this.transactions.run((tx) => this.deliveries.relay(tx, RELAY_BATCH));
+      total += relayed;
+      await this.jobs.enqueue(deliveries);
+      if (relayed < RELAY_BATCH) return total;
+    }
+  }
+
+  private async listen(): Promise<void> {
+    if (this.stopped) return;
+    const client = new pg.Client({ connectionString: this.config.databaseUrl, application_name: 'loyalty-webhook-relay' });
+    const retry = () => {
+      if (this.listener === client) this.listener = null;
+      if (!this.stopped && !this.reconnect) this.reconnect = setTimeout(() => ((this.reconnect = null), void this.listen()), RECONNECT_MS);
+    };
+    client.on('notification', () => void this.run().catch((error: unknown) => this.logger.warn({ err: error }, 'relay failed; the webhook sweep will retry')));
+    client.on('error', (error) => this.logger.warn({ err: error }, 'relay listener lost its connection; reconnecting'));
+    client.on('end', retry);
+    try {
+      await client.connect();
+      await client.query('LISTEN loyalty_events');
+      this.listener = client;
+      // Events committed while nobody listened.
+      void this.run().catch((error: unknown) => this.logger.warn({ err: error }, 'relay failed; the webhook sweep will retry'));
+    } catch (error) {
+      this.logger.warn({ err: error }, 'relay listener could not connect; retrying');
+      await client.end().catch(() => undefined);
+      retry();
+    }
+  }
+}

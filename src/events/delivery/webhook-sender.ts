@@ -1,0 +1,117 @@
+import http from 'node:http';
+import https from 'node:https';
+import { AddressGuard, BlockedAddressError } from './ssrf-guard.js';
+
+/** Requests in flight to one distribution at most, per worker process; more wait without holding a worker slot. */
+export const MAX_IN_FLIGHT_PER_TARGET = 16;
+const EXCERPT_BYTES = 1024;
+/** Read at most this much of an answer (then drop the connection) so that a huge body cannot hold an attempt. */
+const MAX_READ_BYTES = 64 * 1024;
+
+export interface WebhookRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+}
+
+export interface WebhookResult {
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  responseExcerpt: string | null;
+  retryAfter: string | undefined;
+}
+
+/**
+ * Sends webhook requests: keep-alive connection pools per target, the SSRF guard on every resolved address,
+ * redirects never followed (a 3xx is a failure like any non-2xx), the whole attempt (connect, answer, body)
+ * bounded by the timeout.
+ */
+export class WebhookSender {
+  private readonly agents = {
+    'http:': new http.Agent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT_PER_TARGET, scheduling: 'lifo' }),
+    'https:': new https.Agent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT_PER_TARGET, scheduling: 'lifo' }),
+  };
+  private readonly inFlight = new Map<string, number>();
+
+  constructor(readonly guard: AddressGuard) {}
+
+  /**
+   * False when the target (a distribution) already has its share of requests in flight: the caller tries
+   * again a little later, so a slow or hanging target holds at most this many worker slots.
+   */
+  tryAcquire(target: string): boolean {
+    const count = this.inFlight.get(target) ?? 0;
+    if (count >= MAX_IN_FLIGHT_PER_TARGET) return false;
+    this.inFlight.set(target, count + 1);
+    return true;
+  }
+
+  release(target: string): void {
+    const count = (this.inFlight.get(target) ?? 1) - 1;
+    if (count <= 0) this.inFlight.delete(target);
+    else this.inFlight.set(target, count);
+  }
+
+  send(request: WebhookRequest): Promise<WebhookResult> {
+    const started = performance.now();
+    const url = new URL(request.url);
+    const done = (result: Omit<WebhookResult, 'durationMs'>): WebhookResult => ({ ...result, durationMs: Math.round(performance.now() - started) });
+    const literal = this.guard.blockedLiteral(url.hostname);
+    // A literal IP is connected to without a lookup, so it is checked here.
+    if (literal !== null) return Promise.resolve(done({ statusCode: null, error: new BlockedAddressError(literal).message, responseExcerpt: null, retryAfter: undefined }));
+    const client = url.protocol === 'https:' ? https : http;
+    const body = Buffer.from(request.body, 'utf8');
+    return new Promise<WebhookResult>((resolve) => {
+      let settled = false;
+      const finish = (result: Omit<WebhookResult, 'durationMs'>) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(done(result));
+      };
+      const req = client.request(
+        url,
+        {
+          method: 'POST',
+          agent: this.agents[url.protocol as 'http:' | 'https:'],
+          lookup: this.guard.lookup,
+          headers: { ...request.headers, 'content-length': String(body.length) },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let read = 0;
+          const answer = () => {
+            const text = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
+            const statusCode = res.statusCode ?? null;
+            const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
+            const error = ok ? null : statusCode !== null && statusCode >= 300 && statusCode < 400 ? `redirect to ${res.headers.location ?? '(no location)'} not followed` : `answered ${statusCode}`;
+            finish({ statusCode, error, responseExcerpt: text || null, retryAfter: res.headers['retry-after'] });
+          };
+          res.on('data', (chunk: Buffer) => {
+            if (read < EXCERPT_BYTES) chunks.push(chunk);
+            read += chunk.length;
+            if (read > MAX_READ_BYTES) {
+              answer();
+              res.destroy();
+            }
+          });
+          res.on('end', answer);
+          res.on('error', answer);
+        },
+      );
+      const timer = setTimeout(() => {
+        finish({ statusCode: null, error: `no answer within ${request.timeoutMs} ms`, responseExcerpt: null, retryAfter: undefined });
+        req.destroy();
+      }, request.timeoutMs);
+      req.on('error', (error: Error) => finish({ statusCode: null, error: error instanceof BlockedAddressError ? error.message : `${(error as NodeJS.ErrnoException).code ?? 'error'}: ${error.message}`, responseExcerpt: null, retryAfter: undefined }));
+      req.end(body);
+    });
+  }
+
+  close(): void {
+    this.agents['http:'].destroy();
+    this.agents['https:'].destroy();
+  }
+}

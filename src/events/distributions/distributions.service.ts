@@ -1,0 +1,104 @@
+import { Injectable } from '@nestjs/common';
+import type { ProjectContext } from '../../auth/auth.service.js';
+import { ApiError } from '../../common/errors/api-error.js';
+import { hexId } from '../../common/ids.js';
+import { CursorService } from '../../common/pagination/cursor.service.js';
+import { AppConfig } from '../../config/app-config.js';
+import { DeliveryJobs } from '../delivery/delivery-jobs.js';
+import { AddressGuard } from '../delivery/ssrf-guard.js';
+import { WebhookDeliveryRepository } from '../delivery/webhook-delivery.repository.js';
+import { WebhookSecretRepository } from '../secrets/webhook-secret.repository.js';
+import type { Distribution } from './distribution.entity.js';
+import { DistributionRepository } from './distribution.repository.js';
+import {
+  type CreateDistributionDto,
+  DISTRIBUTIONS_CURSOR_PREFIX,
+  type DistributionDto,
+  type DistributionListDto,
+  type ListDistributionsQueryDto,
+  toDistributionDto,
+  type UpdateDistributionDto,
+} from './dto/distribution.dto.js';
+
+@Injectable()
+export class DistributionsService {
+  private readonly guard: AddressGuard;
+
+  constructor(
+    config: AppConfig,
+    private readonly distributions: DistributionRepository,
+    private readonly deliveries: WebhookDeliveryRepository,
+    private readonly secrets: WebhookSecretRepository,
+    private readonly jobs: DeliveryJobs,
+    private readonly cursors: CursorService,
+  ) {
+    this.guard = new AddressGuard(config.webhook.allowedCidrs);
+  }
+
+  async create(project: ProjectContext, body: CreateDistributionDto): Promise<DistributionDto> {
+    this.checkTarget(body.target_url);
+    // The project's signing secret exists before its first delivery.
+    await this.secrets.ensure(project.id);
+    const distribution = await this.distributions.insert({
+      id: hexId('distr_'),
+      projectId: project.id,
+      name: body.name,
+      trigger: body.trigger,
+      eventName: body.event_name ?? null,
+      targetUrl: body.target_url,
+      customHeaders: body.custom_headers ?? {},
+      metadata: body.metadata ?? {},
+      status: body.status ?? 'ACTIVE',
+    });
+    return toDistributionDto(distribution);
+  }
+
+  async get(project: ProjectContext, id: string): Promise<DistributionDto> {
+    return toDistributionDto(await this.find(project, id));
+  }
+
+  async list(project: ProjectContext, query: ListDistributionsQueryDto): Promise<DistributionListDto> {
+    const limit = query.limit ?? 10;
+    const scope = `${project.id}|distributions`;
+    const before = query.cursor !== undefined ? ((await this.cursors.decode(DISTRIBUTIONS_CURSOR_PREFIX, query.cursor, scope)) as [string])[0] : null;
+    const rows = await this.distributions.list(project.id, before, limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    const cursor = rows.length > limit && last ? await this.cursors.encode(DISTRIBUTIONS_CURSOR_PREFIX, scope, [last.seq]) : null;
+    return { object: 'list', data_ref: 'data', data: page.map(toDistributionDto), has_more: cursor !== null, cursor };
+  }
+
+  async update(project: ProjectContext, id: string, body: UpdateDistributionDto): Promise<DistributionDto> {
+    const before = await this.find(project, id);
+    if (body.target_url !== undefined) this.checkTarget(body.target_url);
+    const changes: Partial<Distribution> = {};
+    if (body.name !== undefined) changes.name = body.name;
+    if (body.trigger !== undefined) changes.trigger = body.trigger;
+    if (body.target_url !== undefined) changes.targetUrl = body.target_url;
+    if (body.event_name !== undefined) changes.eventName = body.event_name;
+    if (body.custom_headers !== undefined) changes.customHeaders = body.custom_headers;
+    if (body.metadata !== undefined) changes.metadata = body.metadata;
+    if (body.status !== undefined) changes.status = body.status;
+    const after = await this.distributions.update(project.id, id, changes);
+    if (!after) throw ApiError.notFound('distribution', id);
+    // Resumed: what waited while it was paused is sent now.
+    if (before.status !== 'ACTIVE' && after.status === 'ACTIVE') await this.jobs.ensure(await this.deliveries.resume(id));
+    return toDistributionDto(after);
+  }
+
+  async delete(project: ProjectContext, id: string): Promise<void> {
+    if (!(await this.distributions.delete(project.id, id))) throw ApiError.notFound('distribution', id);
+  }
+
+  async find(project: ProjectContext, id: string): Promise<Distribution> {
+    const distribution = await this.distributions.findOne(project.id, id);
+    if (!distribution) throw ApiError.notFound('distribution', id);
+    return distribution;
+  }
+
+  /** A literal private address or localhost is refused now; names are checked on each delivery's connect. */
+  private checkTarget(targetUrl: string): void {
+    const blocked = this.guard.blockedLiteral(new URL(targetUrl).hostname);
+    if (blocked !== null) throw ApiError.invalidPayload(`target_url points to ${blocked}, a loopback, private, link-local or reserved address; WEBHOOK_ALLOWED_CIDRS does not allow it`);
+  }
+}

@@ -1,0 +1,118 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { type TestProject, createProject, http, startApi, testConfig, waitFor } from '../support/harness.js';
+import { PointsDb, unique } from '../support/points.js';
+import { Receiver } from '../support/receiver.js';
+
+const root = new URL('../../', import.meta.url).pathname;
+const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated';
+/** Retry 12 is due base·1440 after the first attempt: 7.2 s here. */
+const BASE_MS = 5;
+
+/**
+ * Real worker processes (`node dist/worker.js`): two relaying and delivering the same events make one
+ * delivery per (event, distribution); one killed with SIGKILL in the middle of 500 deliveries and started
+ * again delivers every event at least once, a duplicate carrying the same webhook-id; and a target that
+ * never answers 2xx exhausts the retries, which pauses its distribution until a PUT resumes it.
+ */
+describe('webhooks with worker processes', () => {
+  const config = testConfig();
+  const env = { ...process.env, WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_RETRY_BASE_MS: String(BASE_MS), WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_SWEEP_MS: '500', LOG_LEVEL: 'info' };
+  const workers = new Set<ChildProcess>();
+  const receiver = new Receiver();
+  let app: NestExpressApplication;
+  let project: TestProject;
+  const db = new PointsDb();
+
+  beforeAll(async () => {
+    await receiver.start();
+    app = await startApi(testConfig({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }));
+    project = await createProject(app, 'Webhook workers project');
+    await db.connect();
+  });
+  afterAll(async () => {
+    for (const worker of workers) worker.kill('SIGKILL');
+    await db.end();
+    await app.close();
+    await receiver.stop();
+  });
+
+  async function startWorkerProcess(): Promise<ChildProcess> {
+    const worker = spawn(process.execPath, ['dist/worker.js'], { cwd: root, env: { ...env, DATABASE_URL: config.databaseUrl, QUEUE_PREFIX: config.queuePrefix }, stdio: ['ignore', 'pipe', 'pipe'] });
+    workers.add(worker);
+    worker.on('exit', () => workers.delete(worker));
+    let output = '';
+    worker.stdout?.on('data', (chunk) => (output += chunk));
+    worker.stderr?.on('data', (chunk) => (output += chunk));
+    await waitFor(async () => (output.includes('Worker started') ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
+    return worker;
+  }
+
+  const distribution = async (path: string) => {
+    const res = await http(app).post('/v1/distributions').set(project.headers).send({ name: unique('Distribution'), trigger: ACTIVATED, target_url: receiver.url(path) });
+    expect(res.status).toBe(200);
+    return res.body.id as string;
+  };
+
+  /** `count` activation events committed in one transaction (as an activation batch writes them); their ids. */
+  async function events(count: number): Promise<string[]> {
+    const rows = await db.query<{ id: string }>(
+      `INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
+       SELECT 'evcus_' || left(md5(random()::text || g), 18), $1, $2, 'cust_webhook_workers', 'v-workers', '{"channel":"INTERNAL"}', json_build_object('n', g)
+       FROM generate_series(1, $3) g RETURNING id`,
+      [project.project.id, ACTIVATED, count],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  it('a worker killed with SIGKILL in the middle of 500 deliveries, and two workers relaying: every event delivered, one delivery per event', async () => {
+    const distributionId = await distribution('/kill');
+    receiver.fallback = { status: 200, delayMs: 20 };
+    const first = await startWorkerProcess();
+    await startWorkerProcess();
+    const ids = await events(500);
+    await waitFor(async () => (receiver.on('/kill').length >= 100 ? true : undefined), { timeoutMs: 30_000 });
+    first.kill('SIGKILL');
+    await startWorkerProcess();
+    const byEvent = () => new Map(receiver.on('/kill').map((r) => [JSON.parse(r.body).event.id as string, r]));
+    await waitFor(async () => (byEvent().size >= ids.length ? true : undefined), { timeoutMs: 60_000, intervalMs: 200 });
+    expect(new Set(byEvent().keys())).toEqual(new Set(ids));
+    // Relayed once by two workers: one delivery per event, and every request of an event carries its id.
+    const deliveries = await db.query<{ event_id: string; id: string }>('SELECT event_id, id FROM webhook_deliveries WHERE distribution_id = $1', [distributionId]);
+    expect(deliveries).toHaveLength(ids.length);
+    const deliveryOf = new Map(deliveries.map((d) => [d.event_id, d.id]));
+    for (const request of receiver.on('/kill')) expect(request.headers['webhook-id']).toBe(deliveryOf.get(JSON.parse(request.body).event.id));
+    await waitFor(async () => ((await db.count(`SELECT 1 FROM webhook_deliveries WHERE distribution_id = $1 AND status <> 'SUCCEEDED'`, [distributionId])) === 0 ? true : undefined), { timeoutMs: 30_000 });
+    receiver.fallback = 200;
+  }, 120_000);
+
+  it('the last retry failing fails the delivery and pauses the distribution; a PUT to ACTIVE sends what waited', async () => {
+    if (workers.size === 0) await startWorkerProcess();
+    const distributionId = await distribution('/down');
+    receiver.script('/down', ...Array.from({ length: 13 }, () => 503));
+    const [eventId] = await events(1);
+    const failed = await waitFor(
+      async () => {
+        const [row] = await db.query<{ id: string; status: string; attempts_count: number }>('SELECT id, status, attempts_count FROM webhook_deliveries WHERE event_id = $1 AND distribution_id = $2', [eventId, distributionId]);
+        return row?.status === 'FAILED' ? row : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+    expect(failed.attempts_count).toBe(13);
+    const requests = receiver.on('/down');
+    expect(requests).toHaveLength(13);
+    // Retry 12 comes base·1440 after the first attempt.
+    expect(requests[12].at - requests[0].at).toBeGreaterThanOrEqual(BASE_MS * 1440 - 50);
+    const paused = (await http(app).get(`/v1/distributions/${distributionId}`).set(project.headers)).body;
+    expect(paused.status).toBe('PAUSED');
+
+    // Paused: an event makes no delivery. Resumed: the next ones are delivered again.
+    const [whilePaused] = await events(1);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await db.count('SELECT 1 FROM webhook_deliveries WHERE event_id = $1 AND distribution_id = $2', [whilePaused, distributionId])).toBe(0);
+    const resumed = await http(app).put(`/v1/distributions/${distributionId}`).set(project.headers).send({ status: 'ACTIVE' });
+    expect(resumed.body.status).toBe('ACTIVE');
+    const [afterResume] = await events(1);
+    await waitFor(async () => (receiver.on('/down').some((r) => JSON.parse(r.body).event.id === afterResume) ? true : undefined), { timeoutMs: 15_000 });
+  }, 60_000);
+});

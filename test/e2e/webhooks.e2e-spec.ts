@@ -1,0 +1,359 @@
+import { hostname } from 'node:os';
+import { lookup } from 'node:dns/promises';
+import type { INestApplicationContext } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Webhook } from 'standardwebhooks';
+import { createHmac } from 'node:crypto';
+import { WebhookRelay } from '../../src/events/delivery/webhook-relay.js';
+import { deleteKeysWithPrefix } from '../../src/queue/redis-keys.js';
+import { type TestProject, createProject, http, startApi, startWorker, testConfig, waitFor } from '../support/harness.js';
+import { PointsDb, enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
+import { type ReceivedRequest, Receiver } from '../support/receiver.js';
+
+const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated';
+const ADDED = 'customer.voucher.loyalty_card.pending_points.added';
+const DAY_MS = 400;
+const BASE_MS = 300;
+const TIMEOUT_MS = 700;
+const SWEEP_MS = 500;
+const SETTINGS = {
+  PENDING_POINTS_DAY_MS: String(DAY_MS),
+  WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+  WEBHOOK_RETRY_BASE_MS: String(BASE_MS),
+  WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+  WEBHOOK_SWEEP_MS: String(SWEEP_MS),
+};
+
+interface Envelope {
+  id: string;
+  project_id: string;
+  created_at: string;
+  type: string;
+  data: Record<string, any>;
+  source: { id: string; object: string; target_url: string };
+  event: { id: string; type: string; created_at: string; entity_id: string; group_id: string; event_source: object };
+}
+
+describe('webhook distributions: signed, retried, never-lost delivery', () => {
+  let app: NestExpressApplication;
+  let worker: INestApplicationContext | null;
+  let project: TestProject;
+  let other: TestProject;
+  const receiver = new Receiver();
+  const db = new PointsDb();
+  const config = testConfig(SETTINGS);
+
+  beforeAll(async () => {
+    await receiver.start();
+    app = await startApi(config);
+    worker = await startWorker(config);
+    project = await createProject(app, 'Webhooks project');
+    other = await createProject(app, 'Other webhooks project');
+    await db.connect();
+  });
+  afterAll(async () => {
+    await db.end();
+    await worker?.close();
+    await app.close();
+    await receiver.stop();
+  });
+
+  const distribution = async (path: string, body: object = {}, who = project) => {
+    const res = await http(app).post('/v1/distributions').set(who.headers).send({ name: unique('Distribution'), trigger: ACTIVATED, target_url: receiver.url(path), ...body });
+    expect(res.status).toBe(200);
+    return res.body as { id: string; status: string };
+  };
+  /** A member with a paid order under a pending rule of `days`; its card code and entry id. */
+  const pendingEntry = async (days: number, who = project) => {
+    const { campaign } = await pointsCampaign(app, who, [{ points: 25, days }]);
+    const customer = unique('holder');
+    const code = await enrol(app, who, campaign, customer);
+    const order = (await payOrder(app, who, { source_id: unique('order'), customer })).body as { id: string };
+    const [entry] = await db.entries({ orderId: order.id });
+    return { code, entryId: entry.id as string };
+  };
+  const activateByHand = async (who = project, days = 30) => {
+    const { code, entryId } = await pendingEntry(days, who);
+    const res = await http(app).post(`/v1/loyalties/members/${code}/pending-points/${entryId}/activate`).set(who.headers);
+    expect(res.status).toBe(200);
+    return entryId;
+  };
+  const forEntry = (path: string, entryId: string) => receiver.on(path).filter((r) => (JSON.parse(r.body) as Envelope).data.pending_points?.id === entryId);
+  const received = (path: string, entryId: string, count = 1, timeoutMs = 15_000) =>
+    waitFor(async () => (forEntry(path, entryId).length >= count ? forEntry(path, entryId) : undefined), { timeoutMs });
+  const secret = async (who = project) => (await http(app).get('/v1/webhook-secret').set(who.headers)).body as { secret: string; previous_secret_expires_at: string | null };
+  const deliveryOf = async (distributionId: string, deliveryId: string) => (await http(app).get(`/v1/distributions/${distributionId}/deliveries/${deliveryId}`).set(project.headers)).body;
+
+  function verifyBoth(request: ReceivedRequest, withSecret: string): void {
+    expect(request.headers['x-voucherify-signature']).toBe(createHmac('sha256', withSecret).update(request.body).digest('hex'));
+    expect(() => new Webhook(withSecret).verify(request.body, request.headers as Record<string, string>)).not.toThrow();
+  }
+
+  it('an automatic and a manual activation each reach the receiver with the exact envelope and both signatures', async () => {
+    const dist = await distribution('/both', { custom_headers: { 'X-Team': 'crm' } });
+    const { secret: key } = await secret();
+    const automatic = await pendingEntry(1);
+    const manual = await activateByHand();
+    const [auto] = await received('/both', automatic.entryId);
+    const [byHand] = await received('/both', manual);
+    for (const [request, operation] of [[auto, 'AUTOMATIC'], [byHand, 'MANUAL']] as const) {
+      verifyBoth(request, key);
+      expect(request.headers['content-type']).toBe('application/json');
+      expect(request.headers['user-agent']).toMatch(/^loyalty-service-webhooks\//);
+      expect(request.headers['x-team']).toBe('crm');
+      const body = JSON.parse(request.body) as Envelope;
+      expect(Object.keys(body)).toEqual(['id', 'project_id', 'created_at', 'type', 'data', 'source', 'event']);
+      expect(body.id).toMatch(/^whs_[a-f0-9]{18}$/);
+      expect(request.headers['webhook-id']).toBe(body.id);
+      expect(body).toMatchObject({ project_id: project.project.id, type: ACTIVATED, source: { id: dist.id, object: 'distribution', target_url: receiver.url('/both') } });
+      expect(body.data.balance.operation_type).toBe(operation);
+      const event = (await http(app).get(`/v1/events/${body.event.id}`).set(project.headers)).body;
+      expect(body.event).toEqual({ id: event.id, type: ACTIVATED, created_at: event.created_at, entity_id: event.entity_id, group_id: event.group_id, event_source: event.event_source });
+      expect(body.data).toEqual(event.data);
+      const delivery = await waitFor(async () => {
+        const d = await deliveryOf(dist.id, body.id);
+        return d.status === 'SUCCEEDED' ? d : undefined;
+      });
+      expect(delivery).toMatchObject({ object: 'webhook_delivery', distribution_id: dist.id, event_id: event.id, event_type: ACTIVATED, attempts_count: 1, next_attempt_at: null });
+      expect(delivery.attempts).toEqual([{ at: expect.any(String), status_code: 200, duration_ms: expect.any(Number), error: null, response_excerpt: 'ok' }]);
+    }
+  });
+
+  it('signatures verify with both secrets during a rotation, and only the new one after it', async () => {
+    await distribution('/rotation');
+    const old = (await secret()).secret;
+    const rotated = await http(app).post('/v1/webhook-secret/rotate').set(project.headers).send({ expire_previous_in_seconds: 3600 });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(rotated.body.secret).not.toBe(old);
+    expect(new Date(rotated.body.previous_secret_expires_at).getTime()).toBeGreaterThan(Date.now() + 3500_000);
+    const during = await activateByHand();
+    const [request] = await received('/rotation', during);
+    expect(String(request.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(() => new Webhook(old).verify(request.body, request.headers as Record<string, string>)).not.toThrow();
+    verifyBoth(request, rotated.body.secret);
+
+    const now = await http(app).post('/v1/webhook-secret/rotate').set(project.headers).send({ expire_previous_in_seconds: 0 });
+    expect(now.body.previous_secret_expires_at).toBeNull();
+    const after = await activateByHand();
+    const [late] = await received('/rotation', after);
+    expect(String(late.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    verifyBoth(late, now.body.secret);
+    expect(() => new Webhook(rotated.body.secret).verify(late.body, late.headers as Record<string, string>)).toThrow();
+  });
+
+  it('a receiver answering 500 twice then 200 gets retries on the schedule, then success, all with one webhook-id', async () => {
+    const dist = await distribution('/flaky');
+    receiver.script('/flaky', 500, 500, 200);
+    const entryId = await activateByHand();
+    const requests = await received('/flaky', entryId, 3);
+    expect(new Set(requests.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    // Retry n is due base·2^(n−1) after the first attempt: 300 ms, then 600 ms.
+    expect(requests[1].at - requests[0].at).toBeGreaterThanOrEqual(BASE_MS - 20);
+    expect(requests[2].at - requests[0].at).toBeGreaterThanOrEqual(2 * BASE_MS - 20);
+    const id = String(requests[0].headers['webhook-id']);
+    const delivery = await waitFor(async () => {
+      const d = await deliveryOf(dist.id, id);
+      return d.status === 'SUCCEEDED' ? d : undefined;
+    });
+    expect(delivery.attempts_count).toBe(3);
+    expect(delivery.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([500, 500, 200]);
+    expect(delivery.attempts[0].error).toBe('answered 500');
+  });
+
+  it('honours Retry-After on a 429', async () => {
+    await distribution('/limited');
+    receiver.script('/limited', { status: 429, headers: { 'Retry-After': '2' } }, 200);
+    const entryId = await activateByHand();
+    const [first, second] = await received('/limited', entryId, 2);
+    expect(second.at - first.at).toBeGreaterThanOrEqual(1_950);
+  });
+
+  it('410 disables the distribution and fails its pending deliveries', async () => {
+    const dist = await distribution('/gone');
+    receiver.script('/gone', 410);
+    const entryId = await activateByHand();
+    const [request] = await received('/gone', entryId);
+    const disabled = await waitFor(async () => {
+      const d = (await http(app).get(`/v1/distributions/${dist.id}`).set(project.headers)).body;
+      return d.status === 'DISABLED' ? d : undefined;
+    });
+    expect(disabled.status).toBe('DISABLED');
+    const delivery = await deliveryOf(dist.id, String(request.headers['webhook-id']));
+    expect(delivery).toMatchObject({ status: 'FAILED', attempts_count: 1, next_attempt_at: null });
+    // A disabled distribution gets no deliveries.
+    const later = await activateByHand();
+    await received('/both', later).catch(() => undefined);
+    expect(forEntry('/gone', later)).toHaveLength(0);
+  });
+
+  it('a slow receiver times out and does not hold back another distribution', async () => {
+    const slow = await distribution('/slow');
+    await distribution('/fast');
+    receiver.script('/slow', ...Array.from({ length: 30 }, () => ({ status: 200, delayMs: 5_000 })));
+    const entries = await Promise.all(Array.from({ length: 20 }, () => activateByHand()));
+    const started = Date.now();
+    await waitFor(async () => (entries.every((e) => forEntry('/fast', e).length > 0) ? true : undefined));
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const first = forEntry('/slow', entries[0])[0] ?? (await received('/slow', entries[0]))[0];
+    const delivery = await waitFor(async () => {
+      const d = await deliveryOf(slow.id, String(first.headers['webhook-id']));
+      return d.attempts.length ? d : undefined;
+    });
+    expect(delivery.attempts[0]).toMatchObject({ status_code: null, error: `no answer within ${TIMEOUT_MS} ms` });
+    expect(delivery.status).toBe('PENDING');
+  });
+
+  it('does not follow a redirect', async () => {
+    const dist = await distribution('/moved');
+    receiver.script('/moved', { status: 302, headers: { Location: receiver.url('/elsewhere') } });
+    const entryId = await activateByHand();
+    const [request] = await received('/moved', entryId);
+    const delivery = await waitFor(async () => {
+      const d = await deliveryOf(dist.id, String(request.headers['webhook-id']));
+      return d.attempts.length ? d : undefined;
+    });
+    expect(delivery.attempts[0]).toMatchObject({ status_code: 302, error: `redirect to ${receiver.url('/elsewhere')} not followed` });
+    expect(receiver.on('/elsewhere')).toHaveLength(0);
+  });
+
+  it('redeliver and recover send again with the same webhook-id', async () => {
+    const dist = await distribution('/again');
+    const entryId = await activateByHand();
+    const [first] = await received('/again', entryId);
+    const id = String(first.headers['webhook-id']);
+    await waitFor(async () => ((await deliveryOf(dist.id, id)).status === 'SUCCEEDED' ? true : undefined));
+    const res = await http(app).post(`/v1/distributions/${dist.id}/deliveries/${id}/redeliver`).set(project.headers);
+    expect(res.status).toBe(200);
+    const [, second] = await received('/again', entryId, 2);
+    expect(second.headers['webhook-id']).toBe(id);
+    expect(second.body).toBe(first.body);
+
+    // A delivery that failed (the 12 retries spent, as a manual attempt that fails leaves it) is recovered.
+    receiver.script('/again', 500);
+    await http(app).post(`/v1/distributions/${dist.id}/deliveries/${id}/redeliver`).set(project.headers);
+    await received('/again', entryId, 3);
+    await waitFor(async () => ((await deliveryOf(dist.id, id)).status === 'FAILED' ? true : undefined));
+    const since = new Date(Date.now() - 60_000).toISOString();
+    const recovered = await http(app).post(`/v1/distributions/${dist.id}/recover`).set(project.headers).send({ since });
+    expect(recovered.status).toBe(200);
+    expect(recovered.body).toEqual({ object: 'webhook_recovery', distribution_id: dist.id, since, deliveries_count: 1 });
+    const all = await received('/again', entryId, 4);
+    expect(new Set(all.map((r) => r.headers['webhook-id']))).toEqual(new Set([id]));
+    await waitFor(async () => ((await deliveryOf(dist.id, id)).status === 'SUCCEEDED' ? true : undefined));
+    const list = await http(app).get(`/v1/distributions/${dist.id}/deliveries`).query({ status: 'SUCCEEDED' }).set(project.headers);
+    expect(list.body).toMatchObject({ object: 'list', data_ref: 'data', has_more: false, cursor: null });
+    expect(list.body.data.map((d: { id: string }) => d.id)).toEqual([id]);
+  });
+
+  it('another project can neither see nor touch a distribution, and gets its own secret', async () => {
+    const dist = await distribution('/private');
+    for (const res of [
+      await http(app).get(`/v1/distributions/${dist.id}`).set(other.headers),
+      await http(app).put(`/v1/distributions/${dist.id}`).set(other.headers).send({ name: 'x' }),
+      await http(app).delete(`/v1/distributions/${dist.id}`).set(other.headers),
+      await http(app).get(`/v1/distributions/${dist.id}/deliveries`).set(other.headers),
+    ]) {
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ code: 404, key: 'not_found', resource_type: 'distribution', resource_id: dist.id });
+    }
+    expect((await http(app).get('/v1/distributions').set(other.headers)).body.data.map((d: { id: string }) => d.id)).not.toContain(dist.id);
+    expect((await secret(other)).secret).not.toBe((await secret()).secret);
+  });
+
+  it('CRUD, paging and every validation error', async () => {
+    const created = await distribution('/crud', { event_name: 'loyalty.activated', metadata: { team: 'crm' } });
+    const got = (await http(app).get(`/v1/distributions/${created.id}`).set(project.headers)).body;
+    expect(got).toEqual({
+      id: expect.stringMatching(/^distr_[a-f0-9]{18}$/),
+      object: 'distribution',
+      name: expect.any(String),
+      trigger: ACTIVATED,
+      event_name: 'loyalty.activated',
+      target_url: receiver.url('/crud'),
+      custom_headers: {},
+      metadata: { team: 'crm' },
+      status: 'ACTIVE',
+      created_at: expect.any(String),
+      updated_at: null,
+    });
+    const put = await http(app).put(`/v1/distributions/${created.id}`).set(project.headers).send({ event_name: null, trigger: ADDED, status: 'PAUSED' });
+    expect(put.body).toMatchObject({ event_name: null, trigger: ADDED, status: 'PAUSED', updated_at: expect.any(String) });
+    const first = await http(app).get('/v1/distributions').query({ limit: 2 }).set(project.headers);
+    expect(first.body.data).toHaveLength(2);
+    expect(first.body.data[0].id).toBe(created.id);
+    const second = await http(app).get('/v1/distributions').query({ limit: 2, cursor: first.body.cursor.next }).set(project.headers);
+    expect(second.body.data[0].id).not.toBe(first.body.data[1].id);
+    expect((await http(app).delete(`/v1/distributions/${created.id}`).set(project.headers)).status).toBe(204);
+    expect((await http(app).get(`/v1/distributions/${created.id}`).set(project.headers)).status).toBe(404);
+
+    const bad: [object, RegExp][] = [
+      [{ target_url: 'ftp://example.com/x' }, /target_url must be an http or https URL/],
+      [{ target_url: 'not a url' }, /target_url must be an absolute http or https URL/],
+      [{ target_url: `https://example.com/${'a'.repeat(2048)}` }, /target_url must be at most 2048 characters/],
+      [{ target_url: 'http://10.1.2.3/hook' }, /target_url points to 10\.1\.2\.3/],
+      [{ target_url: 'http://[::1]/hook' }, /target_url points to ::1/],
+      [{ trigger: 'order.paid' }, /trigger must be one of/],
+      [{ custom_headers: { 'Content-Type': 'text/plain' } }, /custom_headers: Content-Type is set by the service/],
+      [{ custom_headers: { 'webhook-id': 'x' } }, /custom_headers: webhook-id is set by the service/],
+      [{ custom_headers: { 'X-Ok': 1 } }, /custom_headers.X-Ok must be a string/],
+      [{ custom_headers: { 'X-Bad': 'a\r\nb' } }, /without line breaks/],
+      [{ status: 'ON' }, /status must be one of/],
+      [{ name: '' }, /name must be longer than or equal to 1 characters/],
+    ];
+    for (const [body, message] of bad) {
+      const res = await http(app).post('/v1/distributions').set(project.headers).send({ name: 'n', trigger: ACTIVATED, target_url: 'https://example.com/hook', ...body });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 400, key: 'invalid_payload' });
+      expect(res.body.details).toMatch(message);
+    }
+    const rotate = await http(app).post('/v1/webhook-secret/rotate').set(project.headers).send({ expire_previous_in_seconds: -1 });
+    expect(rotate.status).toBe(400);
+  });
+
+  it('refuses private targets with the default configuration, at the API and at connect time', async () => {
+    const strict = await startApi(testConfig({ ...SETTINGS, WEBHOOK_ALLOWED_CIDRS: '' }));
+    try {
+      for (const target of ['http://127.0.0.1:9/x', 'http://localhost/x', 'http://169.254.169.254/latest', 'http://[::ffff:10.0.0.1]/x', 'http://192.168.1.1/']) {
+        const res = await http(strict).post('/v1/distributions').set(project.headers).send({ name: 'n', trigger: ACTIVATED, target_url: target });
+        expect(res.status).toBe(400);
+        expect(res.body.details).toMatch(/loopback, private, link-local or reserved/);
+      }
+    } finally {
+      await strict.close();
+    }
+    // A name that resolves to a private address passes the API (names resolve at connect time) and is refused there.
+    const name = hostname();
+    const addresses = await lookup(name, { all: true });
+    await worker?.close();
+    worker = await startWorker(testConfig({ ...SETTINGS, WEBHOOK_ALLOWED_CIDRS: '' }));
+    try {
+      const dist = (await http(app).post('/v1/distributions').set(project.headers).send({ name: 'n', trigger: ACTIVATED, target_url: `http://${name}:9/hook` })).body;
+      await activateByHand();
+      const attempt = await waitFor(async () => {
+        const list = (await http(app).get(`/v1/distributions/${dist.id}/deliveries`).set(project.headers)).body;
+        return list.data[0]?.attempts[0];
+      });
+      expect(attempt.status_code).toBeNull();
+      expect(addresses.map((a) => a.address)).toContain(attempt.error.match(/resolves to (\S+),/)[1]);
+    } finally {
+      await worker.close();
+      worker = await startWorker(config);
+    }
+  });
+
+  it('Redis flushed before the relay ran, and jobs lost after it: everything is still delivered', async () => {
+    await distribution('/flush');
+    await worker?.close();
+    worker = null;
+    // Events committed while no worker runs, then Redis loses everything.
+    const before = await Promise.all(Array.from({ length: 5 }, () => activateByHand()));
+    await deleteKeysWithPrefix(config.redisUrl, config.queuePrefix);
+    // Relayed (deliveries made and enqueued) by a process with no worker, then the jobs are lost.
+    const after = await Promise.all(Array.from({ length: 5 }, () => activateByHand()));
+    await app.get(WebhookRelay).run();
+    await deleteKeysWithPrefix(config.redisUrl, config.queuePrefix);
+    worker = await startWorker(config);
+    for (const entryId of [...before, ...after]) await received('/flush', entryId);
+  });
+});
