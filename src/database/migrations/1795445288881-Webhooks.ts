@@ -41,7 +41,6 @@ export class Webhooks1795445288881 implements MigrationInterface {
                 "first_attempt_at" TIMESTAMP(3) WITH TIME ZONE,
                 "next_attempt_at" TIMESTAMP(3) WITH TIME ZONE,
                 "manual" boolean NOT NULL DEFAULT false,
-                "test" boolean NOT NULL DEFAULT false,
                 "lease_until" TIMESTAMP(3) WITH TIME ZONE,
                 "created_at" TIMESTAMP(3) WITH TIME ZONE NOT NULL DEFAULT now(),
                 "delivered_at" TIMESTAMP(3) WITH TIME ZONE,
@@ -60,7 +59,6 @@ export class Webhooks1795445288881 implements MigrationInterface {
         `);
         await queryRunner.query(`
             CREATE UNIQUE INDEX "uq_webhook_deliveries_event" ON "webhook_deliveries" ("distribution_id", "event_id")
-            WHERE NOT "test"
         `);
         await queryRunner.query(`
             CREATE TABLE "webhook_attempts" (

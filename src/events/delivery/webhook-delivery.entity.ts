@@ -9,12 +9,12 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
  * same on every attempt). PENDING until a 2xx (SUCCEEDED) or until its retries ran out, the target answered
  * 410 or the distribution was disabled (FAILED).
  *
- * Unique (distribution, event) for relayed deliveries: relaying an event twice cannot deliver it twice.
+ * Unique (distribution, event): relaying an event twice cannot deliver it twice.
  * The partial index on `next_attempt_at` holds PENDING rows only, for the sweep that enqueues the due ones
  * that lost their job.
  */
 @Entity({ name: 'webhook_deliveries' })
-@Index('uq_webhook_deliveries_event', ['distributionId', 'eventId'], { unique: true, where: `NOT "test"` })
+@Index('uq_webhook_deliveries_event', ['distributionId', 'eventId'], { unique: true })
 @Index('idx_webhook_deliveries_distribution_seq', ['distributionId', 'seq'])
 @Index('idx_webhook_deliveries_distribution_status_seq', ['distributionId', 'status', 'seq'])
 @Index('idx_webhook_deliveries_due', ['nextAttemptAt'], { where: `"status" = 'PENDING'` })
@@ -58,10 +58,6 @@ export class WebhookDelivery {
   /** Set by redeliver and recover: the next attempt is one more, outside the retry schedule. */
   @Column({ type: 'boolean', default: false })
   manual: boolean;
-
-  /** A sample delivery sent by the test endpoint (no event row). */
-  @Column({ type: 'boolean', default: false })
-  test: boolean;
 
   /** An attempt in progress holds the delivery until then, so two workers never send it at the same time. */
   @Column({ name: 'lease_until', type: 'timestamptz', precision: 3, nullable: true })

@@ -57,7 +57,7 @@ WITH ev AS (
   SELECT 'whs_' || left(replace(gen_random_uuid()::text, '-', ''), 18), ev.project_id, d.id, ev.id, ev.type, now()
   FROM ev JOIN distributions d ON d.project_id = ev.project_id AND d.trigger = ev.type AND d.status = 'ACTIVE'
   ORDER BY ev.seq, d.seq
-  ON CONFLICT (distribution_id, event_id) WHERE NOT test DO NOTHING
+  ON CONFLICT (distribution_id, event_id) DO NOTHING
   RETURNING id, distribution_id
 )
 SELECT (SELECT count(*)::int FROM marked) AS relayed, coalesce((SELECT json_agg(json_build_object('id', id, 'distributionId', distribution_id)) FROM ins), '[]') AS deliveries`;
