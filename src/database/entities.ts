@@ -8,7 +8,7 @@ import { Customer } from '../customers/customer.entity.js';
 import { DiagnosticPing } from '../diagnostics/diagnostic-ping.entity.js';
 import { WebhookAttempt, WebhookDelivery } from '../events/delivery/webhook-delivery.entity.js';
 import { Distribution } from '../events/distributions/distribution.entity.js';
-import { EventRecord } from '../events/event.entity.js';
+import { EventOutbox, EventRecord } from '../events/event.entity.js';
 import { WebhookSecret } from '../events/secrets/webhook-secret.entity.js';
 import { Member } from '../members/member.entity.js';
 import { EarningRule } from '../points/earning/earning-rule.entity.js';
@@ -36,6 +36,7 @@ export const ENTITIES = [
   PendingPoints,
   VoucherTransaction,
   EventRecord,
+  EventOutbox,
   Distribution,
   WebhookSecret,
   WebhookDelivery,

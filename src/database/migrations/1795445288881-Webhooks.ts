@@ -93,24 +93,43 @@ export class Webhooks1795445288881 implements MigrationInterface {
             ALTER TABLE "webhook_attempts"
             ADD CONSTRAINT "FK_0d56d91d61b827bb2079c256538" FOREIGN KEY ("delivery_id") REFERENCES "webhook_deliveries"("id") ON DELETE CASCADE ON UPDATE NO ACTION
         `);
-        // The relay wakes up when events are committed: NOTIFY is delivered at commit, once per transaction
-        // and channel, so a statement writing 2,500 events sends one. A missed one (no worker listening) is
-        // covered by the relay's sweep.
+        // The relay's outbox: a narrow row per new event, written in the event's transaction (a statement-level
+        // trigger over the inserted rows), deleted when relayed. events.relayed_at, which the relay was to set on
+        // each event row, goes: rewriting a 2 KB row and its index entries per event cost a third of an activation.
+        // Events written before this migration had no distribution to go to.
+        await queryRunner.query(`DROP INDEX "public"."idx_events_unrelayed"`);
+        await queryRunner.query(`ALTER TABLE "events" DROP COLUMN "relayed_at"`);
         await queryRunner.query(`
-            CREATE FUNCTION "events_notify_relay"() RETURNS trigger LANGUAGE plpgsql AS $$
+            CREATE TABLE "event_outbox" (
+                "seq" bigint NOT NULL,
+                "event_id" text NOT NULL,
+                "project_id" text NOT NULL,
+                "type" text NOT NULL,
+                CONSTRAINT "PK_event_outbox" PRIMARY KEY ("seq")
+            )
+        `);
+        // NOTIFY is delivered at commit, once per transaction and channel: the relay wakes when events exist,
+        // once for a statement of 2,500. A missed one (no worker listening) is covered by the webhook sweep.
+        await queryRunner.query(`
+            CREATE FUNCTION "events_outbox"() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
+                INSERT INTO "event_outbox" ("seq", "event_id", "project_id", "type") SELECT "seq", "id", "project_id", "type" FROM new_events;
                 PERFORM pg_notify('loyalty_events', '');
                 RETURN NULL;
             END $$
         `);
         await queryRunner.query(`
-            CREATE TRIGGER "events_notify_relay" AFTER INSERT ON "events" FOR EACH STATEMENT EXECUTE FUNCTION "events_notify_relay"()
+            CREATE TRIGGER "events_outbox" AFTER INSERT ON "events" REFERENCING NEW TABLE AS new_events
+            FOR EACH STATEMENT EXECUTE FUNCTION "events_outbox"()
         `);
     }
 
     public async down(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`DROP TRIGGER "events_notify_relay" ON "events"`);
-        await queryRunner.query(`DROP FUNCTION "events_notify_relay"()`);
+        await queryRunner.query(`DROP TRIGGER "events_outbox" ON "events"`);
+        await queryRunner.query(`DROP FUNCTION "events_outbox"()`);
+        await queryRunner.query(`DROP TABLE "event_outbox"`);
+        await queryRunner.query(`ALTER TABLE "events" ADD "relayed_at" TIMESTAMP WITH TIME ZONE`);
+        await queryRunner.query(`CREATE INDEX "idx_events_unrelayed" ON "events" ("seq") WHERE "relayed_at" IS NULL`);
         await queryRunner.query(`
             ALTER TABLE "webhook_attempts" DROP CONSTRAINT "FK_0d56d91d61b827bb2079c256538"
         `);

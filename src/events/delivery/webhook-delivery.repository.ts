@@ -43,24 +43,24 @@ export interface AttemptRecord {
 }
 
 /**
- * Relays events into deliveries: the unrelayed events (their partial index, oldest first, SKIP LOCKED so that
- * two workers take different ones) are marked relayed and get one delivery per ACTIVE distribution of their
- * (project, type), in one statement. The unique (distribution, event) index makes a second relay harmless.
+ * Relays events into deliveries: the oldest rows of the outbox (SKIP LOCKED, so that two workers take
+ * different ones) are deleted and each event gets one delivery per ACTIVE distribution of its (project,
+ * type), in one statement. The unique (distribution, event) index makes a second relay harmless.
  */
 const RELAY = `
-WITH ev AS (
-  SELECT id, seq, project_id, type FROM events WHERE relayed_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED
-), marked AS (
-  UPDATE events e SET relayed_at = now() FROM ev WHERE e.id = ev.id RETURNING 1
+WITH batch AS (
+  SELECT seq, event_id, project_id, type FROM event_outbox ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED
+), gone AS (
+  DELETE FROM event_outbox o USING batch b WHERE o.seq = b.seq RETURNING 1
 ), ins AS (
   INSERT INTO webhook_deliveries (id, project_id, distribution_id, event_id, event_type, next_attempt_at)
-  SELECT 'whs_' || left(replace(gen_random_uuid()::text, '-', ''), 18), ev.project_id, d.id, ev.id, ev.type, now()
-  FROM ev JOIN distributions d ON d.project_id = ev.project_id AND d.trigger = ev.type AND d.status = 'ACTIVE'
-  ORDER BY ev.seq, d.seq
+  SELECT 'whs_' || left(replace(gen_random_uuid()::text, '-', ''), 18), b.project_id, d.id, b.event_id, b.type, now()
+  FROM batch b JOIN distributions d ON d.project_id = b.project_id AND d.trigger = b.type AND d.status = 'ACTIVE'
+  ORDER BY b.seq, d.seq
   ON CONFLICT (distribution_id, event_id) DO NOTHING
   RETURNING id, distribution_id
 )
-SELECT (SELECT count(*)::int FROM marked) AS relayed, coalesce((SELECT json_agg(json_build_object('id', id, 'distributionId', distribution_id)) FROM ins), '[]') AS deliveries`;
+SELECT (SELECT count(*)::int FROM gone) AS relayed, coalesce((SELECT json_agg(json_build_object('id', id, 'distributionId', distribution_id)) FROM ins), '[]') AS deliveries`;
 
 /**
  * Takes a delivery for one attempt: PENDING, due, not held by another attempt, and its distribution ACTIVE
