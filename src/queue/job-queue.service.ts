@@ -20,14 +20,20 @@ export class JobQueueService {
   }
 
   /**
-   * Makes sure a job with this id is waiting, delayed or running. A finished job with the id (completed or
-   * failed, still retained) is replaced, since the caller knows from its row that the work is not done.
+   * Makes sure a job with this id runs now or is running: the caller knows from its row that the work is
+   * due and not done. A finished job with the id (completed or failed, still retained) is replaced; a
+   * delayed one is promoted (its delay was set for a later time than the row now says).
    */
   async ensure<N extends JobName>(name: N, data: JobPayloads[N], jobId: string): Promise<void> {
     const queue = this.queue(JOB_QUEUE[name]);
     const state = await queue.getJobState(jobId);
+    if (state === 'delayed') {
+      // Promoting fails if the job became due and was taken meanwhile: then it runs anyway.
+      await (await queue.getJob(jobId))?.promote().catch(() => undefined);
+      return;
+    }
     if (state === 'completed' || state === 'failed') await queue.remove(jobId);
-    await queue.add(name, data, { jobId });
+    await queue.add(name, data, { ...JOB_OPTIONS[name], jobId });
   }
 
   queue(name: QueueName): Queue {

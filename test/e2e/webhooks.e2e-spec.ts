@@ -246,6 +246,26 @@ describe('webhook distributions: signed, retried, never-lost delivery', () => {
     expect(list.body.data.map((d: { id: string }) => d.id)).toEqual([id]);
   });
 
+  it('redelivering a delivery that waits for a retry, or resuming its paused distribution, sends it now', async () => {
+    const dist = await distribution('/later');
+    // The first attempt asks for a minute's pause: the job waits in the delayed set.
+    receiver.script('/later', { status: 503, headers: { 'Retry-After': '60' } }, { status: 503, headers: { 'Retry-After': '60' } });
+    const entryId = await activateByHand();
+    const [first] = await received('/later', entryId);
+    const id = String(first.headers['webhook-id']);
+    await waitFor(async () => ((await deliveryOf(dist.id, id)).attempts_count === 1 ? true : undefined));
+    const redelivered = await http(app).post(`/v1/distributions/${dist.id}/deliveries/${id}/redeliver`).set(project.headers);
+    expect(redelivered.body).toMatchObject({ status: 'PENDING', attempts_count: 1 });
+    await received('/later', entryId, 2, 5_000);
+    await waitFor(async () => ((await deliveryOf(dist.id, id)).attempts_count === 2 ? true : undefined));
+    // Still in its schedule: the next retry is a minute away again. Pause and resume: sent now.
+    expect((await http(app).put(`/v1/distributions/${dist.id}`).set(project.headers).send({ status: 'PAUSED' })).body.status).toBe('PAUSED');
+    expect((await http(app).put(`/v1/distributions/${dist.id}`).set(project.headers).send({ status: 'ACTIVE' })).body.status).toBe('ACTIVE');
+    const all = await received('/later', entryId, 3, 5_000);
+    expect(new Set(all.map((r) => r.headers['webhook-id']))).toEqual(new Set([id]));
+    await waitFor(async () => ((await deliveryOf(dist.id, id)).status === 'SUCCEEDED' ? true : undefined));
+  });
+
   it('another project can neither see nor touch a distribution, and gets its own secret', async () => {
     const dist = await distribution('/private');
     for (const res of [

@@ -28,5 +28,7 @@ describe('AddressGuard', () => {
     expect(guard.blockedLiteral('api.localhost')).toBe('api.localhost');
     expect(guard.blockedLiteral('example.com')).toBeNull();
     expect(new AddressGuard(['127.0.0.1/32', '::1/128']).blockedLiteral('localhost')).toBeNull();
+    // localhost may resolve to ::1 too, and a connection is refused if any address is blocked.
+    expect(new AddressGuard(['127.0.0.1/32']).blockedLiteral('localhost')).toBe('localhost');
   });
 });

@@ -53,7 +53,8 @@ export class AddressGuard {
   blockedLiteral(hostname: string): string | null {
     const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
     if (isIP(host)) return this.isBlocked(host) ? host : null;
-    if (host === 'localhost' || host.endsWith('.localhost')) return this.isBlocked('127.0.0.1') && this.isBlocked('::1') ? host : null;
+    // It may resolve to either loopback address, and a connection is refused if any address is blocked.
+    if (host === 'localhost' || host.endsWith('.localhost')) return this.isBlocked('127.0.0.1') || this.isBlocked('::1') ? host : null;
     return null;
   }
 

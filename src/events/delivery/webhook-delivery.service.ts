@@ -7,13 +7,14 @@ import { WebhookSecretRepository } from '../secrets/webhook-secret.repository.js
 import { nextAttemptAt, parseRetryAfter } from './retry-schedule.js';
 import { standardSignatures, voucherifySignature } from './signing.js';
 import { AddressGuard } from './ssrf-guard.js';
+import type { DeliveryStatus } from './webhook-delivery.entity.js';
 import { type AttemptContext, WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 import { envelopeOf } from './webhook-envelope.js';
 import { WebhookSender } from './webhook-sender.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 export const USER_AGENT = `loyalty-service-webhooks/${VERSION}`;
-/** A target with its share of requests in flight: the delivery waits this long, without holding a worker slot. */
+/** A distribution with its share of requests in flight and of jobs waiting: the job comes back this much later. */
 const BUSY_TARGET_WAIT_MS = 200;
 
 /** What the job does next: nothing (settled, or waiting for its distribution), or run again at `at`. */
@@ -49,7 +50,7 @@ export class WebhookDeliveryService implements OnModuleDestroy {
   }
 
   async attempt(deliveryId: string, distributionId: string): Promise<AttemptOutcome> {
-    if (!this.sender.tryAcquire(distributionId)) return { again: new Date(Date.now() + BUSY_TARGET_WAIT_MS) };
+    if (!(await this.sender.acquire(distributionId))) return { again: new Date(Date.now() + BUSY_TARGET_WAIT_MS) };
     try {
       const timeoutMs = this.config.webhook.timeoutMs;
       const claimed = await this.deliveries.claim(deliveryId, timeoutMs + 5_000);
@@ -86,16 +87,19 @@ export class WebhookDeliveryService implements OnModuleDestroy {
     const attempts = delivery.attemptsCount + 1;
     const retryAfter = result.statusCode === 429 || result.statusCode === 503 ? parseRetryAfter(result.retryAfter, now) : null;
     const next = succeeded || gone || delivery.manual ? null : nextAttemptAt(delivery.firstAttemptAt ?? at, attempts, this.config.webhook.retryBaseMs, now, retryAfter);
-    const status = succeeded ? 'SUCCEEDED' : next ? 'PENDING' : 'FAILED';
-    await this.transactions.run(async (tx) => {
-      await this.deliveries.record(tx, { deliveryId: delivery.id, at, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error, responseExcerpt: result.responseExcerpt, status, nextAttemptAt: next });
-      if (gone) {
-        await this.distributions.setStatus(tx, delivery.distributionId, 'DISABLED');
-        await this.deliveries.failPending(tx, delivery.distributionId);
-      } else if (status === 'FAILED' && !delivery.manual) {
-        await this.distributions.setStatus(tx, delivery.distributionId, 'PAUSED');
-      }
-    });
+    const status: DeliveryStatus = succeeded ? 'SUCCEEDED' : next ? 'PENDING' : 'FAILED';
+    const attempt = { deliveryId: delivery.id, at, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error, responseExcerpt: result.responseExcerpt, status, nextAttemptAt: next };
+    const distributionChange = gone ? 'DISABLED' : status === 'FAILED' && !delivery.manual ? 'PAUSED' : null;
+    if (distributionChange === null) {
+      // The usual case is one statement (atomic on its own): no transaction's round trips.
+      await this.deliveries.record(null, attempt);
+    } else {
+      await this.transactions.run(async (tx) => {
+        await this.deliveries.record(tx, attempt);
+        await this.distributions.setStatus(tx, delivery.distributionId, distributionChange);
+        if (gone) await this.deliveries.failPending(tx, delivery.distributionId);
+      });
+    }
     if (!succeeded) {
       this.logger.warn({ delivery_id: delivery.id, distribution_id: delivery.distributionId, attempt: attempts, status_code: result.statusCode, error: result.error, next_attempt_at: next?.toISOString() ?? null }, 'webhook attempt failed');
     }

@@ -2,8 +2,10 @@ import http from 'node:http';
 import https from 'node:https';
 import { AddressGuard, BlockedAddressError } from './ssrf-guard.js';
 
-/** Requests in flight to one distribution at most, per worker process; more wait without holding a worker slot. */
+/** Requests in flight to one distribution at most, per worker process. */
 export const MAX_IN_FLIGHT_PER_TARGET = 16;
+/** Jobs of one distribution waiting in a worker for a slot at most; more are put back in the queue for a while. */
+export const MAX_WAITING_PER_TARGET = 48;
 const EXCERPT_BYTES = 1024;
 /** Read at most this much of an answer (then drop the connection) so that a huge body cannot hold an attempt. */
 const MAX_READ_BYTES = 64 * 1024;
@@ -29,29 +31,41 @@ export interface WebhookResult {
  * bounded by the timeout.
  */
 export class WebhookSender {
+  // Kept-alive connections per host; the in-flight cap is per distribution (acquire), so several
+  // distributions to one host share this pool without queueing inside it (which would eat their timeout).
   private readonly agents = {
-    'http:': new http.Agent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT_PER_TARGET, scheduling: 'lifo' }),
-    'https:': new https.Agent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT_PER_TARGET, scheduling: 'lifo' }),
+    'http:': new http.Agent({ keepAlive: true, maxSockets: 256, scheduling: 'lifo' }),
+    'https:': new https.Agent({ keepAlive: true, maxSockets: 256, scheduling: 'lifo' }),
   };
-  private readonly inFlight = new Map<string, number>();
+  private readonly targets = new Map<string, { inFlight: number; waiting: (() => void)[] }>();
 
   constructor(readonly guard: AddressGuard) {}
 
   /**
-   * False when the target (a distribution) already has its share of requests in flight: the caller tries
-   * again a little later, so a slow or hanging target holds at most this many worker slots.
+   * A slot for one request to `target` (a distribution): at once when it has fewer than
+   * MAX_IN_FLIGHT_PER_TARGET in flight, after a wait in line when fewer than MAX_WAITING_PER_TARGET wait
+   * already, and false otherwise (the caller tries again later without holding a worker slot). A slow or
+   * hanging target thus holds at most 16 + 48 of a worker's 100 slots, and the others keep flowing.
    */
-  tryAcquire(target: string): boolean {
-    const count = this.inFlight.get(target) ?? 0;
-    if (count >= MAX_IN_FLIGHT_PER_TARGET) return false;
-    this.inFlight.set(target, count + 1);
-    return true;
+  acquire(target: string): Promise<boolean> {
+    const slot = this.targets.get(target) ?? { inFlight: 0, waiting: [] as (() => void)[] };
+    this.targets.set(target, slot);
+    if (slot.inFlight < MAX_IN_FLIGHT_PER_TARGET) {
+      slot.inFlight += 1;
+      return Promise.resolve(true);
+    }
+    if (slot.waiting.length >= MAX_WAITING_PER_TARGET) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => slot.waiting.push(() => resolve(true)));
   }
 
   release(target: string): void {
-    const count = (this.inFlight.get(target) ?? 1) - 1;
-    if (count <= 0) this.inFlight.delete(target);
-    else this.inFlight.set(target, count);
+    const slot = this.targets.get(target);
+    if (!slot) return;
+    const next = slot.waiting.shift();
+    // The slot goes straight to the next in line (inFlight unchanged).
+    if (next) return next();
+    slot.inFlight -= 1;
+    if (slot.inFlight <= 0) this.targets.delete(target);
   }
 
   send(request: WebhookRequest): Promise<WebhookResult> {
