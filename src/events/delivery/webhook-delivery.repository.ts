@@ -80,7 +80,7 @@ const CLAIM = `
 WITH claimed AS (
   UPDATE webhook_deliveries d SET lease_until = now() + $2 * interval '1 millisecond'
   FROM distributions dist
-  WHERE d.id = $1 AND dist.id = d.distribution_id AND d.status = 'PENDING'
+  WHERE d.id = ANY($1::text[]) AND dist.id = d.distribution_id AND d.status = 'PENDING'
     AND (d.lease_until IS NULL OR d.lease_until < now())
     AND (d.manual OR dist.status = 'ACTIVE')
     AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '20 milliseconds')
@@ -123,6 +123,26 @@ interface ClaimRow {
   previous_expires_at: Date | null;
 }
 
+function toContext(row: ClaimRow): AttemptContext {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    createdAt: row.created_at,
+    attemptsCount: row.attempts_count,
+    firstAttemptAt: row.first_attempt_at,
+    manual: row.manual,
+    distributionId: row.distribution_id,
+    targetUrl: row.target_url,
+    customHeaders: row.custom_headers,
+    eventName: row.event_name,
+    trigger: row.trigger,
+    event: row.event_id
+      ? { id: row.event_id, type: row.event_type, createdAt: row.event_created_at, entityId: row.entity_id, groupId: row.group_id, eventSource: row.event_source, data: row.data }
+      : null,
+    secret: row.secret ? { current: row.secret, previous: row.previous_secret, previousExpiresAt: row.previous_expires_at } : null,
+  };
+}
+
 @Injectable()
 export class WebhookDeliveryRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -133,48 +153,51 @@ export class WebhookDeliveryRepository {
     return row;
   }
 
-  async claim(id: string, leaseMs: number): Promise<AttemptContext | NotClaimed> {
-    const [row] = (await this.dataSource.query(CLAIM, [id, leaseMs])) as ClaimRow[];
-    if (!row) {
+  /** Claims these deliveries for an attempt each; per id, what the attempt needs, or when to come back. */
+  async claimMany(ids: string[], leaseMs: number): Promise<(AttemptContext | NotClaimed)[]> {
+    const rows = (await this.dataSource.query(CLAIM, [ids, leaseMs])) as ClaimRow[];
+    const claimed = new Map(rows.map((row) => [row.id, toContext(row)]));
+    const missing = ids.filter((id) => !claimed.has(id));
+    const why = new Map<string, NotClaimed>();
+    if (missing.length) {
       // Not claimed: settled, held by another attempt, not due yet, or its distribution is not ACTIVE.
-      const [state] = (await this.dataSource.query(
-        `SELECT d.status, d.next_attempt_at, d.lease_until, d.manual, dist.status AS distribution_status
-         FROM webhook_deliveries d JOIN distributions dist ON dist.id = d.distribution_id WHERE d.id = $1`,
-        [id],
-      )) as { status: DeliveryStatus; next_attempt_at: Date | null; lease_until: Date | null; manual: boolean; distribution_status: string }[];
-      if (!state || state.status !== 'PENDING' || (!state.manual && state.distribution_status !== 'ACTIVE')) return { retryAt: null };
-      const times = [state.next_attempt_at, state.lease_until].filter((t): t is Date => t !== null).map((t) => t.getTime());
-      return { retryAt: new Date(Math.max(Date.now(), ...times)) };
+      const states = (await this.dataSource.query(
+        `SELECT d.id, d.status, d.next_attempt_at, d.lease_until, d.manual, dist.status AS distribution_status
+         FROM webhook_deliveries d JOIN distributions dist ON dist.id = d.distribution_id WHERE d.id = ANY($1::text[])`,
+        [missing],
+      )) as { id: string; status: DeliveryStatus; next_attempt_at: Date | null; lease_until: Date | null; manual: boolean; distribution_status: string }[];
+      for (const state of states) {
+        if (state.status !== 'PENDING' || (!state.manual && state.distribution_status !== 'ACTIVE')) continue;
+        const times = [state.next_attempt_at, state.lease_until].filter((t): t is Date => t !== null).map((t) => t.getTime());
+        why.set(state.id, { retryAt: new Date(Math.max(Date.now(), ...times)) });
+      }
     }
-    return {
-      id: row.id,
-      projectId: row.project_id,
-      createdAt: row.created_at,
-      attemptsCount: row.attempts_count,
-      firstAttemptAt: row.first_attempt_at,
-      manual: row.manual,
-      distributionId: row.distribution_id,
-      targetUrl: row.target_url,
-      customHeaders: row.custom_headers,
-      eventName: row.event_name,
-      trigger: row.trigger,
-      event: row.event_id
-        ? { id: row.event_id, type: row.event_type, createdAt: row.event_created_at, entityId: row.entity_id, groupId: row.group_id, eventSource: row.event_source, data: row.data }
-        : null,
-      secret: row.secret ? { current: row.secret, previous: row.previous_secret, previousExpiresAt: row.previous_expires_at } : null,
-    };
+    return ids.map((id) => claimed.get(id) ?? why.get(id) ?? { retryAt: null });
   }
 
-  /** The attempt and the delivery's new state, in one statement (in the caller's transaction, if any). */
-  async record(tx: Tx | null, attempt: AttemptRecord): Promise<void> {
+  /** The attempts and their deliveries' new states, in one statement (in the caller's transaction, if any). */
+  async recordMany(tx: Tx | null, attempts: AttemptRecord[]): Promise<void> {
     await (tx ?? this.dataSource).query(
-      `WITH att AS (
-         INSERT INTO webhook_attempts (delivery_id, at, status_code, duration_ms, error, response_excerpt) VALUES ($1, $2, $3, $4, $5, $6)
+      `WITH input AS (
+         SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::int[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])
+           AS t(delivery_id, at, status_code, duration_ms, error, response_excerpt, status, next_attempt_at)
+       ), att AS (
+         INSERT INTO webhook_attempts (delivery_id, at, status_code, duration_ms, error, response_excerpt)
+         SELECT delivery_id, at, status_code, duration_ms, error, response_excerpt FROM input
        )
-       UPDATE webhook_deliveries SET status = $7, attempts_count = attempts_count + 1, first_attempt_at = coalesce(first_attempt_at, $2),
-         next_attempt_at = $8, delivered_at = CASE WHEN $7 = 'SUCCEEDED' THEN now() END, lease_until = NULL, manual = false
-       WHERE id = $1 AND ${NO_FLUSH_WAIT}`,
-      [attempt.deliveryId, attempt.at, attempt.statusCode, attempt.durationMs, attempt.error, attempt.responseExcerpt, attempt.status, attempt.nextAttemptAt],
+       UPDATE webhook_deliveries d SET status = i.status, attempts_count = d.attempts_count + 1, first_attempt_at = coalesce(d.first_attempt_at, i.at),
+         next_attempt_at = i.next_attempt_at, delivered_at = CASE WHEN i.status = 'SUCCEEDED' THEN now() END, lease_until = NULL, manual = false
+       FROM input i WHERE d.id = i.delivery_id AND ${NO_FLUSH_WAIT}`,
+      [
+        attempts.map((a) => a.deliveryId),
+        attempts.map((a) => a.at),
+        attempts.map((a) => a.statusCode),
+        attempts.map((a) => a.durationMs),
+        attempts.map((a) => a.error),
+        attempts.map((a) => a.responseExcerpt),
+        attempts.map((a) => a.status),
+        attempts.map((a) => a.nextAttemptAt),
+      ],
     );
   }
 

@@ -8,7 +8,8 @@ import { nextAttemptAt, parseRetryAfter } from './retry-schedule.js';
 import { standardSignatures, voucherifySignature } from './signing.js';
 import { AddressGuard } from './ssrf-guard.js';
 import type { DeliveryStatus } from './webhook-delivery.entity.js';
-import { type AttemptContext, WebhookDeliveryRepository } from './webhook-delivery.repository.js';
+import { MicroBatcher } from './micro-batcher.js';
+import { type AttemptContext, type AttemptRecord, type NotClaimed, WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 import { envelopeOf } from './webhook-envelope.js';
 import { WebhookSender } from './webhook-sender.js';
 
@@ -34,6 +35,8 @@ export type AttemptOutcome = { again: Date | null };
 export class WebhookDeliveryService implements OnModuleDestroy {
   private readonly logger = new Logger('Webhooks');
   private readonly sender: WebhookSender;
+  private readonly claims: MicroBatcher<string, AttemptContext | NotClaimed>;
+  private readonly records: MicroBatcher<AttemptRecord, undefined>;
 
   constructor(
     private readonly config: AppConfig,
@@ -43,6 +46,11 @@ export class WebhookDeliveryService implements OnModuleDestroy {
     private readonly transactions: TransactionRunner,
   ) {
     this.sender = new WebhookSender(new AddressGuard(config.webhook.allowedCidrs));
+    this.claims = new MicroBatcher((ids) => deliveries.claimMany(ids, config.webhook.timeoutMs + 5_000));
+    this.records = new MicroBatcher(async (attempts) => {
+      await deliveries.recordMany(null, attempts);
+      return attempts.map(() => undefined);
+    });
   }
 
   onModuleDestroy(): void {
@@ -52,10 +60,9 @@ export class WebhookDeliveryService implements OnModuleDestroy {
   async attempt(deliveryId: string, distributionId: string): Promise<AttemptOutcome> {
     if (!(await this.sender.acquire(distributionId))) return { again: new Date(Date.now() + BUSY_TARGET_WAIT_MS) };
     try {
-      const timeoutMs = this.config.webhook.timeoutMs;
-      const claimed = await this.deliveries.claim(deliveryId, timeoutMs + 5_000);
+      const claimed = await this.claims.submit(deliveryId);
       if (!('id' in claimed)) return { again: claimed.retryAt };
-      return await this.send(claimed, timeoutMs);
+      return await this.send(claimed, this.config.webhook.timeoutMs);
     } finally {
       this.sender.release(distributionId);
     }
@@ -91,11 +98,11 @@ export class WebhookDeliveryService implements OnModuleDestroy {
     const attempt = { deliveryId: delivery.id, at, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error, responseExcerpt: result.responseExcerpt, status, nextAttemptAt: next };
     const distributionChange = gone ? 'DISABLED' : status === 'FAILED' && !delivery.manual ? 'PAUSED' : null;
     if (distributionChange === null) {
-      // The usual case is one statement (atomic on its own): no transaction's round trips.
-      await this.deliveries.record(null, attempt);
+      // The usual case: recorded with the other attempts that ended meanwhile, in one statement.
+      await this.records.submit(attempt);
     } else {
       await this.transactions.run(async (tx) => {
-        await this.deliveries.record(tx, attempt);
+        await this.deliveries.recordMany(tx, [attempt]);
         await this.distributions.setStatus(tx, delivery.distributionId, distributionChange);
         if (gone) await this.deliveries.failPending(tx, delivery.distributionId);
       });
