@@ -41,13 +41,8 @@ export class EventsService {
   }
 
   async list(project: ProjectContext, query: ListEventsQueryDto): Promise<EventListDto> {
-    const limit = query.limit ?? 10;
     const scope = `${project.id}|events|type=${query.type ?? ''}`;
-    const before = query.cursor !== undefined ? ((await this.cursors.decode(EVENTS_CURSOR_PREFIX, query.cursor, scope)) as [string])[0] : null;
-    const rows = await this.events.list(project.id, query.type, before, limit + 1);
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    const cursor = rows.length > limit && last ? await this.cursors.encode(EVENTS_CURSOR_PREFIX, scope, [last.seq]) : null;
+    const { page, cursor } = await this.cursors.seqPage(EVENTS_CURSOR_PREFIX, scope, query.cursor, query.limit ?? 10, (before, limit) => this.events.list(project.id, query.type, before, limit));
     return { object: 'list', data_ref: 'data', data: page.map(toEventDto), has_more: cursor !== null, cursor };
   }
 }

@@ -1,9 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { type TestProject, createProject, startApi, testConfig, waitFor } from '../support/harness.js';
+import { type TestProject, createProject, startApi, testConfig, startWorkerProcess, waitFor } from '../support/harness.js';
 import { PointsDb, enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
 
-const root = new URL('../../', import.meta.url).pathname;
 const DAY_MS = 2_000;
 const SWEEP_MS = 1_000;
 
@@ -13,8 +12,7 @@ const SWEEP_MS = 1_000;
  * activates every due entry, once.
  */
 describe('pending points with worker processes', () => {
-  const config = testConfig();
-  const env = { ...process.env, PENDING_POINTS_DAY_MS: String(DAY_MS), PENDING_POINTS_SWEEP_MS: String(SWEEP_MS), LOG_LEVEL: 'info' };
+  const env = { PENDING_POINTS_DAY_MS: String(DAY_MS), PENDING_POINTS_SWEEP_MS: String(SWEEP_MS), LOG_LEVEL: 'info' };
   const workers = new Set<ChildProcess>();
   let app: NestExpressApplication;
   let project: TestProject;
@@ -32,16 +30,7 @@ describe('pending points with worker processes', () => {
     await app.close();
   });
 
-  async function startWorkerProcess(): Promise<ChildProcess> {
-    const worker = spawn(process.execPath, ['dist/worker.js'], { cwd: root, env: { ...env, DATABASE_URL: config.databaseUrl, QUEUE_PREFIX: config.queuePrefix }, stdio: ['ignore', 'pipe', 'pipe'] });
-    workers.add(worker);
-    worker.on('exit', () => workers.delete(worker));
-    let output = '';
-    worker.stdout?.on('data', (chunk) => (output += chunk));
-    worker.stderr?.on('data', (chunk) => (output += chunk));
-    await waitFor(async () => (output.includes('Worker started') ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
-    return worker;
-  }
+  const startWorker = () => startWorkerProcess(env, workers);
 
   /** `customers` members each with `orders` paid orders under one pending rule (one "day"); the order ids. */
   async function dueSoon(customers: number, orders: number, points: number): Promise<string[]> {
@@ -80,7 +69,7 @@ describe('pending points with worker processes', () => {
   };
 
   it('two worker processes activate 300 entries coming due together, each exactly once', async () => {
-    const [a, b] = await Promise.all([startWorkerProcess(), startWorkerProcess()]);
+    const [a, b] = await Promise.all([startWorker(), startWorker()]);
     const orders = await dueSoon(30, 10, 3);
     await waitFor(allActivated(orders), { timeoutMs: DAY_MS + 20_000, intervalMs: 200 });
     await expectEachActivatedOnce(orders, 3);
@@ -92,7 +81,7 @@ describe('pending points with worker processes', () => {
   }, 60_000);
 
   it('a worker killed with SIGKILL while activating, then started again, still activates every due entry once', async () => {
-    const first = await startWorkerProcess();
+    const first = await startWorker();
     const orders = await dueSoon(20, 20, 5);
     // Kill it the moment the first entries are activated: jobs and a batch are in flight.
     await waitFor(
@@ -105,7 +94,7 @@ describe('pending points with worker processes', () => {
     const killed = new Promise((resolve) => first.once('exit', resolve));
     first.kill('SIGKILL');
     await killed;
-    await startWorkerProcess();
+    await startWorker();
     await waitFor(allActivated(orders), { timeoutMs: 30_000, intervalMs: 200 });
     await expectEachActivatedOnce(orders, 5);
   }, 90_000);

@@ -1,10 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { type TestProject, createProject, http, startApi, testConfig, waitFor } from '../support/harness.js';
+import { type TestProject, createProject, http, startApi, testConfig, startWorkerProcess, waitFor } from '../support/harness.js';
 import { PointsDb, unique } from '../support/points.js';
 import { Receiver } from '../support/receiver.js';
 
-const root = new URL('../../', import.meta.url).pathname;
 const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated';
 /** Retry 12 is due base·1440 after the first attempt: 7.2 s here. */
 const BASE_MS = 5;
@@ -16,8 +15,7 @@ const BASE_MS = 5;
  * never answers 2xx exhausts the retries, which pauses its distribution until a PUT resumes it.
  */
 describe('webhooks with worker processes', () => {
-  const config = testConfig();
-  const env = { ...process.env, WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_RETRY_BASE_MS: String(BASE_MS), WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_SWEEP_MS: '500', LOG_LEVEL: 'info' };
+  const env = { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_RETRY_BASE_MS: String(BASE_MS), WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_SWEEP_MS: '500', LOG_LEVEL: 'info' };
   const workers = new Set<ChildProcess>();
   const receiver = new Receiver();
   let app: NestExpressApplication;
@@ -37,16 +35,7 @@ describe('webhooks with worker processes', () => {
     await receiver.stop();
   });
 
-  async function startWorkerProcess(): Promise<ChildProcess> {
-    const worker = spawn(process.execPath, ['dist/worker.js'], { cwd: root, env: { ...env, DATABASE_URL: config.databaseUrl, QUEUE_PREFIX: config.queuePrefix }, stdio: ['ignore', 'pipe', 'pipe'] });
-    workers.add(worker);
-    worker.on('exit', () => workers.delete(worker));
-    let output = '';
-    worker.stdout?.on('data', (chunk) => (output += chunk));
-    worker.stderr?.on('data', (chunk) => (output += chunk));
-    await waitFor(async () => (output.includes('Worker started') ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
-    return worker;
-  }
+  const startWorker = () => startWorkerProcess(env, workers);
 
   const distribution = async (path: string) => {
     const res = await http(app).post('/v1/distributions').set(project.headers).send({ name: unique('Distribution'), trigger: ACTIVATED, target_url: receiver.url(path) });
@@ -68,12 +57,12 @@ describe('webhooks with worker processes', () => {
   it('a worker killed with SIGKILL in the middle of 500 deliveries, and two workers relaying: every event delivered, one delivery per event', async () => {
     const distributionId = await distribution('/kill');
     receiver.fallback = { status: 200, delayMs: 20 };
-    const first = await startWorkerProcess();
-    await startWorkerProcess();
+    const first = await startWorker();
+    await startWorker();
     const ids = await events(500);
     await waitFor(async () => (receiver.on('/kill').length >= 100 ? true : undefined), { timeoutMs: 30_000 });
     first.kill('SIGKILL');
-    await startWorkerProcess();
+    await startWorker();
     const byEvent = () => new Map(receiver.on('/kill').map((r) => [JSON.parse(r.body).event.id as string, r]));
     await waitFor(async () => (byEvent().size >= ids.length ? true : undefined), { timeoutMs: 60_000, intervalMs: 200 });
     expect(new Set(byEvent().keys())).toEqual(new Set(ids));
@@ -87,7 +76,7 @@ describe('webhooks with worker processes', () => {
   }, 120_000);
 
   it('the last retry failing fails the delivery and pauses the distribution; a PUT to ACTIVE sends what waited', async () => {
-    if (workers.size === 0) await startWorkerProcess();
+    if (workers.size === 0) await startWorker();
     const distributionId = await distribution('/down');
     receiver.script('/down', ...Array.from({ length: 13 }, () => 503));
     const [eventId] = await events(1);

@@ -1,3 +1,4 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -68,4 +69,21 @@ export async function createFinishedCampaign<T>(app: NestExpressApplication, who
     const got = await http(app).get(`/v1/loyalties/${res.body.id}`).set(who.headers);
     return got.body.vouchers_generation_status === 'DONE' ? (got.body as T) : undefined;
   });
+}
+
+/**
+ * A real worker process (`node dist/worker.js`) on the run's database and queues, with `env` on top of the
+ * test process's environment; resolves once it logged that it started. Added to `workers` until it exits.
+ */
+export async function startWorkerProcess(env: Record<string, string | undefined>, workers: Set<ChildProcess>): Promise<ChildProcess> {
+  const config = testConfig();
+  const root = new URL('../../', import.meta.url).pathname;
+  const worker = spawn(process.execPath, ['dist/worker.js'], { cwd: root, env: { ...process.env, ...env, DATABASE_URL: config.databaseUrl, QUEUE_PREFIX: config.queuePrefix }, stdio: ['ignore', 'pipe', 'pipe'] });
+  workers.add(worker);
+  worker.on('exit', () => workers.delete(worker));
+  let output = '';
+  worker.stdout?.on('data', (chunk) => (output += chunk));
+  worker.stderr?.on('data', (chunk) => (output += chunk));
+  await waitFor(async () => (output.includes('Worker started') ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
+  return worker;
 }

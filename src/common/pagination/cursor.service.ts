@@ -52,6 +52,25 @@ export class CursorService {
     return payload.p;
   }
 
+  /**
+   * One page of a newest-first list keyed by a `seq` column (events, distributions, deliveries): `fetch`
+   * reads up to `limit` rows before the position the cursor carries (null: from the newest); one more row
+   * than the page says whether a next page exists.
+   */
+  async seqPage<T extends { seq: string }>(
+    prefix: string,
+    scope: string,
+    cursor: string | undefined,
+    limit: number,
+    fetch: (beforeSeq: string | null, limit: number) => Promise<T[]>,
+  ): Promise<{ page: T[]; cursor: CursorDto | null }> {
+    const before = cursor !== undefined ? ((await this.decode(prefix, cursor, scope)) as [string])[0] : null;
+    const rows = await fetch(before, limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return { page, cursor: rows.length > limit && last ? await this.encode(prefix, scope, [last.seq]) : null };
+  }
+
   private async mac(body: Buffer): Promise<Buffer> {
     return createHmac('sha256', await this.loadKey()).update(body).digest().subarray(0, MAC_BYTES);
   }

@@ -28,13 +28,10 @@ export class DeliveriesService {
 
   async list(project: ProjectContext, distributionId: string, query: ListDeliveriesQueryDto): Promise<DeliveryListDto> {
     await this.distributions.find(project, distributionId);
-    const limit = query.limit ?? 10;
     const scope = `${project.id}|deliveries|${distributionId}|status=${query.status ?? ''}`;
-    const before = query.cursor !== undefined ? ((await this.cursors.decode(DELIVERIES_CURSOR_PREFIX, query.cursor, scope)) as [string])[0] : null;
-    const rows = await this.deliveries.list(project.id, distributionId, query.status, before, limit + 1);
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    const cursor = rows.length > limit && last ? await this.cursors.encode(DELIVERIES_CURSOR_PREFIX, scope, [last.seq]) : null;
+    const { page, cursor } = await this.cursors.seqPage(DELIVERIES_CURSOR_PREFIX, scope, query.cursor, query.limit ?? 10, (before, limit) =>
+      this.deliveries.list(project.id, distributionId, query.status, before, limit),
+    );
     return { object: 'list', data_ref: 'data', data: await this.withAttempts(page), has_more: cursor !== null, cursor };
   }
 

@@ -58,13 +58,8 @@ export class DistributionsService {
   }
 
   async list(project: ProjectContext, query: ListDistributionsQueryDto): Promise<DistributionListDto> {
-    const limit = query.limit ?? 10;
     const scope = `${project.id}|distributions`;
-    const before = query.cursor !== undefined ? ((await this.cursors.decode(DISTRIBUTIONS_CURSOR_PREFIX, query.cursor, scope)) as [string])[0] : null;
-    const rows = await this.distributions.list(project.id, before, limit + 1);
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    const cursor = rows.length > limit && last ? await this.cursors.encode(DISTRIBUTIONS_CURSOR_PREFIX, scope, [last.seq]) : null;
+    const { page, cursor } = await this.cursors.seqPage(DISTRIBUTIONS_CURSOR_PREFIX, scope, query.cursor, query.limit ?? 10, (before, limit) => this.distributions.list(project.id, before, limit));
     return { object: 'list', data_ref: 'data', data: page.map(toDistributionDto), has_more: cursor !== null, cursor };
   }
 
