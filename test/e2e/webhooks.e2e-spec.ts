@@ -161,6 +161,18 @@ describe('webhook distributions: signed, retried, never-lost delivery', () => {
     expect(delivery.attempts[0].error).toBe('answered 500');
   });
 
+  it('records an answer whose body holds a NUL byte (PostgreSQL text cannot), and goes on', async () => {
+    const dist = await distribution('/nul');
+    receiver.script('/nul', { status: 500, body: 'bad\u0000answer' }, 200);
+    const entryId = await activateByHand();
+    const [first] = await received('/nul', entryId, 2);
+    const delivery = await waitFor(async () => {
+      const d = await deliveryOf(dist.id, String(first.headers['webhook-id']));
+      return d.status === 'SUCCEEDED' ? d : undefined;
+    });
+    expect(delivery.attempts.map((a: { response_excerpt: string }) => a.response_excerpt)).toEqual(['badanswer', 'ok']);
+  });
+
   it('honours Retry-After on a 429', async () => {
     await distribution('/limited');
     receiver.script('/limited', { status: 429, headers: { 'Retry-After': '2' } }, 200);

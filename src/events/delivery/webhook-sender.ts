@@ -97,10 +97,11 @@ export class WebhookSender {
           const chunks: Buffer[] = [];
           let read = 0;
           const answer = () => {
-            const text = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
+            // PostgreSQL text cannot hold NUL: one in an answer must not make the attempt unrecordable.
+            const text = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8').replaceAll('\0', '');
             const statusCode = res.statusCode ?? null;
             const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
-            const error = ok ? null : statusCode !== null && statusCode >= 300 && statusCode < 400 ? `redirect to ${res.headers.location ?? '(no location)'} not followed` : `answered ${statusCode}`;
+            const error = ok ? null : statusCode !== null && statusCode >= 300 && statusCode < 400 ? `redirect to ${(res.headers.location ?? '(no location)').slice(0, 500)} not followed` : `answered ${statusCode}`;
             finish({ statusCode, error, responseExcerpt: text || null, retryAfter: res.headers['retry-after'] });
           };
           res.on('data', (chunk: Buffer) => {
