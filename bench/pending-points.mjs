@@ -4,11 +4,12 @@
 // jobs coming due at once on the same Redis, taken by a worker process with a processor that does nothing,
 // at the same concurrency. Last, the cost of the sweep's due query with 1,000,000 PENDING entries not due.
 // Runs against the compiled service, in a database and queue prefix of its own, removed afterwards.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { Queue } from 'bullmq';
 import pg from 'pg';
+import { startProcess, stopProcess } from './lib/processes.mjs';
 import { loadConfig } from '../dist/config/app-config.js';
 import { dropDatabase } from '../dist/database/ensure-database.js';
 import { migrateDatabase } from '../dist/database/migrate.js';
@@ -42,20 +43,6 @@ const config = loadConfig(env);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 
-/** A child process that prints `marker` when ready. */
-async function startProcess(args, marker) {
-  const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  for (const deadline = Date.now() + 30_000; !output.includes(marker); await sleep(50)) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${args.join(' ')} did not start:\n${output}`);
-  }
-  // BENCH_VERBOSE=1 prints what the process logged, when it stops.
-  if (process.env.BENCH_VERBOSE) child.on('exit', () => process.stderr.write(output));
-  child.output = () => output;
-  return child;
-}
 
 /** Each committed activation batch the worker logged: [commit time (epoch ms), entries activated]. */
 function committedBatches(output) {
@@ -68,11 +55,6 @@ function committedBatches(output) {
   return batches;
 }
 
-async function stopProcess(child) {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
 
 /** 10,000 PENDING entries (10 per card) due at `due`, with their orders, as earning would have made them. */
 async function makeEntries(db, seed, due, round) {
@@ -121,7 +103,7 @@ function summarize(latenessMs, due, lastMs) {
 
 /** A: the service. Entries due in LEAD_MS, their activation jobs, the worker process already running. */
 async function activationRound(db, seed, queue, round) {
-  const worker = await startProcess(['dist/worker.js'], 'Worker started');
+  const worker = await startProcess(['dist/worker.js'], 'Worker started', env);
   try {
     const due = new Date(Date.now() + LEAD_MS);
     const { ruleId, ids } = await makeEntries(db, seed, due, round);
@@ -151,7 +133,7 @@ async function activationRound(db, seed, queue, round) {
 
 /** B: the queue alone. The same number of delayed jobs, due together, taken by a no-op worker process. */
 async function queueLimitRound(queue, round) {
-  const worker = await startProcess(['bench/noop-worker.mjs'], 'noop worker ready');
+  const worker = await startProcess(['bench/noop-worker.mjs'], 'noop worker ready', env);
   try {
     const due = new Date(Date.now() + LEAD_MS);
     const ids = Array.from({ length: ENTRIES }, (_, i) => `noop-${round}-${i}`);

@@ -10,11 +10,12 @@
 //
 // The same file is also the receiver (`--receiver`) and the plain poster (`--poster`), each run as a child
 // process so that neither shares an event loop with the other or with this script.
-import { execFile, fork, spawn } from 'node:child_process';
+import { execFile, fork } from 'node:child_process';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { startProcess, stopProcess } from './lib/processes.mjs';
 import { loadConfig } from '../dist/config/app-config.js';
 import { dropDatabase } from '../dist/database/ensure-database.js';
 import { migrateDatabase } from '../dist/database/migrate.js';
@@ -246,26 +247,7 @@ async function stopChild(child) {
   await exited;
 }
 
-/** A child process that prints `marker` when ready. */
-async function startProcess(args, marker, env) {
-  const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  for (const deadline = Date.now() + 30_000; !output.includes(marker); await sleep(50)) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${args.join(' ')} did not start:\n${output}`);
-  }
-  // BENCH_VERBOSE=1 prints what the process logged, when it stops.
-  if (process.env.BENCH_VERBOSE) child.on('exit', () => process.stderr.write(output));
-  child.output = () => output;
-  return child;
-}
 
-async function stopProcess(child) {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
 
 function summarize(latencies, spanMs) {
   const sorted = [...latencies].sort((a, b) => a - b);
