@@ -24,6 +24,7 @@ function sampleBody(deliveryId = 'whs_0123456789abcdef01'): string {
     attemptsCount: 0,
     firstAttemptAt: null,
     manual: false,
+    test: false,
     distributionId: 'distr_0123456789abcdef01',
     targetUrl: 'https://crm.example.com/hooks/loyalty',
     customHeaders: {},

@@ -4,7 +4,7 @@ import type { ProjectContext } from '../../auth/auth.service.js';
 import { CurrentProject } from '../../auth/current-project.decorator.js';
 import { ApiErrorResponses, ApiOkBody } from '../../common/openapi/api-responses.decorator.js';
 import { DeliveriesService } from './deliveries.service.js';
-import { DeliveryDto, DeliveryListDto, ListDeliveriesQueryDto, RecoverDeliveriesDto, RecoveryDto } from './dto/delivery.dto.js';
+import { DeliveryDetailDto, DeliveryDto, DeliveryListDto, DistributionStatsDto, ListDeliveriesQueryDto, RecoverDeliveriesDto, RecoveryDto } from './dto/delivery.dto.js';
 
 const DISTRIBUTION = ApiParam({ name: 'distributionId', description: 'The distribution (`distr_…`).' });
 const DELIVERY = ApiParam({ name: 'deliveryId', description: 'The delivery (`whs_…`).' });
@@ -26,10 +26,10 @@ export class DeliveriesController {
   @Get('deliveries/:deliveryId')
   @DISTRIBUTION
   @DELIVERY
-  @ApiOperation({ operationId: 'getDelivery', summary: 'Get a delivery and its attempts' })
-  @ApiOkBody(DeliveryDto)
+  @ApiOperation({ operationId: 'getDelivery', summary: 'Get a delivery, its attempts and the body it sends' })
+  @ApiOkBody(DeliveryDetailDto)
   @ApiErrorResponses(401, 404, 503)
-  get(@CurrentProject() project: ProjectContext, @Param('distributionId') distributionId: string, @Param('deliveryId') id: string): Promise<DeliveryDto> {
+  get(@CurrentProject() project: ProjectContext, @Param('distributionId') distributionId: string, @Param('deliveryId') id: string): Promise<DeliveryDetailDto> {
     return this.deliveries.get(project, distributionId, id);
   }
 
@@ -52,5 +52,29 @@ export class DeliveriesController {
   @ApiErrorResponses(400, 401, 404, 503)
   recover(@CurrentProject() project: ProjectContext, @Param('distributionId') distributionId: string, @Body() body: RecoverDeliveriesDto): Promise<RecoveryDto> {
     return this.deliveries.recover(project, distributionId, body);
+  }
+
+  @Post('test')
+  @HttpCode(200)
+  @DISTRIBUTION
+  @ApiOperation({
+    operationId: 'testDistribution',
+    summary: 'Send a test delivery',
+    description:
+      'One signed delivery of a sample event of the distribution\'s trigger (`data.test` is true; the event is in no event log), sent now whatever the distribution\'s status and recorded like any delivery (`test: true`). One attempt: if it fails, the delivery is FAILED and the distribution keeps its status.',
+  })
+  @ApiOkBody(DeliveryDto)
+  @ApiErrorResponses(401, 404, 503)
+  test(@CurrentProject() project: ProjectContext, @Param('distributionId') distributionId: string): Promise<DeliveryDto> {
+    return this.deliveries.test(project, distributionId);
+  }
+
+  @Get('stats')
+  @DISTRIBUTION
+  @ApiOperation({ operationId: 'getDistributionStats', summary: 'A distribution\'s latest delivery and its last 24 hours', description: 'What the dashboard\'s list of distributions shows: the newest delivery with its last attempt, and the deliveries created in the last 24 hours by status.' })
+  @ApiOkBody(DistributionStatsDto)
+  @ApiErrorResponses(401, 404, 503)
+  stats(@CurrentProject() project: ProjectContext, @Param('distributionId') distributionId: string): Promise<DistributionStatsDto> {
+    return this.deliveries.stats(project, distributionId);
   }
 }

@@ -6,14 +6,17 @@ import { DistributionsService } from '../distributions/distributions.service.js'
 import { DeliveryJobs } from './delivery-jobs.js';
 import {
   DELIVERIES_CURSOR_PREFIX,
+  type DeliveryDetailDto,
   type DeliveryDto,
   type DeliveryListDto,
+  type DistributionStatsDto,
   type ListDeliveriesQueryDto,
   type RecoverDeliveriesDto,
   type RecoveryDto,
   toDeliveryDto,
 } from './dto/delivery.dto.js';
 import type { WebhookDelivery } from './webhook-delivery.entity.js';
+import { envelopeOf } from './webhook-envelope.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 
 /** A distribution's deliveries as the API shows them, and the attempts asked for by hand. */
@@ -35,10 +38,29 @@ export class DeliveriesService {
     return { object: 'list', data_ref: 'data', data: await this.withAttempts(page), has_more: cursor !== null, cursor };
   }
 
-  async get(project: ProjectContext, distributionId: string, id: string): Promise<DeliveryDto> {
-    const delivery = await this.deliveries.findOne(project.id, distributionId, id);
-    if (!delivery) throw ApiError.notFound('webhook_delivery', id);
+  async get(project: ProjectContext, distributionId: string, id: string): Promise<DeliveryDetailDto> {
+    const [delivery, context] = await Promise.all([this.deliveries.findOne(project.id, distributionId, id), this.deliveries.context(project.id, distributionId, id)]);
+    if (!delivery || !context) throw ApiError.notFound('webhook_delivery', id);
+    return { ...(await this.withAttempts([delivery]))[0], request_body: envelopeOf(context) };
+  }
+
+  /** One delivery of a sample event of the distribution's trigger, sent now whatever the distribution's status. */
+  async test(project: ProjectContext, distributionId: string): Promise<DeliveryDto> {
+    const distribution = await this.distributions.find(project, distributionId);
+    const delivery = await this.deliveries.insertTest(project.id, distributionId, distribution.trigger);
+    await this.jobs.enqueue([{ id: delivery.id, distributionId }]);
     return (await this.withAttempts([delivery]))[0];
+  }
+
+  async stats(project: ProjectContext, distributionId: string): Promise<DistributionStatsDto> {
+    await this.distributions.find(project, distributionId);
+    const { last, counts } = await this.deliveries.stats(distributionId);
+    return {
+      object: 'distribution_stats',
+      distribution_id: distributionId,
+      last_delivery: last && { id: last.id, status: last.status, at: last.at?.toISOString() ?? null, status_code: last.status_code },
+      last_24h: { succeeded: counts.SUCCEEDED, failed: counts.FAILED, pending: counts.PENDING },
+    };
   }
 
   /** A new attempt now, with the same `webhook-id`. */

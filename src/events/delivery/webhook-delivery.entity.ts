@@ -59,6 +59,10 @@ export class WebhookDelivery {
   @Column({ type: 'boolean', default: false })
   manual: boolean;
 
+  /** A sample event sent by `POST /v1/distributions/{id}/test` (no row in `events`; `data.test` is true). */
+  @Column({ type: 'boolean', default: false })
+  test: boolean;
+
   /** An attempt in progress holds the delivery until then, so two workers never send it at the same time. */
   @Column({ name: 'lease_until', type: 'timestamptz', precision: 3, nullable: true })
   leaseUntil: Date | null;

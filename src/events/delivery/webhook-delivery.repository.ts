@@ -13,6 +13,8 @@ export interface AttemptContext {
   attemptsCount: number;
   firstAttemptAt: Date | null;
   manual: boolean;
+  /** A test delivery: `event` is the sample of testEventOf. */
+  test: boolean;
   distributionId: string;
   targetUrl: string;
   customHeaders: Record<string, string>;
@@ -71,6 +73,17 @@ SELECT (SELECT count(*)::int FROM gone) AS relayed, coalesce((SELECT json_agg(js
  */
 const NO_FLUSH_WAIT = `(SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL`;
 
+/** Everything an attempt needs, for the deliveries of the CTE `source`. */
+const contextFrom = (source: string) => `
+SELECT c.id, c.project_id, c.created_at, c.attempts_count, c.first_attempt_at, c.manual, c.test,
+       dist.id AS distribution_id, dist.target_url, dist.custom_headers, dist.event_name, dist.trigger,
+       ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.entity_id, ev.group_id, ev.event_source, ev.data,
+       s.secret, s.previous_secret, s.previous_expires_at
+FROM ${source} c
+JOIN distributions dist ON dist.id = c.distribution_id
+LEFT JOIN events ev ON ev.id = c.event_id
+LEFT JOIN webhook_secrets s ON s.project_id = c.project_id`;
+
 /**
  * Takes a delivery for one attempt: PENDING, due, not held by another attempt, and its distribution ACTIVE
  * (or the attempt asked for by hand). The lease keeps a second worker (a duplicate job, a stalled job run
@@ -87,14 +100,14 @@ WITH claimed AS (
     AND ${NO_FLUSH_WAIT}
   RETURNING d.*
 )
-SELECT c.id, c.project_id, c.created_at, c.attempts_count, c.first_attempt_at, c.manual,
-       dist.id AS distribution_id, dist.target_url, dist.custom_headers, dist.event_name, dist.trigger,
-       ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.entity_id, ev.group_id, ev.event_source, ev.data,
-       s.secret, s.previous_secret, s.previous_expires_at
-FROM claimed c
-JOIN distributions dist ON dist.id = c.distribution_id
-LEFT JOIN events ev ON ev.id = c.event_id
-LEFT JOIN webhook_secrets s ON s.project_id = c.project_id`;
+${contextFrom('claimed')}`;
+
+/** A delivery as an attempt would send it, without claiming it (what the API shows as `request_body`). */
+const CONTEXT = `WITH one AS (SELECT * FROM webhook_deliveries WHERE id = $1 AND distribution_id = $2 AND project_id = $3)
+${contextFrom('one')}`;
+
+/** Distribution stats count at most this many of its newest deliveries. */
+export const STATS_WINDOW = 100_000;
 
 /** What TypeORM answers for an UPDATE … RETURNING: the rows and the count. */
 type UpdateResult = [{ id: string }[], number];
@@ -106,6 +119,7 @@ interface ClaimRow {
   attempts_count: number;
   first_attempt_at: Date | null;
   manual: boolean;
+  test: boolean;
   distribution_id: string;
   target_url: string;
   custom_headers: Record<string, string>;
@@ -131,6 +145,7 @@ function toContext(row: ClaimRow): AttemptContext {
     attemptsCount: row.attempts_count,
     firstAttemptAt: row.first_attempt_at,
     manual: row.manual,
+    test: row.test,
     distributionId: row.distribution_id,
     targetUrl: row.target_url,
     customHeaders: row.custom_headers,
@@ -251,6 +266,47 @@ export class WebhookDeliveryRepository {
 
   async findOne(projectId: string, distributionId: string, id: string): Promise<WebhookDelivery | null> {
     return this.dataSource.getRepository(WebhookDelivery).findOneBy({ projectId, distributionId, id });
+  }
+
+  /** What an attempt of this delivery sends, read without claiming it; null if no such delivery. */
+  async context(projectId: string, distributionId: string, id: string): Promise<AttemptContext | null> {
+    const [row] = (await this.dataSource.query(CONTEXT, [id, distributionId, projectId])) as ClaimRow[];
+    return row ? toContext(row) : null;
+  }
+
+  /**
+   * A test delivery of a sample event, due now. Manual: one attempt whatever the distribution's status,
+   * whose failure leaves the delivery FAILED and the distribution as it was.
+   */
+  async insertTest(projectId: string, distributionId: string, trigger: string): Promise<WebhookDelivery> {
+    const rows = (await this.dataSource.query(
+      `INSERT INTO webhook_deliveries (id, project_id, distribution_id, event_id, event_type, next_attempt_at, manual, test)
+       SELECT id, $1, $2, 'evtest_' || substr(id, 5), $3, now(), true, true FROM (SELECT 'whs_' || left(replace(gen_random_uuid()::text, '-', ''), 18) AS id) n
+       RETURNING id`,
+      [projectId, distributionId, trigger],
+    )) as { id: string }[];
+    return (await this.findOne(projectId, distributionId, rows[0].id))!;
+  }
+
+  /** The distribution's latest delivery with its latest attempt, and its deliveries of the last 24 hours by status. */
+  async stats(distributionId: string): Promise<{ last: { id: string; status: DeliveryStatus; at: Date | null; status_code: number | null } | null; counts: Record<DeliveryStatus, number> }> {
+    const [last] = (await this.dataSource.query(
+      `SELECT d.id, d.status, a.at, a.status_code FROM webhook_deliveries d
+       LEFT JOIN LATERAL (SELECT at, status_code FROM webhook_attempts WHERE delivery_id = d.id ORDER BY id DESC LIMIT 1) a ON true
+       WHERE d.distribution_id = $1 ORDER BY d.seq DESC LIMIT 1`,
+      [distributionId],
+    )) as { id: string; status: DeliveryStatus; at: Date | null; status_code: number | null }[];
+    // Among the newest STATS_WINDOW deliveries (the (distribution, seq) index read backwards, so that a
+    // distribution with years of history costs no more), those created in the last 24 hours.
+    const rows = (await this.dataSource.query(
+      `SELECT status, count(*)::int AS n FROM (
+         SELECT status, created_at FROM webhook_deliveries WHERE distribution_id = $1 ORDER BY seq DESC LIMIT $2
+       ) newest WHERE created_at > now() - interval '24 hours' GROUP BY status`,
+      [distributionId, STATS_WINDOW],
+    )) as { status: DeliveryStatus; n: number }[];
+    const counts = { PENDING: 0, SUCCEEDED: 0, FAILED: 0 };
+    for (const row of rows) counts[row.status] = row.n;
+    return { last: last ?? null, counts };
   }
 
   /** Newest first after the keyset position `beforeSeq`. */

@@ -1,3 +1,4 @@
+import { testEventOf } from './test-event.js';
 import type { AttemptContext } from './webhook-delivery.repository.js';
 
 /**
@@ -5,7 +6,7 @@ import type { AttemptContext } from './webhook-delivery.repository.js';
  * so that every attempt of a delivery sends the same bytes (only the distribution's own edits change it).
  */
 export function envelopeOf(delivery: AttemptContext): string {
-  const event = delivery.event;
+  const event = delivery.test ? testEventOf(delivery) : delivery.event;
   return JSON.stringify({
     id: delivery.id,
     project_id: delivery.projectId,

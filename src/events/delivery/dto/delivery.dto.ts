@@ -4,6 +4,7 @@ import { ListCursorDto } from '../../../campaigns/dto/loyalty-program.dto.js';
 import { LimitQueryDto } from '../../../common/pagination/limit-query.dto.js';
 import { IsDateTime, Optional } from '../../../common/validation/decorators.js';
 import { DELIVERY_STATUSES, type DeliveryStatus, type WebhookAttempt, type WebhookDelivery } from '../webhook-delivery.entity.js';
+import { STATS_WINDOW } from '../webhook-delivery.repository.js';
 
 export const DELIVERIES_CURSOR_PREFIX = 'lcrswhs_';
 export const DELIVERIES_CURSOR = new RegExp(`^${DELIVERIES_CURSOR_PREFIX}[a-f0-9]+$`);
@@ -56,8 +57,58 @@ export class DeliveryDto {
   @ApiProperty({ format: 'date-time', type: String, nullable: true })
   delivered_at: string | null;
 
+  @ApiProperty({ description: 'A test delivery (`POST /v1/distributions/{id}/test`): a sample event, with `data.test` true, that is in no event log.' })
+  test: boolean;
+
   @ApiProperty({ type: [DeliveryAttemptDto], description: 'Oldest first.' })
   attempts: DeliveryAttemptDto[];
+}
+
+export class DeliveryDetailDto extends DeliveryDto {
+  @ApiProperty({
+    description:
+      'The exact request body (the envelope) that the attempts send, signed as it is. Rebuilt from the stored rows, so it is what was sent unless the distribution\'s `target_url` or `event_name` changed since.',
+  })
+  request_body: string;
+}
+
+export class LastDeliveryDto {
+  @ApiProperty({ pattern: '^whs_[a-f0-9]+$' })
+  id: string;
+
+  @ApiProperty({ enum: DELIVERY_STATUSES })
+  status: DeliveryStatus;
+
+  @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'Its last attempt; null before the first.' })
+  at: string | null;
+
+  @ApiProperty({ type: Number, nullable: true, description: 'Of its last attempt; null before the first or when no answer came.' })
+  status_code: number | null;
+}
+
+export class DeliveryCountsDto {
+  @ApiProperty()
+  succeeded: number;
+
+  @ApiProperty()
+  failed: number;
+
+  @ApiProperty()
+  pending: number;
+}
+
+export class DistributionStatsDto {
+  @ApiProperty({ enum: ['distribution_stats'] })
+  object: 'distribution_stats';
+
+  @ApiProperty()
+  distribution_id: string;
+
+  @ApiProperty({ type: LastDeliveryDto, nullable: true, description: 'The newest delivery; null when there is none.' })
+  last_delivery: LastDeliveryDto | null;
+
+  @ApiProperty({ type: DeliveryCountsDto, description: `Deliveries created in the last 24 hours by status (among the newest ${STATS_WINDOW.toLocaleString('en')}).` })
+  last_24h: DeliveryCountsDto;
 }
 
 export class DeliveryListDto {
@@ -123,6 +174,7 @@ export function toDeliveryDto(delivery: WebhookDelivery, attempts: WebhookAttemp
     next_attempt_at: delivery.status === 'PENDING' ? (delivery.nextAttemptAt?.toISOString() ?? null) : null,
     created_at: delivery.createdAt.toISOString(),
     delivered_at: delivery.deliveredAt?.toISOString() ?? null,
+    test: delivery.test,
     attempts: attempts.map((a) => ({ at: a.at.toISOString(), status_code: a.statusCode, duration_ms: a.durationMs, error: a.error, response_excerpt: a.responseExcerpt })),
   };
 }

@@ -1,0 +1,106 @@
+import { createHmac } from 'node:crypto';
+import type { INestApplicationContext } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Webhook } from 'standardwebhooks';
+import { type TestProject, createProject, http, startApi, startWorker, testConfig, waitFor } from '../support/harness.js';
+import { unique } from '../support/points.js';
+import { Receiver } from '../support/receiver.js';
+
+const ADDED = 'customer.voucher.loyalty_card.pending_points.added';
+const SETTINGS = { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_RETRY_BASE_MS: '200', WEBHOOK_TIMEOUT_MS: '700', WEBHOOK_SWEEP_MS: '500' };
+
+/** What the dashboard needs from the API: "Send test", the body of a delivery, a distribution's stats. */
+describe('test deliveries, request bodies and distribution stats', () => {
+  let app: NestExpressApplication;
+  let worker: INestApplicationContext;
+  let project: TestProject;
+  let other: TestProject;
+  const receiver = new Receiver();
+  const config = testConfig(SETTINGS);
+
+  beforeAll(async () => {
+    await receiver.start();
+    app = await startApi(config);
+    worker = await startWorker(config);
+    project = await createProject(app, 'Test deliveries');
+    other = await createProject(app, 'Other project');
+  });
+  afterAll(async () => {
+    await worker.close();
+    await app.close();
+    await receiver.stop();
+  });
+
+  const distribution = async (path: string, body: object = {}) => {
+    const res = await http(app).post('/v1/distributions').set(project.headers).send({ name: unique('Distribution'), trigger: ADDED, target_url: receiver.url(path), ...body });
+    expect(res.status).toBe(200);
+    return res.body as { id: string };
+  };
+  const sendTest = async (distributionId: string) => {
+    const res = await http(app).post(`/v1/distributions/${distributionId}/test`).set(project.headers);
+    expect(res.status).toBe(200);
+    return res.body as { id: string; status: string; test: boolean; event_id: string; event_type: string; attempts: unknown[] };
+  };
+  const settled = (distributionId: string, deliveryId: string) =>
+    waitFor(async () => {
+      const res = await http(app).get(`/v1/distributions/${distributionId}/deliveries/${deliveryId}`).set(project.headers);
+      return res.body.status === 'PENDING' ? undefined : (res.body as { status: string; attempts_count: number; request_body: string; test: boolean });
+    });
+  const stats = async (distributionId: string) => (await http(app).get(`/v1/distributions/${distributionId}/stats`).set(project.headers)).body;
+
+  it('sends a signed sample event of the trigger, even to a PAUSED distribution, and shows the exact body sent', async () => {
+    const dist = await distribution('/test-ok', { status: 'PAUSED' });
+    const key = ((await http(app).get('/v1/webhook-secret').set(project.headers)).body as { secret: string }).secret;
+    const created = await sendTest(dist.id);
+    expect(created).toMatchObject({ object: 'webhook_delivery', status: 'PENDING', test: true, event_type: ADDED, attempts: [] });
+    expect(created.event_id).toBe(`evtest_${created.id.slice(4)}`);
+
+    const [request] = await waitFor(async () => (receiver.on('/test-ok').length ? receiver.on('/test-ok') : undefined));
+    expect(request.headers['webhook-id']).toBe(created.id);
+    expect(request.headers['x-voucherify-signature']).toBe(createHmac('sha256', key).update(request.body).digest('hex'));
+    expect(() => new Webhook(key).verify(request.body, request.headers as Record<string, string>)).not.toThrow();
+    const body = JSON.parse(request.body);
+    expect(body).toMatchObject({ id: created.id, type: ADDED, data: { test: true, pending_points: { status: 'PENDING', points: 100 } }, event: { id: created.event_id, type: ADDED } });
+
+    const delivery = await settled(dist.id, created.id);
+    expect(delivery).toMatchObject({ status: 'SUCCEEDED', attempts_count: 1, test: true });
+    expect(delivery.request_body).toBe(request.body);
+    // A sample, not a change: it is in no event log, and the distribution stays PAUSED.
+    expect((await http(app).get(`/v1/events/${created.event_id}`).set(project.headers)).status).toBe(404);
+    expect((await http(app).get(`/v1/distributions/${dist.id}`).set(project.headers)).body.status).toBe('PAUSED');
+  });
+
+  it('a failed test is FAILED after one attempt and leaves the distribution ACTIVE', async () => {
+    const dist = await distribution('/test-fail');
+    receiver.script('/test-fail', 500, 500, 500);
+    const created = await sendTest(dist.id);
+    const delivery = await settled(dist.id, created.id);
+    expect(delivery).toMatchObject({ status: 'FAILED', attempts_count: 1 });
+    expect((await http(app).get(`/v1/distributions/${dist.id}`).set(project.headers)).body.status).toBe('ACTIVE');
+    expect(receiver.on('/test-fail')).toHaveLength(1);
+  });
+
+  it('stats: the latest delivery with its last attempt, and the last 24 hours by status', async () => {
+    const dist = await distribution('/stats');
+    expect(await stats(dist.id)).toEqual({ object: 'distribution_stats', distribution_id: dist.id, last_delivery: null, last_24h: { succeeded: 0, failed: 0, pending: 0 } });
+    const ok = await sendTest(dist.id);
+    await settled(dist.id, ok.id);
+    receiver.script('/stats', 503);
+    const failed = await sendTest(dist.id);
+    await settled(dist.id, failed.id);
+    const result = await stats(dist.id);
+    expect(result.last_24h).toEqual({ succeeded: 1, failed: 1, pending: 0 });
+    expect(result.last_delivery).toMatchObject({ id: failed.id, status: 'FAILED', status_code: 503 });
+    expect(Date.parse(result.last_delivery.at)).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it('answers 404 for a distribution that is not the project\'s', async () => {
+    const dist = await distribution('/mine');
+    for (const path of [`/v1/distributions/${dist.id}/test`, `/v1/distributions/distr_0000000000000000/test`]) {
+      const res = await http(app).post(path).set(other.headers);
+      expect(res.status).toBe(404);
+      expect(res.body.key).toBe('not_found');
+    }
+    expect((await http(app).get(`/v1/distributions/${dist.id}/stats`).set(other.headers)).status).toBe(404);
+  });
+});
