@@ -6,7 +6,8 @@ import { join } from 'node:path';
 
 // The newest file in dist/: incremental builds rewrite only what changed, so one fixed file would look stale.
 const output = 'dist';
-const inputs = ['src', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json'];
+// dashboard/ (the front-end) and openapi/ (its generated client) are built into dist/dashboard-ui/.
+const inputs = ['src', 'dashboard', 'openapi', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json'];
 
 function newest(path) {
   const stat = statSync(path);

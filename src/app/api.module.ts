@@ -10,6 +10,7 @@ import { AppValidationPipe } from '../common/http/validation.pipe.js';
 import { LoggingModule } from '../common/logging/logging.module.js';
 import { AppConfig } from '../config/app-config.js';
 import { AppConfigModule } from '../config/config.module.js';
+import { DashboardModule } from '../dashboard/dashboard.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { DiagnosticsModule } from '../diagnostics/diagnostics.module.js';
 import { HealthModule } from '../health/health.module.js';
@@ -37,6 +38,7 @@ export class ApiModule {
         MembersModule,
         EventsModule,
         PointsModule,
+        DashboardModule,
       ],
       providers: [
         BootstrapKeyService,
