@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import { api, call } from '../api/client';
 import { time } from '../format';
 import { segment } from '../router';
@@ -11,6 +12,7 @@ export function DeliveryPage({ distributionId, deliveryId }: { distributionId: s
     [distributionId, deliveryId],
   );
   const redeliver = useAction();
+  const [formatted, setFormatted] = useState(false);
   const d = loaded.data;
   usePoll(d?.status === 'PENDING' && !loaded.loading, 2_000, loaded.reload);
   const back = <Link to={`/distributions/${segment(distributionId)}`}>Back to the distribution</Link>;
@@ -98,14 +100,24 @@ export function DeliveryPage({ distributionId, deliveryId }: { distributionId: s
           </tbody>
         </table>
       )}
-      <h2 id="body-title">Body sent</h2>
-      {d.request_body === undefined ? (
-        <p class="muted">The API did not return the body of this delivery.</p>
-      ) : (
-        <pre class="json" aria-labelledby="body-title" tabIndex={0}>
-          {d.request_body}
-        </pre>
-      )}
+      <div class="body-title">
+        <h2 id="body-title">Body sent</h2>
+        <button type="button" aria-pressed={formatted} onClick={() => setFormatted((f) => !f)}>
+          {formatted ? 'Show the exact bytes' : 'Format for reading'}
+        </button>
+      </div>
+      <p class="muted">{formatted ? 'Indented for reading: the signature covers the exact bytes, not this.' : 'Exactly as sent and signed.'}</p>
+      <pre class="json" aria-labelledby="body-title" tabIndex={0}>
+        {formatted ? pretty(d.request_body) : d.request_body}
+      </pre>
     </>
   );
+}
+
+function pretty(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
 }

@@ -27,7 +27,6 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
       (data) => id === latest.current && setState({ data, loading: false }),
       (error: unknown) => id === latest.current && setState((s) => ({ data: s.data, problem: asProblem(error), loading: false })),
     );
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
   return { data: state.data, problem: state.problem, loading: state.loading, reload };
