@@ -162,6 +162,11 @@ describe('dashboard in a real browser', () => {
       await page.getByRole('link', { name: 'Loyalty', exact: true }).click();
       await page.getByRole('link', { name: `Members of ${campaign.name}` }).click();
       await page.getByRole('heading', { name: `Members of ${campaign.name}` }).waitFor();
+      // The status filter goes out as filters[status][conditions][$is]; the API would refuse a wrong shape.
+      const statusFilter = page.getByLabel('Status', { exact: true });
+      await statusFilter.selectOption('INACTIVE');
+      await page.getByText('No inactive members.').waitFor();
+      await statusFilter.selectOption('ACTIVE');
       await page.locator('tbody a').first().click();
       await page.getByRole('heading', { name: /^Member/ }).waitFor();
       const balance = page.getByTestId('balance');
@@ -249,6 +254,34 @@ describe('dashboard in a real browser', () => {
       const json = page.locator('pre.json');
       await json.waitFor();
       expect(JSON.parse((await json.textContent()) as string)).toMatchObject({ id, type: ACTIVATED });
+    },
+    STEP_MS,
+  );
+
+  it(
+    'Pause and Resume change the status; Delete asks for a confirmation, and Cancel keeps the distribution',
+    async () => {
+      await page.getByRole('link', { name: 'Distributions', exact: true }).click();
+      const row = page.locator('tr').filter({ hasText: distributionName });
+      await row.getByRole('button', { name: `Pause ${distributionName}` }).click();
+      await row.getByText('PAUSED', { exact: true }).waitFor();
+      expect((await http(app).get(`/v1/distributions/${distributionId}`).set(project.headers)).body.status).toBe('PAUSED');
+      await row.getByRole('button', { name: `Resume ${distributionName}` }).click();
+      await row.getByText('ACTIVE', { exact: true }).waitFor();
+      expect((await http(app).get(`/v1/distributions/${distributionId}`).set(project.headers)).body.status).toBe('ACTIVE');
+
+      const doomed = (await http(app).post('/v1/distributions').set(project.headers).send({ name: unique('Doomed'), trigger: ACTIVATED, target_url: receiver.url('/doomed') })).body as { id: string; name: string };
+      await page.goto(`${base}/dashboard#/distributions/${doomed.id}`);
+      await page.getByRole('heading', { name: doomed.name }).waitFor();
+      const dialog = page.getByRole('dialog', { name: `Delete ${doomed.name}?` });
+      await page.getByRole('button', { name: 'Delete', exact: true }).click();
+      await dialog.getByRole('button', { name: 'Cancel', exact: true }).click();
+      await dialog.waitFor({ state: 'hidden' });
+      expect((await http(app).get(`/v1/distributions/${doomed.id}`).set(project.headers)).status).toBe(200);
+      await page.getByRole('button', { name: 'Delete', exact: true }).click();
+      await dialog.getByRole('button', { name: 'Delete distribution' }).click();
+      await page.getByRole('heading', { name: 'Distributions', level: 1 }).waitFor();
+      expect((await http(app).get(`/v1/distributions/${doomed.id}`).set(project.headers)).status).toBe(404);
     },
     STEP_MS,
   );

@@ -54,24 +54,24 @@ export function MembersPage({ programId }: { programId: string }) {
       </p>
       {program.problem && <ErrorNotice problem={program.problem} onRetry={program.reload} />}
       <div class="toolbar">
-        <label class="inline">
+        <label class="inline" for="members-status">
           Status
-          <select value={status} onChange={(e) => (setStatus(e.currentTarget.value as Status | ''), restart())}>
-            <option value="">Any</option>
-            <option value="ACTIVE">Active</option>
-            <option value="INACTIVE">Inactive</option>
-          </select>
         </label>
-        <label class="inline">
+        <select id="members-status" value={status} onChange={(e) => (setStatus(e.currentTarget.value as Status | ''), restart())}>
+          <option value="">Any</option>
+          <option value="ACTIVE">Active</option>
+          <option value="INACTIVE">Inactive</option>
+        </select>
+        <label class="inline" for="members-order">
           Order
-          <select value={order} onChange={(e) => (setOrder(e.currentTarget.value as Order), restart())}>
-            {ORDERS.map((o) => (
-              <option key={o.value} value={o.value}>
-                {o.label}
-              </option>
-            ))}
-          </select>
         </label>
+        <select id="members-order" value={order} onChange={(e) => (setOrder(e.currentTarget.value as Order), restart())}>
+          {ORDERS.map((o) => (
+            <option key={o.value} value={o.value}>
+              {o.label}
+            </option>
+          ))}
+        </select>
       </div>
       {list.problem && <ErrorNotice problem={list.problem} onRetry={restart} />}
       {!list.data && list.loading && <Loading what="members" />}
