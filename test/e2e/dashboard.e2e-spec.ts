@@ -43,6 +43,7 @@ describe('dashboard in a real browser', () => {
     // Running as root in CI containers: Chromium's sandbox needs user namespaces that are not there.
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
     const context = await browser.newContext({ viewport: { width: 1024, height: 768 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
     page = await context.newPage();
     page.setDefaultTimeout(15_000);
     page.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));
@@ -217,7 +218,7 @@ describe('dashboard in a real browser', () => {
   );
 
   it(
-    'the signing secret is hidden until revealed, and rotates after a confirmation with the grace period',
+    'the signing secret is hidden until revealed, copies to the clipboard, and rotates after a confirmation with the grace period',
     async () => {
       const before = (await http(app).get('/v1/webhook-secret').set(project.headers)).body as { secret: string };
       await page.getByRole('link', { name: 'Signing secret', exact: true }).click();
@@ -226,6 +227,9 @@ describe('dashboard in a real browser', () => {
       expect(await value.textContent()).not.toContain(before.secret);
       await page.getByRole('button', { name: 'Reveal' }).click();
       expect(await value.textContent()).toBe(before.secret);
+      await page.getByRole('button', { name: 'Copy', exact: true }).click();
+      await page.getByRole('status').filter({ hasText: 'Copied to the clipboard.' }).waitFor();
+      expect(await inPage<string>('navigator.clipboard.readText()')).toBe(before.secret);
 
       await page.getByRole('button', { name: 'Rotate secret' }).click();
       const dialog = page.getByRole('dialog', { name: 'Rotate the signing secret?' });

@@ -22,8 +22,17 @@ export function SecretPage() {
   const doCopy = () =>
     copy.run(async () => {
       if (!secret) return;
-      await navigator.clipboard.writeText(secret.secret);
-      return 'Copied to the clipboard.';
+      // Browsers offer the clipboard API only on https or localhost; elsewhere, select the secret instead.
+      if (navigator.clipboard) {
+        await navigator.clipboard.writeText(secret.secret);
+        return 'Copied to the clipboard.';
+      }
+      setRevealed(true);
+      requestAnimationFrame(() => {
+        const node = document.querySelector('[data-testid=secret-value]');
+        if (node) getSelection()?.selectAllChildren(node);
+      });
+      return 'This browser allows copying only over https or on localhost: the secret is selected, press Ctrl+C (⌘C).';
     });
   const doRotate = () =>
     rotate.run(async () => {
