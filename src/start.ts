@@ -8,9 +8,12 @@ import { migrateDatabase } from './database/migrate.js';
 /**
  * `npm start`: validate config, create the database and migrate (under the advisory lock), then run the
  * API and the worker as two child processes. A signal is passed on to both; if either dies, the other
- * is stopped and the launcher exits non-zero, so a supervisor sees the failure.
+ * is stopped and the launcher exits non-zero, so a supervisor sees the failure. When its own parent goes
+ * away (`npm start` signalled), it stops both too.
  */
 const here = dirname(fileURLToPath(import.meta.url));
+/** How often the launcher checks that the process that started it is still there. */
+const PARENT_CHECK_MS = 250;
 
 function log(message: string): void {
   process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), context: 'Launcher', msg: message })}\n`);
@@ -46,14 +49,21 @@ async function main(): Promise<void> {
     });
   }
 
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, () => {
-      if (stopping) return;
-      stopping = true;
-      log(`${signal} received: stopping API and worker`);
-      stopAll('SIGTERM');
-    });
-  }
+  const stop = (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${why}: stopping API and worker`);
+    stopAll('SIGTERM');
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => stop(`${signal} received`));
+
+  // `npm start` runs this launcher under `sh -c`: npm passes a SIGTERM on to the shell, which dies of it
+  // without passing it on, and this process is left orphaned with the API and the worker still serving.
+  // So a launcher whose parent is gone (it was re-parented) stops as if it had been signalled.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) stop(`parent process ${parent} is gone`);
+  }, PARENT_CHECK_MS).unref();
 }
 
 main().catch((error: unknown) => {

@@ -1,10 +1,39 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { dropDatabase } from '../../src/database/ensure-database.js';
 import { freePort, http, startApi, testConfig, waitFor } from '../support/harness.js';
 
 const run = promisify(execFile);
+
+/** Every process under `pid` (from /proc), with its command line. */
+function descendants(pid: number): { pid: number; cmd: string }[] {
+  const all = readdirSync('/proc').filter((name) => /^\d+$/.test(name)).flatMap((name) => {
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      return [{ pid: Number(name), ppid: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]), cmd: readFileSync(`/proc/${name}/cmdline`, 'utf8').replaceAll('\0', ' ') }];
+    } catch {
+      return [];
+    }
+  });
+  const found: { pid: number; cmd: string }[] = [];
+  for (let parents = [pid]; parents.length; ) {
+    const children = all.filter((p) => parents.includes(p.ppid));
+    found.push(...children.map(({ pid: child, cmd }) => ({ pid: child, cmd })));
+    parents = children.map((p) => p.pid);
+  }
+  return found;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 const root = new URL('../../', import.meta.url).pathname;
 
 /**
@@ -82,6 +111,29 @@ describe('processes (dist/start.js, dist/cli.js)', () => {
     // The 401 was logged (warn level) as structured JSON carrying its request id; the token never was.
     expect(output).toContain(`"request_id":"${requestId}"`);
     expect(output).not.toContain('proc-token-0123456789abcdef');
+  });
+
+  it('npm start: a SIGTERM to the npm process alone stops the launcher, the API and the worker', async () => {
+    const port = await freePort();
+    const npm = spawn('npm', ['start', '--silent'], { cwd: root, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    npm.stdout?.on('data', (chunk) => (output += chunk));
+    npm.stderr?.on('data', (chunk) => (output += chunk));
+    let tree: { pid: number; cmd: string }[] = [];
+    try {
+      await waitFor(async () => ((await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => null))?.status === 200 ? true : undefined), { timeoutMs: 60_000, intervalMs: 200 });
+      // npm → sh -c → the launcher → API and worker.
+      tree = descendants(npm.pid!);
+      const nodes = tree.filter((p) => /^\S*node \S*dist\/(start|main|worker)\.js/.test(p.cmd));
+      expect(nodes.map((p) => p.cmd.match(/dist\/(\w+)\.js/)![1]).sort()).toEqual(['main', 'start', 'worker']);
+      npm.kill('SIGTERM');
+      await waitFor(async () => (tree.every((p) => !alive(p.pid)) ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
+      expect(output).toContain('stopping API and worker');
+      await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
+    } finally {
+      // Orphans are no longer under npm: the processes seen before the signal are killed by pid.
+      for (const p of [...tree, ...descendants(npm.pid!)]) if (alive(p.pid)) process.kill(p.pid, 'SIGKILL');
+    }
   });
 
   it('cli create-project prints a working key pair', async () => {
