@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { NestFactory } from '@nestjs/core';
 import { Module } from '@nestjs/common';
@@ -15,6 +16,7 @@ import { migrateDatabase } from './database/migrate.js';
 import { MemberSeedRepository } from './members/member-seed.repository.js';
 import { MAX_SEED_MEMBERS, MemberSeedService } from './members/member-seed.service.js';
 import { QueueModule } from './queue/queue.module.js';
+import { workerHeartbeats } from './queue/worker-heartbeat.js';
 
 const USAGE = `Usage: node dist/cli.js <command>
 
@@ -25,6 +27,8 @@ Commands:
                                    turn a per-project feature on or off (Areas and Stores: campaigns
                                    accept access_settings and show access_settings_assignments)
   openapi [<file>]                 write the OpenAPI document (sorted keys) to <file> or stdout
+  worker-health [--any]            exit 0 if a worker on this host (any host with --any) wrote its heartbeat
+                                   to Redis in the last 15 s, else 1; prints the live ones as JSON
   seed --members <n> [--project-name <name>]
                                    for benchmarks: a new project and key, an AUTO_UPDATE loyalty campaign
                                    and <n> members (1-10,000,000), each with a customer and a card, bulk
@@ -109,6 +113,15 @@ async function seed(argv: string[]): Promise<void> {
   }
 }
 
+/** For a container's health check: is a worker of this host (or of any, with --any) alive? */
+async function workerHealth(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { any: { type: 'boolean', default: false } } });
+  const config = loadConfigOrExit();
+  const live = await workerHeartbeats(config.redisUrl, config.queuePrefix, values.any ? undefined : hostname());
+  process.stdout.write(`${JSON.stringify({ workers: live })}\n`);
+  process.exitCode = live.length ? 0 : 1;
+}
+
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   switch (command) {
@@ -126,6 +139,8 @@ async function main(): Promise<void> {
       return openapi(rest);
     case 'seed':
       return seed(rest);
+    case 'worker-health':
+      return workerHealth(rest);
     default:
       process.stderr.write(USAGE);
       process.exitCode = command === undefined || command === 'help' || command === '--help' ? 0 : 2;

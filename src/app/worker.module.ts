@@ -21,6 +21,7 @@ import { QueueModule } from '../queue/queue.module.js';
 import { QueueName } from '../queue/queue.definitions.js';
 import { RedisConnectionLog } from '../queue/redis-connection-log.js';
 import { SweepTimers } from '../queue/sweeps.js';
+import { WorkerHeartbeat } from '../queue/worker-heartbeat.js';
 
 /** Every queue's processor; the worker refuses to start if a queue has none (see worker.ts). */
 export const PROCESSORS = {
@@ -43,6 +44,7 @@ export const PENDING_POINTS_SWEEP_BATCH = 1_000;
 export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Worker');
   readonly sweeps: SweepTimers;
+  private readonly heartbeat: WorkerHeartbeat;
 
   constructor(
     private readonly moduleRef: ModuleRef,
@@ -52,6 +54,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
     private readonly connections: RedisConnectionLog,
     private readonly relay: WebhookRelay,
   ) {
+    this.heartbeat = new WorkerHeartbeat(config.redisUrl, config.queuePrefix);
     this.sweeps = new SweepTimers([
       { name: 'webhooks', everyMs: config.sweeps.webhooksMs, run: () => relay.sweep() },
       { name: 'card-generation', everyMs: config.sweeps.cardGenerationMs, run: () => cards.sweep() },
@@ -62,6 +65,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
   onApplicationBootstrap(): void {
     this.relay.start();
     this.sweeps.start();
+    this.heartbeat.start();
     this.connections.onRestored(() => this.sweeps.runAll());
     for (const processor of Object.values(PROCESSORS)) void this.connections.watch('worker', this.moduleRef.get<WorkerHost>(processor).worker);
     // Not awaited: with Redis down this would wait for it, and the worker must start anyway.
@@ -69,6 +73,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    await this.heartbeat.stop();
     await this.sweeps.stop();
     await this.relay.stop();
     await Promise.all(Object.values(PROCESSORS).map((processor) => this.moduleRef.get<WorkerHost>(processor).worker.close()));

@@ -94,6 +94,9 @@ describe('processes (dist/start.js, dist/cli.js)', () => {
     const workerPid = Number(done.processed_by.split(':').pop());
     expect(workerPid).not.toBe(process.pid);
     expect(workerPid).not.toBe(launcher.pid);
+    // The worker's health signal (it serves no HTTP): its heartbeat in Redis, read by the CLI.
+    const health = await run(process.execPath, ['dist/cli.js', 'worker-health'], { cwd: root, env });
+    expect((JSON.parse(health.stdout) as { workers: { pid: number }[] }).workers.map((w) => w.pid)).toEqual([workerPid]);
 
     // A job still running at SIGTERM is finished before the worker exits (graceful shutdown).
     const slow = (await (await fetch(`${base}/v1/diagnostics/pings`, { method: 'POST', headers, body: '{"work_ms":1500}' })).json()) as { id: string };
@@ -107,6 +110,10 @@ describe('processes (dist/start.js, dist/cli.js)', () => {
     await db.end();
     expect(row.rows[0].status).toBe('DONE');
     expect(() => process.kill(workerPid, 0)).toThrow();
+    // A worker that stopped cleanly took its heartbeat with it: unhealthy at once, not 15 s later.
+    const gone = await run(process.execPath, ['dist/cli.js', 'worker-health'], { cwd: root, env }).catch((e) => e);
+    expect(gone.code).toBe(1);
+    expect(JSON.parse(gone.stdout)).toEqual({ workers: [] });
     await expect(fetch(`${base}/health`)).rejects.toThrow();
     // The 401 was logged (warn level) as structured JSON carrying its request id; the token never was.
     expect(output).toContain(`"request_id":"${requestId}"`);
