@@ -1,24 +1,36 @@
-// Runs `npm run build` when dist/ is missing or older than the sources, so `npm start` works on a
-// fresh clone and stays fast afterwards.
+// Runs `npm run build` when dist/ is missing or was built from other sources, so `npm start` works on a
+// fresh clone and stays fast afterwards. "Other sources" is decided by content, not timestamps: `npm
+// install` rewrites package-lock.json (same bytes, new mtime), and a checkout touches files it does not
+// change; neither must cost a rebuild. BUILD_COMMAND replaces the build (for the test of this script).
 import { execSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-// The newest file in dist/: incremental builds rewrite only what changed, so one fixed file would look stale.
 const output = 'dist';
+const stamp = join(output, '.build-stamp');
 // dashboard/ (the front-end) and openapi/ (its generated client) are built into dist/dashboard-ui/.
-const inputs = ['src', 'dashboard', 'openapi', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json'];
+const inputs = ['src', 'dashboard', 'openapi', 'package-lock.json', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json'];
+const skipped = new Set(['node_modules', 'dist']);
 
-function newest(path) {
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return Math.max(stat.mtimeMs, ...readdirSync(path).map((entry) => newest(join(path, entry))));
+/** One hash of every input file's path and bytes, in a fixed order. */
+function sourcesHash() {
+  const hash = createHash('sha256');
+  const add = (path) => {
+    if (statSync(path).isDirectory()) {
+      for (const entry of readdirSync(path).sort()) if (!skipped.has(entry)) add(join(path, entry));
+    } else {
+      hash.update(`${path}\0`).update(readFileSync(path)).update('\0');
+    }
+  };
+  for (const input of inputs) if (existsSync(input)) add(input);
+  return hash.digest('hex');
 }
 
-const builtAt = existsSync(join(output, 'start.js')) ? newest(output) : 0;
-if (inputs.some((input) => existsSync(input) && newest(input) > builtAt)) {
-  console.log('Building (sources changed since the last build)…');
-  execSync('npm run build --silent', { stdio: 'inherit' });
-  // tsc emits nothing for a touched but unchanged source; the stamp records that dist/ is current anyway.
-  writeFileSync(join(output, '.build-stamp'), '');
+const built = existsSync(join(output, 'start.js')) && existsSync(stamp) ? readFileSync(stamp, 'utf8').trim() : null;
+if (built !== sourcesHash()) {
+  console.log(built === null ? 'Building (no build yet)…' : 'Building (sources changed since the last build)…');
+  execSync(process.env.BUILD_COMMAND ?? 'npm run build --silent', { stdio: 'inherit' });
+  // Hashed after the build: it generates a file under dashboard/ (the API client), deterministically.
+  writeFileSync(stamp, `${sourcesHash()}\n`);
 }
