@@ -17,6 +17,7 @@ import { internalCause } from '../events/events.service.js';
 import { ActivationService } from '../points/pending/activation.service.js';
 import { PendingPointsProcessor } from '../points/pending/pending-points.processor.js';
 import { PointsModule } from '../points/points.module.js';
+import { JobQueueService } from '../queue/job-queue.service.js';
 import { QueueModule } from '../queue/queue.module.js';
 import { QueueName } from '../queue/queue.definitions.js';
 import { RedisConnectionLog } from '../queue/redis-connection-log.js';
@@ -53,6 +54,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
     activation: ActivationService,
     private readonly connections: RedisConnectionLog,
     private readonly relay: WebhookRelay,
+    private readonly jobs: JobQueueService,
   ) {
     this.heartbeat = new WorkerHeartbeat(config.redisUrl, config.queuePrefix);
     this.sweeps = new SweepTimers([
@@ -76,7 +78,13 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
     await this.heartbeat.stop();
     await this.sweeps.stop();
     await this.relay.stop();
-    await Promise.all(Object.values(PROCESSORS).map((processor) => this.moduleRef.get<WorkerHost>(processor).worker.close()));
+    // With Redis unreachable, a graceful close waits for a QUIT that cannot be sent (and jobs that cannot
+    // be marked finished) until the shutdown timeout: drop the connections instead. A job cut short this
+    // way is taken back as stalled and run again, which every processor allows.
+    const unreachable = this.connections.isDown;
+    if (unreachable) this.logger.warn('Redis is unreachable: dropping the queue connections instead of closing them gracefully');
+    await Promise.all(Object.values(PROCESSORS).map((processor) => this.moduleRef.get<WorkerHost>(processor).worker.close(unreachable)));
+    if (unreachable) await Promise.all(Object.values(QueueName).map((name) => this.jobs.queue(name).disconnect().catch(() => undefined)));
   }
 }
 

@@ -58,6 +58,11 @@ export class RedisConnectionLog implements OnApplicationShutdown {
     if (client.status !== 'ready') this.markDown(component);
   }
 
+  /** Whether a watched connection is down now (Redis unreachable). */
+  get isDown(): boolean {
+    return this.down.size > 0;
+  }
+
   onApplicationShutdown(): void {
     this.closing = true;
   }
