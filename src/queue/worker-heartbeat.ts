@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
+import { scanKeys } from './redis-keys.js';
 
 /** How often a worker writes its heartbeat, and how long one lasts without the next. */
 export const HEARTBEAT_EVERY_MS = 5_000;
@@ -58,14 +59,7 @@ export async function workerHeartbeats(redisUrl: string, queuePrefix: string, ho
   redis.on('error', () => undefined);
   try {
     await redis.connect();
-    const pattern = `${keyPrefix(queuePrefix)}${host ?? '*'}:*`;
-    const keys: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      keys.push(...found);
-      cursor = next;
-    } while (cursor !== '0');
+    const keys = await scanKeys(redis, `${keyPrefix(queuePrefix)}${host ?? '*'}:*`);
     const values = keys.length ? await redis.mget(...keys) : [];
     return values.filter((v): v is string => v !== null).map((v) => JSON.parse(v) as Heartbeat);
   } finally {
