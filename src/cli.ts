@@ -11,7 +11,7 @@ import { AuthService } from './auth/auth.service.js';
 import { CampaignsModule } from './campaigns/campaigns.module.js';
 import { loadConfigOrExit } from './config/app-config.js';
 import { AppConfigModule } from './config/config.module.js';
-import { DatabaseModule } from './database/database.module.js';
+import { BatchDatabaseModule, DatabaseModule } from './database/database.module.js';
 import { migrateDatabase } from './database/migrate.js';
 import { MemberSeedRepository } from './members/member-seed.repository.js';
 import { MAX_SEED_MEMBERS, MemberSeedService } from './members/member-seed.service.js';
@@ -98,7 +98,7 @@ async function seed(argv: string[]): Promise<void> {
   // The campaign is made by CampaignsService, which needs the queue module even though a campaign with
   // no cards to generate enqueues nothing.
   @Module({
-    imports: [AppConfigModule.forRoot(config), DatabaseModule, QueueModule.register('api'), AuthModule, CampaignsModule],
+    imports: [AppConfigModule.forRoot(config), BatchDatabaseModule, QueueModule.register('api'), AuthModule, CampaignsModule],
     providers: [MemberSeedService, MemberSeedRepository],
   })
   class SeedModule {}

@@ -18,11 +18,17 @@ import { EventsModule } from '../events/events.module.js';
 import { MembersModule } from '../members/members.module.js';
 import { PointsModule } from '../points/points.module.js';
 import { QueueModule } from '../queue/queue.module.js';
+import { ProjectRateLimitGuard } from '../rate-limit/project-rate-limit.guard.js';
+import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 
-/** The HTTP API process: controllers, the key guard, validation and the error filter. No processors. */
+/**
+ * The HTTP API process: controllers, the key guard, the rate limiter, validation and the error filter. No
+ * processors. Global guards run in the order they are listed: the limiter needs the project the key guard found.
+ */
 @Module({})
 export class ApiModule {
   static forRoot(config: AppConfig): DynamicModule {
+    const rateLimited = config.rateLimitPerSecond > 0;
     return {
       module: ApiModule,
       imports: [
@@ -39,10 +45,12 @@ export class ApiModule {
         EventsModule,
         PointsModule,
         DashboardModule,
+        ...(rateLimited ? [RateLimitModule] : []),
       ],
       providers: [
         BootstrapKeyService,
         { provide: APP_GUARD, useClass: AppKeyGuard },
+        ...(rateLimited ? [{ provide: APP_GUARD, useClass: ProjectRateLimitGuard }] : []),
         { provide: APP_PIPE, useClass: AppValidationPipe },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
       ],

@@ -25,7 +25,53 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       if (operation && typeof operation === 'object' && 'responses' in operation) operation.security = [];
     }
   }
+  describeRateLimits(document);
   return document;
+}
+
+const RATE_LIMIT_HEADERS = {
+  'X-Rate-Limit-Limit': 'Size of the project\'s bucket: the requests it can make at once (twice RATE_LIMIT_PER_SECOND).',
+  'X-Rate-Limit-Remaining': 'Requests left in the bucket after this one; it refills at RATE_LIMIT_PER_SECOND.',
+  'X-Rate-Limit-Retry': 'Unix time (seconds) from which the next request is accepted.',
+} as const;
+
+/**
+ * Every keyed operation (all but the public ones) is counted by the project's rate limiter: its answers
+ * carry the X-Rate-Limit-* headers and it can answer 429. Added here once rather than on every controller.
+ */
+function describeRateLimits(document: OpenAPIObject): void {
+  const components = (document.components ??= {});
+  components.headers = {
+    ...components.headers,
+    ...Object.fromEntries(Object.entries(RATE_LIMIT_HEADERS).map(([name, description]) => [name, { description, schema: { type: 'integer' } }])),
+    'Retry-After': { description: 'Seconds to wait before the next request is accepted (at least 1).', schema: { type: 'integer' } },
+  };
+  const rateHeaders = Object.fromEntries(Object.keys(RATE_LIMIT_HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item)) {
+      if (!operation || typeof operation !== 'object' || !('responses' in operation)) continue;
+      if (Array.isArray(operation.security) && operation.security.length === 0) continue;
+      for (const [status, response] of Object.entries(operation.responses as Record<string, { headers?: object }>)) {
+        if (status.startsWith('2') && !('$ref' in response)) response.headers = { ...response.headers, ...rateHeaders };
+      }
+      operation.responses['429'] = {
+        description: 'The project\'s rate limit is used up (`too_many_requests`); retry after `Retry-After` seconds.',
+        headers: { ...rateHeaders, 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+        content: {
+          'application/json': {
+            schema: { $ref: '#/components/schemas/ErrorResponseDto' },
+            example: {
+              code: 429,
+              key: 'too_many_requests',
+              message: 'Too many requests',
+              details: "The project's rate limit (300 requests per second, bursts of 600) is used up; retry in 1 s",
+              request_id: 'v-0c12951ec58e67577e',
+            },
+          },
+        },
+      };
+    }
+  }
 }
 
 /** Recursively sorts object keys so the committed document only changes when the API does. */

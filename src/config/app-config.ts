@@ -25,6 +25,8 @@ export class AppConfig {
   readonly webhook: { timeoutMs: number; retryBaseMs: number; allowedCidrs: string[] };
   /** How long an API process keeps an application key it has looked up (0 = every request reads it). */
   readonly appKeyCacheMs: number;
+  /** Requests per second each project may make, shared by every API process (bursts of twice that); 0 = off. */
+  readonly rateLimitPerSecond: number;
   readonly logLevel: (typeof LOG_LEVELS)[number];
   readonly queuePrefix: string;
 
@@ -44,6 +46,7 @@ export class AppConfig {
       allowedCidrs: splitList(env.WEBHOOK_ALLOWED_CIDRS),
     };
     this.appKeyCacheMs = env.APP_KEY_CACHE_MS;
+    this.rateLimitPerSecond = env.RATE_LIMIT_PER_SECOND;
     this.logLevel = env.LOG_LEVEL;
     this.queuePrefix = env.QUEUE_PREFIX;
     Object.freeze(this);

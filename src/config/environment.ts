@@ -139,6 +139,12 @@ export class EnvironmentVariables {
   @Max(60_000, { message: 'APP_KEY_CACHE_MS must be an integer from 0 to 60000 (milliseconds; 0 = no cache)' })
   APP_KEY_CACHE_MS: number = 5_000;
 
+  @Transform(toInt)
+  @IsInt({ message: 'RATE_LIMIT_PER_SECOND must be an integer from 0 to 1000000 (requests per second per project; 0 = no limit)' })
+  @Min(0, { message: 'RATE_LIMIT_PER_SECOND must be an integer from 0 to 1000000 (requests per second per project; 0 = no limit)' })
+  @Max(1_000_000, { message: 'RATE_LIMIT_PER_SECOND must be an integer from 0 to 1000000 (requests per second per project; 0 = no limit)' })
+  RATE_LIMIT_PER_SECOND: number = 300;
+
   @IsIn(LOG_LEVELS, { message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` })
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
 

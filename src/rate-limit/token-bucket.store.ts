@@ -1,0 +1,78 @@
+import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { AppConfig } from '../config/app-config.js';
+
+/**
+ * A token bucket kept as one number per project (GCRA, "generic cell rate algorithm"): the time at which
+ * the bucket will be full again (the theoretical arrival time, µs). A request is accepted when taking one
+ * token keeps that time within `capacity` tokens of now; a refused request changes nothing, so hammering
+ * a full bucket does not push its refill further back. Redis's own clock is used, so every API process
+ * agrees on "now", and the whole check is one script: one round trip per request.
+ *
+ * Numbers are integers of microseconds (below 2^53, exact in Lua's doubles) and are stored with '%.0f' so
+ * that Lua's default 14-digit number formatting cannot round them.
+ */
+const TAKE_TOKEN = `
+local capacity = tonumber(ARGV[1])
+local interval = tonumber(ARGV[2])
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local tat = tonumber(redis.call('GET', KEYS[1]) or now)
+if tat < now then tat = now end
+local window = capacity * interval
+local next_tat = tat + interval
+if next_tat - now > window then
+  return {0, 0, next_tat - window - now}
+end
+redis.call('SET', KEYS[1], string.format('%.0f', next_tat), 'PX', math.ceil((next_tat - now) / 1000))
+local remaining = math.floor((window - (next_tat - now)) / interval)
+local wait = 0
+if remaining < 1 then wait = next_tat + interval - window - now end
+return {1, remaining, wait}
+`;
+
+/** The answer for one request. */
+export interface TokenBucketResult {
+  accepted: boolean;
+  /** Requests left in the bucket now. */
+  remaining: number;
+  /** Milliseconds until the next request would be accepted (0 while tokens remain). */
+  retryAfterMs: number;
+}
+
+type TakeToken = (key: string, capacity: number, intervalUs: number) => Promise<[number, number, number]>;
+
+/** Redis-held token buckets (one key each); what a bucket is for is the caller's business. */
+@Injectable()
+export class TokenBucketStore implements OnModuleInit, OnModuleDestroy {
+  private readonly redis: Redis & { takeToken: TakeToken };
+
+  constructor(config: AppConfig) {
+    // No offline queue: while Redis is unreachable a request must not wait for it (the guard then lets
+    // requests through); the command timeout covers a connection that hangs without closing.
+    this.redis = new Redis(config.redisUrl, { connectionName: `${config.queuePrefix}:rate-limit`, enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 2_000, commandTimeout: 1_000, lazyConnect: true }) as Redis & {
+      takeToken: TakeToken;
+    };
+    this.redis.defineCommand('takeToken', { numberOfKeys: 1, lua: TAKE_TOKEN });
+    // Failures reach the guard through the rejected command; the client's own 'error' events would
+    // otherwise be printed as unhandled.
+    this.redis.on('error', () => undefined);
+  }
+
+  /** Waits (at most the connect timeout) for Redis so the first requests are counted; starts without it. */
+  async onModuleInit(): Promise<void> {
+    await this.redis.connect().catch(() => undefined);
+  }
+
+  /** Takes a token from the bucket `key` of `capacity` tokens that gains one every `intervalUs` µs. */
+  async take(key: string, capacity: number, intervalUs: number): Promise<TokenBucketResult> {
+    const [accepted, remaining, waitUs] = await this.redis.takeToken(key, capacity, intervalUs);
+    return { accepted: accepted === 1, remaining, retryAfterMs: Math.ceil(waitUs / 1_000) };
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    // quit() would wait for a reply that cannot come while Redis is unreachable.
+    if (this.redis.status === 'ready') await this.redis.quit().catch(() => this.redis.disconnect());
+    else this.redis.disconnect();
+  }
+}
