@@ -1,8 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ProjectContext } from '../auth/auth.service.js';
 import { CurrentProject } from '../auth/current-project.decorator.js';
 import { ApiErrorResponses, ApiOkBody } from '../common/openapi/api-responses.decorator.js';
+import { CAMPAIGN_ID_PARAM } from '../common/openapi/params.js';
+import { LOYALTY_CAMPAIGNS_TAG } from '../common/openapi/tags.js';
 import { CampaignsService } from './campaigns.service.js';
 import { CreateLoyaltyCampaignDto } from './dto/create-loyalty-campaign.dto.js';
 import { DeleteLoyaltyCampaignQueryDto } from './dto/delete-loyalty-campaign.dto.js';
@@ -10,9 +12,7 @@ import { ListLoyaltyCampaignsQueryDto, LoyaltyCampaignListDto } from './dto/list
 import { LoyaltyCampaignDto } from './dto/loyalty-campaign.dto.js';
 import { UpdateLoyaltyCampaignDto } from './dto/update-loyalty-campaign.dto.js';
 
-const CAMPAIGN_ID = ApiParam({ name: 'campaignId', description: 'The campaign id (`camp_…`) or its name, URL-encoded.', example: 'Summer%20Loyalty' });
-
-@ApiTags('Loyalty campaigns')
+@ApiTags(LOYALTY_CAMPAIGNS_TAG)
 @Controller('v1/loyalties')
 export class LoyaltiesController {
   constructor(private readonly campaigns: CampaignsService) {}
@@ -41,7 +41,7 @@ export class LoyaltiesController {
   }
 
   @Get(':campaignId')
-  @CAMPAIGN_ID
+  @CAMPAIGN_ID_PARAM
   @ApiOperation({ operationId: 'getLoyaltyCampaign', summary: 'Get a loyalty campaign' })
   @ApiOkBody(LoyaltyCampaignDto)
   @ApiErrorResponses(401, 404, 503)
@@ -50,7 +50,7 @@ export class LoyaltiesController {
   }
 
   @Put(':campaignId')
-  @CAMPAIGN_ID
+  @CAMPAIGN_ID_PARAM
   @ApiOperation({
     operationId: 'updateLoyaltyCampaign',
     summary: 'Update a loyalty campaign',
@@ -66,7 +66,7 @@ export class LoyaltiesController {
 
   @Delete(':campaignId')
   @HttpCode(204)
-  @CAMPAIGN_ID
+  @CAMPAIGN_ID_PARAM
   @ApiOperation({ operationId: 'deleteLoyaltyCampaign', summary: 'Delete a loyalty campaign', description: 'Synchronous; a protected campaign answers 400 `resource_protected`.' })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrorResponses(400, 401, 404, 503)

@@ -3,6 +3,7 @@ import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { ProjectContext } from '../auth/auth.service.js';
 import { CurrentProject } from '../auth/current-project.decorator.js';
 import { ApiErrorResponses, ApiOkBody } from '../common/openapi/api-responses.decorator.js';
+import { EXAMPLE_IDS, patternExample } from '../common/openapi/examples.js';
 import { ListLoyaltyProgramsQueryDto, LoyaltyProgramDto, LoyaltyProgramListDto, PROGRAM_ID } from './dto/loyalty-program.dto.js';
 import { LoyaltyProgramsService } from './loyalty-programs.service.js';
 
@@ -20,7 +21,7 @@ export class LoyaltyProgramsController {
   }
 
   @Get(':programId')
-  @ApiParam({ name: 'programId', schema: { type: 'string', pattern: PROGRAM_ID.source } })
+  @ApiParam({ name: 'programId', schema: { type: 'string', ...patternExample(PROGRAM_ID, EXAMPLE_IDS.program) } })
   @ApiOperation({ operationId: 'getProgram', summary: 'Get a loyalty program' })
   @ApiOkBody(LoyaltyProgramDto)
   @ApiErrorResponses(401, 404, 503)

@@ -3,6 +3,7 @@ import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { ProjectContext } from '../auth/auth.service.js';
 import { CurrentProject } from '../auth/current-project.decorator.js';
 import { ApiErrorResponses, ApiOkBody } from '../common/openapi/api-responses.decorator.js';
+import { EXAMPLE_IDS } from '../common/openapi/examples.js';
 import { CustomersService } from './customers.service.js';
 import { CustomerDto, UpsertCustomerDto } from './dto/customer.dto.js';
 
@@ -21,7 +22,7 @@ export class CustomersController {
   }
 
   @Get(':customerId')
-  @ApiParam({ name: 'customerId', description: 'The customer\'s id (`cust_…`) or source_id.' })
+  @ApiParam({ name: 'customerId', description: 'The customer\'s id (`cust_…`) or source_id.', example: EXAMPLE_IDS.customer })
   @ApiOperation({ operationId: 'getCustomer', summary: 'Get a customer' })
   @ApiOkBody(CustomerDto)
   @ApiErrorResponses(401, 404, 503)

@@ -1,8 +1,9 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { ProjectContext } from '../auth/auth.service.js';
 import { CurrentProject } from '../auth/current-project.decorator.js';
 import { ApiErrorResponses, ApiOkBody } from '../common/openapi/api-responses.decorator.js';
+import { EXAMPLE_IDS } from '../common/openapi/examples.js';
 import { CreateDiagnosticPingDto } from './dto/create-diagnostic-ping.dto.js';
 import { DiagnosticPingDto } from './dto/diagnostic-ping.dto.js';
 import { DiagnosticsService } from './diagnostics.service.js';
@@ -26,6 +27,7 @@ export class DiagnosticsController {
   }
 
   @Get('pings/:pingId')
+  @ApiParam({ name: 'pingId', description: 'The ping (`ping_…`).', example: EXAMPLE_IDS.ping })
   @ApiOperation({ operationId: 'getDiagnosticPing', summary: 'Get a diagnostic ping' })
   @ApiOkBody(DiagnosticPingDto)
   @ApiErrorResponses(401, 404, 503)

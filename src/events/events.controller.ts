@@ -1,8 +1,9 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { ProjectContext } from '../auth/auth.service.js';
 import { CurrentProject } from '../auth/current-project.decorator.js';
 import { ApiErrorResponses, ApiOkBody } from '../common/openapi/api-responses.decorator.js';
+import { EXAMPLE_IDS } from '../common/openapi/examples.js';
 import { EventDto, EventListDto, ListEventsQueryDto } from './dto/event.dto.js';
 import { EventsService } from './events.service.js';
 
@@ -20,6 +21,7 @@ export class EventsController {
   }
 
   @Get(':eventId')
+  @ApiParam({ name: 'eventId', description: 'The event (`evcus_…`).', example: EXAMPLE_IDS.event })
   @ApiOperation({ operationId: 'getEvent', summary: 'Get an event' })
   @ApiOkBody(EventDto)
   @ApiErrorResponses(401, 404, 503)

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from
 import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { ProjectContext } from '../auth/auth.service.js';
 import { CurrentProject } from '../auth/current-project.decorator.js';
-import { ApiErrorResponses, ApiOkBody } from '../common/openapi/api-responses.decorator.js';
+import { ApiErrorResponses, ApiOkBody, ENROLMENT_400_V2 } from '../common/openapi/api-responses.decorator.js';
 import {
   CreateMemberDto,
   ListMembersQueryDto,
@@ -41,7 +41,7 @@ export class ProgramMembersController {
   @HttpCode(200)
   @ApiOperation({ operationId: 'createProgramMember', summary: 'Enrol a customer', description: 'Makes the customer a member and gives it a loyalty card: a free pre-generated card, or a new one in an AUTO_UPDATE campaign. A customer given by a source id that does not exist yet is created.' })
   @ApiOkBody(MemberWithCardsDto)
-  @ApiErrorResponses(400, 401, 404, 409, 423, 503)
+  @ApiErrorResponses(ENROLMENT_400_V2, 401, 404, 409, 423, 503)
   create(@CurrentProject() project: ProjectContext, @Param() { programId }: ProgramParamsDto, @Body() dto: CreateMemberDto): Promise<MemberWithCardsDto> {
     return this.members.create(project, programId, dto);
   }

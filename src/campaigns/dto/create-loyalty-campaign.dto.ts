@@ -26,6 +26,7 @@ import {
   ValidityTimeframeDto,
 } from './campaign-settings.dto.js';
 import { IsDateTime, IsMetadata, Optional } from '../../common/validation/decorators.js';
+import { EXAMPLE_IDS } from '../../common/openapi/examples.js';
 
 /** Largest `vouchers_count` one request may ask for (see docs/decisions.md, "Loyalty campaigns"). */
 export const MAX_VOUCHERS_COUNT = 1_000_000;
@@ -119,7 +120,7 @@ export class CreateLoyaltyCampaignDto {
   @Matches(ISO_DURATION, { message: '$property must be an ISO 8601 duration such as P24D' })
   activity_duration_after_publishing?: string;
 
-  @ApiPropertyOptional({ description: 'Id of an existing category (`cat_…`). Send this or `category`, not both.' })
+  @ApiPropertyOptional({ example: EXAMPLE_IDS.category, description: 'Id of an existing category (`cat_…`). Send this or `category`, not both.' })
   @Optional()
   @IsString()
   @IsNotEmpty()

@@ -2,9 +2,10 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { type AccessAssignment, CAMPAIGN_TYPES, type Campaign, type CampaignType, GENERATION_STATUSES, type GenerationStatus } from '../campaign.entity.js';
 import type { Category } from '../category.entity.js';
 import { LoyaltyCardDto, LoyaltyTiersExpirationDto, ValidityHoursDto, ValidityTimeframeDto } from './campaign-settings.dto.js';
+import { EXAMPLE_IDS } from '../../common/openapi/examples.js';
 
 export class CategoryDto {
-  @ApiProperty({ example: 'cat_0b6152ce12414820dc' })
+  @ApiProperty({ example: EXAMPLE_IDS.category })
   id: string;
 
   @ApiProperty({ example: 'Loyalty' })
@@ -74,7 +75,7 @@ export class ValidationRulesAssignmentsListDto {
 }
 
 export class AccessSettingsAssignmentDto {
-  @ApiProperty({ example: 'arsca_0a875d56c805df6601' })
+  @ApiProperty({ example: EXAMPLE_IDS.accessAssignment })
   id: string;
 
   @ApiProperty({ type: String, nullable: true })
@@ -109,7 +110,7 @@ export class AccessSettingsAssignmentsListDto {
 
 /** The campaign object of spec §2.1 (Voucherify `LoyaltyCampaign`), plus `program_id`. */
 export class LoyaltyCampaignDto {
-  @ApiProperty({ description: '`camp_` + 24 base62 characters.', example: 'camp_wGlqXtnHddb39DvHuuhvvbxi' })
+  @ApiProperty({ description: '`camp_` + 24 base62 characters.', example: EXAMPLE_IDS.campaign })
   id: string;
 
   @ApiProperty({ example: 'Summer Loyalty' })
@@ -184,7 +185,7 @@ export class LoyaltyCampaignDto {
   @ApiProperty({ description: 'A protected campaign cannot be deleted.' })
   protected: boolean;
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({ example: EXAMPLE_IDS.category, type: String, nullable: true })
   category_id: string | null;
 
   @ApiProperty({ type: [CategoryDto] })
@@ -205,7 +206,7 @@ export class LoyaltyCampaignDto {
   })
   access_settings_assignments?: AccessSettingsAssignmentsListDto;
 
-  @ApiProperty({ description: 'The loyalty program (`lprg_…`) of this campaign.', example: 'lprg_128f58429f4c4bf7b2' })
+  @ApiProperty({ description: 'The loyalty program (`lprg_…`) of this campaign.', example: EXAMPLE_IDS.program })
   program_id: string;
 }
 

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, Matches } from 'class-validator';
 import { LimitQueryDto } from '../../common/pagination/limit-query.dto.js';
 import { Optional } from '../../common/validation/decorators.js';
+import { EXAMPLE_IDS, patternExample } from '../../common/openapi/examples.js';
 
 export const PROGRAM_STATUSES = ['ACTIVE', 'INACTIVE', 'DELETED'] as const;
 export type ProgramStatus = (typeof PROGRAM_STATUSES)[number];
@@ -9,7 +10,7 @@ export const PROGRAM_ID = /^lprg_[a-f0-9]+$/;
 export const PROGRAMS_CURSOR_PREFIX = 'lcrsprg_';
 
 export class LoyaltyProgramDto {
-  @ApiProperty({ pattern: PROGRAM_ID.source, example: 'lprg_128f58429f4c4bf7b2' })
+  @ApiProperty(patternExample(PROGRAM_ID, EXAMPLE_IDS.program))
   id: string;
 
   @ApiProperty({ description: 'The campaign\'s name.' })
@@ -21,7 +22,7 @@ export class LoyaltyProgramDto {
   })
   status: ProgramStatus;
 
-  @ApiProperty({ description: 'The loyalty campaign (`camp_…`) this program belongs to.' })
+  @ApiProperty({ example: EXAMPLE_IDS.campaign, description: 'The loyalty campaign (`camp_…`) this program belongs to.' })
   campaign_id: string;
 
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'The campaign\'s start_date.' })

@@ -21,6 +21,7 @@ import { CAMPAIGN_TYPES, type CampaignType } from '../campaign.entity.js';
 import { AccessSettingsDto, ISO_DURATION, LoyaltyTiersExpirationDto, ValidityHoursDto, ValidityTimeframeDto } from './campaign-settings.dto.js';
 import { MAX_NAME_LENGTH, TYPE_MESSAGE } from './create-loyalty-campaign.dto.js';
 import { IsDateTime, IsMetadata, Optional } from '../../common/validation/decorators.js';
+import { EXAMPLE_IDS } from '../../common/openapi/examples.js';
 
 const NULL_CLEARS = 'null clears it.';
 
@@ -83,7 +84,7 @@ export class UpdateLoyaltyCampaignDto {
   @MaxLength(MAX_NAME_LENGTH)
   category?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true, description: `Id of an existing category. Send this or category; ${NULL_CLEARS}` })
+  @ApiPropertyOptional({ example: EXAMPLE_IDS.category, type: String, nullable: true, description: `Id of an existing category. Send this or category; ${NULL_CLEARS}` })
   @IsOptional()
   @IsString()
   @IsNotEmpty()

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ERROR_KEYS } from '../errors/api-error.js';
+import { EXAMPLE_IDS, patternExample } from './examples.js';
 
 /** The body of every non-2xx answer (docs/errors.md). */
 export class ErrorResponseDto {
@@ -12,13 +13,13 @@ export class ErrorResponseDto {
   @ApiProperty({ description: 'Short human-readable summary.', example: 'Resource not found' })
   message: string;
 
-  @ApiPropertyOptional({ description: 'What exactly went wrong, naming the property or resource.', example: 'Cannot find campaign with id camp_x' })
+  @ApiPropertyOptional({ description: 'What exactly went wrong, naming the property or resource.', example: `Cannot find campaign with id ${EXAMPLE_IDS.campaign}` })
   details?: string;
 
-  @ApiPropertyOptional({ description: 'Id of the request (also the X-Request-Id header); quote it when reporting a problem. Absent on 401, whose body is exactly Voucherify\'s.', pattern: '^v-[0-9a-f]+$', example: 'v-0c12951ec58e67577e' })
+  @ApiPropertyOptional({ description: 'Id of the request (also the X-Request-Id header); quote it when reporting a problem. Absent on 401, whose body is exactly Voucherify\'s.', ...patternExample(/^v-[0-9a-f]+$/, EXAMPLE_IDS.request) })
   request_id?: string;
 
-  @ApiPropertyOptional({ description: 'Id of the resource involved.', example: 'camp_x' })
+  @ApiPropertyOptional({ description: 'Id of the resource involved.', example: EXAMPLE_IDS.campaign })
   resource_id?: string;
 
   @ApiPropertyOptional({ description: 'Type of the resource involved.', example: 'campaign' })

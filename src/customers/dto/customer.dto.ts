@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsEmail, IsISO8601, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { IsMetadata, Optional } from '../../common/validation/decorators.js';
+import { EXAMPLE_IDS, patternExample } from '../../common/openapi/examples.js';
 
 export const CUSTOMER_ID = /^cust_[a-zA-Z0-9]+$/;
 
@@ -89,7 +90,7 @@ export class CustomerFieldsDto {
  * with `id`, that customer is updated; with neither, a new customer is made.
  */
 export class UpsertCustomerDto extends CustomerFieldsDto {
-  @ApiPropertyOptional({ pattern: CUSTOMER_ID.source, description: 'An existing customer to update.' })
+  @ApiPropertyOptional({ ...patternExample(CUSTOMER_ID, EXAMPLE_IDS.customer), description: 'An existing customer to update.' })
   @Optional()
   @Matches(CUSTOMER_ID, { message: `$property must match ${CUSTOMER_ID.source}` })
   id?: string;
@@ -118,7 +119,7 @@ export class CustomerLoyaltyDto {
 }
 
 export class CustomerDto {
-  @ApiProperty({ pattern: CUSTOMER_ID.source, example: 'cust_nM4jqPiaXUvQdVSA6vTRUnix' })
+  @ApiProperty(patternExample(CUSTOMER_ID, EXAMPLE_IDS.customer))
   id: string;
 
   @ApiProperty({ type: String, nullable: true })

@@ -1,8 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { PING_STATUSES, type DiagnosticPing, type PingStatus } from '../diagnostic-ping.entity.js';
+import { EXAMPLE_IDS } from '../../common/openapi/examples.js';
 
 export class DiagnosticPingDto {
-  @ApiProperty({ example: 'ping_3f9a1c2b7d4e5f6a01' })
+  @ApiProperty({ example: EXAMPLE_IDS.ping })
   id: string;
 
   @ApiProperty({ enum: ['diagnostic_ping'], example: 'diagnostic_ping' })

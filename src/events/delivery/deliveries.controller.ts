@@ -3,11 +3,12 @@ import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { ProjectContext } from '../../auth/auth.service.js';
 import { CurrentProject } from '../../auth/current-project.decorator.js';
 import { ApiErrorResponses, ApiOkBody } from '../../common/openapi/api-responses.decorator.js';
+import { EXAMPLE_IDS } from '../../common/openapi/examples.js';
 import { DeliveriesService } from './deliveries.service.js';
 import { DeliveryDetailDto, DeliveryDto, DeliveryListDto, DistributionStatsDto, ListDeliveriesQueryDto, RecoverDeliveriesDto, RecoveryDto } from './dto/delivery.dto.js';
 
-const DISTRIBUTION = ApiParam({ name: 'distributionId', description: 'The distribution (`distr_…`).' });
-const DELIVERY = ApiParam({ name: 'deliveryId', description: 'The delivery (`whs_…`).' });
+const DISTRIBUTION = ApiParam({ name: 'distributionId', description: 'The distribution (`distr_…`).', example: EXAMPLE_IDS.distribution });
+const DELIVERY = ApiParam({ name: 'deliveryId', description: 'The delivery (`whs_…`).', example: EXAMPLE_IDS.delivery });
 
 @ApiTags('Webhooks')
 @Controller('v1/distributions/:distributionId')

@@ -3,10 +3,11 @@ import { ApiNoContentResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/s
 import type { ProjectContext } from '../../auth/auth.service.js';
 import { CurrentProject } from '../../auth/current-project.decorator.js';
 import { ApiErrorResponses, ApiOkBody } from '../../common/openapi/api-responses.decorator.js';
+import { EXAMPLE_IDS } from '../../common/openapi/examples.js';
 import { DistributionsService } from './distributions.service.js';
 import { CreateDistributionDto, DistributionDto, DistributionListDto, ListDistributionsQueryDto, UpdateDistributionDto } from './dto/distribution.dto.js';
 
-const DISTRIBUTION = ApiParam({ name: 'distributionId', description: 'The distribution (`distr_…`).' });
+const DISTRIBUTION = ApiParam({ name: 'distributionId', description: 'The distribution (`distr_…`).', example: EXAMPLE_IDS.distribution });
 
 @ApiTags('Webhooks')
 @Controller('v1/distributions')

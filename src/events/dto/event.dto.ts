@@ -5,12 +5,13 @@ import { LimitQueryDto } from '../../common/pagination/limit-query.dto.js';
 import { Optional } from '../../common/validation/decorators.js';
 import type { EventRecord } from '../event.entity.js';
 import { EVENT_TYPES } from '../event-types.js';
+import { EXAMPLE_IDS, patternExample } from '../../common/openapi/examples.js';
 
 export const EVENTS_CURSOR_PREFIX = 'lcrsevt_';
 export const EVENTS_CURSOR = new RegExp(`^${EVENTS_CURSOR_PREFIX}[a-f0-9]+$`);
 
 export class EventApiKeyDto {
-  @ApiProperty({ description: 'The application key that made the request.' })
+  @ApiProperty({ example: EXAMPLE_IDS.app, description: 'The application key that made the request.' })
   app_id: string;
 }
 
@@ -23,7 +24,7 @@ export class EventSourceDto {
 }
 
 export class EventDto {
-  @ApiProperty({ pattern: '^evcus_[a-f0-9]+$', example: 'evcus_0c9b0e5b8e5a4e9c3a' })
+  @ApiProperty(patternExample(/^evcus_[a-f0-9]+$/, EXAMPLE_IDS.event))
   id: string;
 
   @ApiProperty({ enum: ['event'] })
@@ -35,10 +36,10 @@ export class EventDto {
   @ApiProperty({ format: 'date-time' })
   created_at: string;
 
-  @ApiProperty({ description: 'The customer the event is about (`cust_…`).' })
+  @ApiProperty({ example: EXAMPLE_IDS.customer, description: 'The customer the event is about (`cust_…`).' })
   entity_id: string;
 
-  @ApiProperty({ pattern: '^v-[0-9a-f]+$', description: 'The request (or worker run) that caused the event; events it caused share it.' })
+  @ApiProperty({ ...patternExample(/^v-[0-9a-f]+$/, EXAMPLE_IDS.request), description: 'The request (or worker run) that caused the event; events it caused share it.' })
   group_id: string;
 
   @ApiProperty({ type: EventSourceDto })

@@ -5,6 +5,7 @@ import { ValidityHoursDto, ValidityTimeframeDto } from '../../campaigns/dto/camp
 import { CategoryDto } from '../../campaigns/dto/loyalty-campaign.dto.js';
 import { LimitQueryDto } from '../../common/pagination/limit-query.dto.js';
 import { UpsertCustomerDto } from '../../customers/dto/customer.dto.js';
+import { EXAMPLE_IDS } from '../../common/openapi/examples.js';
 import { IsDateTime, IsMetadata, Optional, QueryInt } from '../../common/validation/decorators.js';
 
 /**
@@ -134,22 +135,22 @@ export class LoyaltyMemberPublishDto {
 
 /** A v1 loyalty "member": the customer's loyalty card as a voucher object. */
 export class LoyaltyMemberDto {
-  @ApiProperty({ example: 'v_0TxKw1bm0oZuS5lwA8526vze1OBMV1OH' })
+  @ApiProperty({ example: EXAMPLE_IDS.card })
   id: string;
 
-  @ApiProperty({ description: 'The card code (the v1 `memberId`).' })
+  @ApiProperty({ example: EXAMPLE_IDS.cardCode, description: 'The card code (the v1 `memberId`).' })
   code: string;
 
-  @ApiProperty({ description: 'The campaign\'s name.' })
+  @ApiProperty({ example: 'Summer Loyalty', description: 'The campaign\'s name.' })
   campaign: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: EXAMPLE_IDS.campaign })
   campaign_id: string;
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({ type: String, nullable: true, example: 'Loyalty' })
   category: string | null;
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({ type: String, nullable: true, example: EXAMPLE_IDS.category })
   category_id: string | null;
 
   @ApiProperty({ type: [CategoryDto] })
@@ -200,7 +201,7 @@ export class LoyaltyMemberDto {
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   updated_at: string | null;
 
-  @ApiProperty({ description: 'The customer holding the card (`cust_…`).' })
+  @ApiProperty({ example: EXAMPLE_IDS.customer, description: 'The customer holding the card (`cust_…`).' })
   holder_id: string;
 
   @ApiProperty({ type: LoyaltyMemberRedemptionDto })

@@ -5,6 +5,7 @@ import { PROGRAM_ID } from '../../campaigns/dto/loyalty-program.dto.js';
 import { LimitQueryDto } from '../../common/pagination/limit-query.dto.js';
 import { CUSTOMER_ID } from '../../customers/dto/customer.dto.js';
 import { MEMBER_STATUSES, type MemberStatus } from '../member.entity.js';
+import { EXAMPLE_IDS, EXAMPLE_MEMBERS_CURSOR, patternExample } from '../../common/openapi/examples.js';
 import { IsMetadata, Optional } from '../../common/validation/decorators.js';
 
 export const MEMBER_ID = /^lmbr_[a-f0-9]+$/;
@@ -13,13 +14,13 @@ export const MEMBERS_CURSOR = new RegExp(`^${MEMBERS_CURSOR_PREFIX}[a-f0-9]+$`);
 
 /** Path parameters of every /v2/loyalties/programs/{programId}/members route. */
 export class ProgramParamsDto {
-  @ApiProperty({ pattern: PROGRAM_ID.source })
+  @ApiProperty(patternExample(PROGRAM_ID, EXAMPLE_IDS.program))
   @Matches(PROGRAM_ID, { message: `programId must match ${PROGRAM_ID.source}` })
   programId: string;
 }
 
 export class MemberParamsDto extends ProgramParamsDto {
-  @ApiProperty({ pattern: MEMBER_ID.source })
+  @ApiProperty(patternExample(MEMBER_ID, EXAMPLE_IDS.member))
   @IsString()
   memberId: string;
 }
@@ -29,7 +30,7 @@ export class CustomerIdentificationDto {
   @IsIn(['customer_id', 'customer_source_id'])
   type: 'customer_id' | 'customer_source_id';
 
-  @ApiPropertyOptional({ pattern: CUSTOMER_ID.source, description: 'Required with type customer_id: an existing customer.' })
+  @ApiPropertyOptional({ ...patternExample(CUSTOMER_ID, EXAMPLE_IDS.customer), description: 'Required with type customer_id: an existing customer.' })
   @ValidateIf((o: CustomerIdentificationDto) => o.type === 'customer_id' || o.customer_id !== undefined)
   @Matches(CUSTOMER_ID, { message: `$property must match ${CUSTOMER_ID.source}` })
   customer_id?: string;
@@ -74,13 +75,13 @@ export class UpdateMemberDto {
 }
 
 export class MemberDto {
-  @ApiProperty({ pattern: MEMBER_ID.source, example: 'lmbr_128f962dbc8c4ba5dc' })
+  @ApiProperty(patternExample(MEMBER_ID, EXAMPLE_IDS.member))
   id: string;
 
-  @ApiProperty({ pattern: CUSTOMER_ID.source })
+  @ApiProperty(patternExample(CUSTOMER_ID, EXAMPLE_IDS.customer))
   customer_id: string;
 
-  @ApiProperty({ pattern: PROGRAM_ID.source })
+  @ApiProperty(patternExample(PROGRAM_ID, EXAMPLE_IDS.program))
   program_id: string;
 
   @ApiProperty({ enum: MEMBER_STATUSES, description: 'INACTIVE members are listed but cannot earn or spend; DELETED is only ever seen in the answer to DELETE.' })
@@ -108,13 +109,13 @@ export class CardBalanceDto {
 }
 
 export class CardDto {
-  @ApiProperty({ description: 'The card\'s voucher id (`v_…`): in this service a v2 card and a v1 loyalty card are the same object.' })
+  @ApiProperty({ example: EXAMPLE_IDS.card, description: 'The card\'s voucher id (`v_…`): in this service a v2 card and a v1 loyalty card are the same object.' })
   id: string;
 
-  @ApiProperty({ description: 'The card code (the v1 `memberId`).' })
+  @ApiProperty({ example: EXAMPLE_IDS.cardCode, description: 'The card code (the v1 `memberId`).' })
   code: string;
 
-  @ApiProperty({ description: 'The loyalty campaign (`camp_…`) the card belongs to.' })
+  @ApiProperty({ example: EXAMPLE_IDS.campaign, description: 'The loyalty campaign (`camp_…`) the card belongs to.' })
   campaign_id: string;
 
   @ApiProperty({ enum: ['INDIVIDUAL'] })
@@ -150,7 +151,7 @@ export class MemberWithCardsDto extends MemberDto {
 }
 
 export class MembersCursorDto {
-  @ApiProperty({ pattern: MEMBERS_CURSOR.source, description: 'Pass as `cursor` to get the next page.' })
+  @ApiProperty({ ...patternExample(MEMBERS_CURSOR, EXAMPLE_MEMBERS_CURSOR), description: 'Pass as `cursor`, with the same `filters` and `order`, to get the next page.' })
   next: string;
 
   @ApiProperty({ format: 'date-time', description: 'The cursor is refused after this moment.' })

@@ -4,11 +4,12 @@ import type { ProjectContext } from '../../auth/auth.service.js';
 import { CurrentProject } from '../../auth/current-project.decorator.js';
 import { ArrayBodyPipe } from '../../common/http/array-body.pipe.js';
 import { ApiErrorResponses, ApiOkBody } from '../../common/openapi/api-responses.decorator.js';
+import { EXAMPLE_IDS } from '../../common/openapi/examples.js';
+import { CAMPAIGN_ID_PARAM } from '../../common/openapi/params.js';
 import { CreateEarningRuleDto, EarningRuleDto, EarningRuleListDto, ListEarningRulesQueryDto, UpdateEarningRuleDto } from './dto/earning-rule.dto.js';
 import { EarningRulesService } from './earning-rules.service.js';
 
-const CAMPAIGN = ApiParam({ name: 'campaignId', description: 'The campaign\'s id or its URL-encoded name.' });
-const RULE = ApiParam({ name: 'earningRuleId', description: 'The earning rule (`ern_…`).' });
+const RULE = ApiParam({ name: 'earningRuleId', description: 'The earning rule (`ern_…`).', example: EXAMPLE_IDS.earningRule });
 export const MAX_RULES_PER_REQUEST = 100;
 
 @ApiTags('Earning rules')
@@ -18,7 +19,7 @@ export class EarningRulesController {
 
   @Post()
   @HttpCode(200)
-  @CAMPAIGN
+  @CAMPAIGN_ID_PARAM
   @ApiOperation({ operationId: 'createEarningRules', summary: 'Create earning rules', description: 'The body is an array of rules (as in Voucherify); all are created, or none. Answers the created rules in the same order.' })
   @ApiBody({ type: [CreateEarningRuleDto] })
   @ApiOkResponse({ type: [EarningRuleDto] })
@@ -28,7 +29,7 @@ export class EarningRulesController {
   }
 
   @Get()
-  @CAMPAIGN
+  @CAMPAIGN_ID_PARAM
   @ApiOperation({ operationId: 'listEarningRules', summary: 'List a campaign\'s earning rules', description: 'Oldest first, page/limit, with a total.' })
   @ApiOkBody(EarningRuleListDto)
   @ApiErrorResponses(400, 401, 404, 503)
@@ -37,7 +38,7 @@ export class EarningRulesController {
   }
 
   @Get(':earningRuleId')
-  @CAMPAIGN
+  @CAMPAIGN_ID_PARAM
   @RULE
   @ApiOperation({ operationId: 'getEarningRule', summary: 'Get an earning rule' })
   @ApiOkBody(EarningRuleDto)
@@ -47,7 +48,7 @@ export class EarningRulesController {
   }
 
   @Put(':earningRuleId')
-  @CAMPAIGN
+  @CAMPAIGN_ID_PARAM
   @RULE
   @ApiOperation({ operationId: 'updateEarningRule', summary: 'Update an earning rule', description: 'Fields not sent are unchanged; `pending_points: null` removes the pending period (entries already pending stay).' })
   @ApiOkBody(EarningRuleDto)
@@ -58,7 +59,7 @@ export class EarningRulesController {
 
   @Delete(':earningRuleId')
   @HttpCode(204)
-  @CAMPAIGN
+  @CAMPAIGN_ID_PARAM
   @RULE
   @ApiOperation({ operationId: 'deleteEarningRule', summary: 'Delete an earning rule', description: 'Points already earned under it, pending or not, stay.' })
   @ApiNoContentResponse({ description: 'Deleted.' })

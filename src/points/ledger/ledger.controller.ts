@@ -3,18 +3,19 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ProjectContext } from '../../auth/auth.service.js';
 import { CurrentProject } from '../../auth/current-project.decorator.js';
 import { ApiErrorResponses, ApiOkBody } from '../../common/openapi/api-responses.decorator.js';
-import { CAMPAIGN_PARAM, MEMBER_PARAM } from '../pending/pending-points.controller.js';
+import { CAMPAIGN_ID_PARAM, CARD_CODE_PARAM } from '../../common/openapi/params.js';
+import { LOYALTY_CAMPAIGNS_TAG } from '../../common/openapi/tags.js';
 import { ListTransactionsQueryDto, TransactionListDto } from './dto/transaction.dto.js';
 import { LedgerService } from './ledger.service.js';
 
-/** A loyalty card's ledger on the v1 loyalty routes (the member is its card code). */
-@ApiTags('Loyalties')
+/** A loyalty card's ledger on the v1 loyalty routes (the member is its card code), with the campaigns in the OpenAPI document. */
+@ApiTags(LOYALTY_CAMPAIGNS_TAG)
 @Controller('v1/loyalties')
 export class LedgerController {
   constructor(private readonly ledger: LedgerService) {}
 
   @Get('members/:memberId/transactions')
-  @MEMBER_PARAM
+  @CARD_CODE_PARAM
   @ApiOperation({ operationId: 'listMemberTransactions', summary: 'List a card\'s transactions', description: 'Newest first, page/limit. The card\'s balance is the sum of its transactions\' points.' })
   @ApiOkBody(TransactionListDto)
   @ApiErrorResponses(400, 401, 404, 503)
@@ -23,8 +24,8 @@ export class LedgerController {
   }
 
   @Get(':campaignId/members/:memberId/transactions')
-  @CAMPAIGN_PARAM
-  @MEMBER_PARAM
+  @CAMPAIGN_ID_PARAM
+  @CARD_CODE_PARAM
   @ApiOperation({ operationId: 'listCampaignMemberTransactions', summary: 'List a card\'s transactions, in one campaign', description: 'Newest first, page/limit.' })
   @ApiOkBody(TransactionListDto)
   @ApiErrorResponses(400, 401, 404, 503)

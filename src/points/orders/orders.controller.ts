@@ -3,10 +3,11 @@ import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { ProjectContext } from '../../auth/auth.service.js';
 import { CurrentProject } from '../../auth/current-project.decorator.js';
 import { ApiErrorResponses, ApiOkBody } from '../../common/openapi/api-responses.decorator.js';
+import { EXAMPLE_IDS } from '../../common/openapi/examples.js';
 import { CreateOrderDto, OrderDto, OrderFieldsDto } from './dto/order.dto.js';
 import { OrdersService } from './orders.service.js';
 
-const ORDER = ApiParam({ name: 'orderId', description: 'The order\'s id (`ord_…`) or its source_id.' });
+const ORDER = ApiParam({ name: 'orderId', description: 'The order\'s id (`ord_…`) or its source_id.', example: EXAMPLE_IDS.order });
 
 @ApiTags('Orders')
 @Controller('v1/orders')

@@ -3,6 +3,8 @@ import { ApiNoContentResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/s
 import type { ProjectContext } from '../../auth/auth.service.js';
 import { CurrentProject } from '../../auth/current-project.decorator.js';
 import { ApiErrorResponses, ApiOkBody } from '../../common/openapi/api-responses.decorator.js';
+import { EXAMPLE_IDS } from '../../common/openapi/examples.js';
+import { CAMPAIGN_ID_PARAM, CARD_CODE_PARAM } from '../../common/openapi/params.js';
 import {
   ActivationBalanceDto,
   AdjustPendingPointsDto,
@@ -12,9 +14,7 @@ import {
 } from './dto/pending-points.dto.js';
 import { PendingPointsService } from './pending-points.service.js';
 
-export const CAMPAIGN_PARAM = ApiParam({ name: 'campaignId', description: 'The campaign\'s id or its URL-encoded name.' });
-export const MEMBER_PARAM = ApiParam({ name: 'memberId', description: 'The loyalty card code.' });
-const ENTRY = ApiParam({ name: 'pendingPointsId', description: 'The pending entry (`lopp_…`).' });
+const ENTRY = ApiParam({ name: 'pendingPointsId', description: 'The pending entry (`lopp_…`).', example: EXAMPLE_IDS.pendingPoints });
 const LIST = 'PENDING entries only, by id (`order=-id` for descending), `limit` per page; pass `more_starting_after` as `starting_after_id` for the next page.';
 
 /** Pending points on the v1 loyalty routes (the member is its card code); spec §4.4 is the manual activation. */
@@ -24,7 +24,7 @@ export class PendingPointsController {
   constructor(private readonly pending: PendingPointsService) {}
 
   @Get('members/:memberId/pending-points')
-  @MEMBER_PARAM
+  @CARD_CODE_PARAM
   @ApiOperation({ operationId: 'listMemberPendingPoints', summary: 'List a card\'s pending points', description: LIST })
   @ApiOkBody(PendingPointsListDto)
   @ApiErrorResponses(400, 401, 404, 503)
@@ -33,8 +33,8 @@ export class PendingPointsController {
   }
 
   @Get(':campaignId/members/:memberId/pending-points')
-  @CAMPAIGN_PARAM
-  @MEMBER_PARAM
+  @CAMPAIGN_ID_PARAM
+  @CARD_CODE_PARAM
   @ApiOperation({ operationId: 'listCampaignMemberPendingPoints', summary: 'List a card\'s pending points, in one campaign', description: LIST })
   @ApiOkBody(PendingPointsListDto)
   @ApiErrorResponses(400, 401, 404, 503)
@@ -48,7 +48,7 @@ export class PendingPointsController {
   }
 
   @Get(':campaignId/pending-points')
-  @CAMPAIGN_PARAM
+  @CAMPAIGN_ID_PARAM
   @ApiOperation({ operationId: 'listCampaignPendingPoints', summary: 'List a campaign\'s pending points', description: LIST })
   @ApiOkBody(PendingPointsListDto)
   @ApiErrorResponses(400, 401, 404, 503)
@@ -58,7 +58,7 @@ export class PendingPointsController {
 
   @Post('members/:memberId/pending-points/:pendingPointsId/activate')
   @HttpCode(200)
-  @MEMBER_PARAM
+  @CARD_CODE_PARAM
   @ENTRY
   @ApiOperation({
     operationId: 'activateMemberPendingPoints',
@@ -73,7 +73,7 @@ export class PendingPointsController {
 
   @Post('members/:memberId/pending-points/:pendingPointsId/balance')
   @HttpCode(200)
-  @MEMBER_PARAM
+  @CARD_CODE_PARAM
   @ENTRY
   @ApiOperation({
     operationId: 'adjustMemberPendingPoints',
@@ -88,7 +88,7 @@ export class PendingPointsController {
 
   @Post('members/:memberId/pending-points/:pendingPointsId/cancel')
   @HttpCode(204)
-  @MEMBER_PARAM
+  @CARD_CODE_PARAM
   @ENTRY
   @ApiOperation({ operationId: 'cancelMemberPendingPoints', summary: 'Cancel pending points', description: 'The entry never reaches the balance; records `…pending_points.canceled`.' })
   @ApiNoContentResponse({ description: 'Canceled.' })

@@ -5,6 +5,7 @@ import { LimitQueryDto } from '../../../common/pagination/limit-query.dto.js';
 import { IsDateTime, Optional } from '../../../common/validation/decorators.js';
 import { DELIVERY_STATUSES, type DeliveryStatus, type WebhookAttempt, type WebhookDelivery } from '../webhook-delivery.entity.js';
 import { STATS_WINDOW } from '../webhook-delivery.repository.js';
+import { EXAMPLE_IDS, patternExample } from '../../../common/openapi/examples.js';
 
 export const DELIVERIES_CURSOR_PREFIX = 'lcrswhs_';
 export const DELIVERIES_CURSOR = new RegExp(`^${DELIVERIES_CURSOR_PREFIX}[a-f0-9]+$`);
@@ -27,16 +28,16 @@ export class DeliveryAttemptDto {
 }
 
 export class DeliveryDto {
-  @ApiProperty({ pattern: '^whs_[a-f0-9]+$', description: 'Also the envelope\'s `id` and the `webhook-id` header, the same on every attempt.' })
+  @ApiProperty({ ...patternExample(/^whs_[a-f0-9]+$/, EXAMPLE_IDS.delivery), description: 'Also the envelope\'s `id` and the `webhook-id` header, the same on every attempt.' })
   id: string;
 
   @ApiProperty({ enum: ['webhook_delivery'] })
   object: 'webhook_delivery';
 
-  @ApiProperty()
+  @ApiProperty({ example: EXAMPLE_IDS.distribution })
   distribution_id: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: EXAMPLE_IDS.event })
   event_id: string;
 
   @ApiProperty()
@@ -73,7 +74,7 @@ export class DeliveryDetailDto extends DeliveryDto {
 }
 
 export class LastDeliveryDto {
-  @ApiProperty({ pattern: '^whs_[a-f0-9]+$' })
+  @ApiProperty(patternExample(/^whs_[a-f0-9]+$/, EXAMPLE_IDS.delivery))
   id: string;
 
   @ApiProperty({ enum: DELIVERY_STATUSES })
@@ -101,7 +102,7 @@ export class DistributionStatsDto {
   @ApiProperty({ enum: ['distribution_stats'] })
   object: 'distribution_stats';
 
-  @ApiProperty()
+  @ApiProperty({ example: EXAMPLE_IDS.distribution })
   distribution_id: string;
 
   @ApiProperty({ type: LastDeliveryDto, nullable: true, description: 'The newest delivery; null when there is none.' })
@@ -152,7 +153,7 @@ export class RecoveryDto {
   @ApiProperty({ enum: ['webhook_recovery'] })
   object: 'webhook_recovery';
 
-  @ApiProperty()
+  @ApiProperty({ example: EXAMPLE_IDS.distribution })
   distribution_id: string;
 
   @ApiProperty({ format: 'date-time' })

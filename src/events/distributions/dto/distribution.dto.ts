@@ -5,6 +5,7 @@ import { LimitQueryDto } from '../../../common/pagination/limit-query.dto.js';
 import { IsMetadata, Optional } from '../../../common/validation/decorators.js';
 import { EVENT_TYPES, type EventType } from '../../event-types.js';
 import { DISTRIBUTION_STATUSES, type Distribution, type DistributionStatus } from '../distribution.entity.js';
+import { EXAMPLE_IDS, patternExample } from '../../../common/openapi/examples.js';
 
 export const DISTRIBUTIONS_CURSOR_PREFIX = 'lcrsdst_';
 export const DISTRIBUTIONS_CURSOR = new RegExp(`^${DISTRIBUTIONS_CURSOR_PREFIX}[a-f0-9]+$`);
@@ -137,7 +138,7 @@ export class UpdateDistributionDto {
 }
 
 export class DistributionDto {
-  @ApiProperty({ pattern: '^distr_[a-f0-9]+$', example: 'distr_4f2b0c1d9e8a7b6c5d' })
+  @ApiProperty(patternExample(/^distr_[a-f0-9]+$/, EXAMPLE_IDS.distribution))
   id: string;
 
   @ApiProperty({ enum: ['distribution'] })

@@ -2,12 +2,13 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
 import { Optional } from '../../../common/validation/decorators.js';
 import type { WebhookSecret } from '../webhook-secret.entity.js';
+import { EXAMPLE_IDS, patternExample } from '../../../common/openapi/examples.js';
 
 export class WebhookSecretDto {
   @ApiProperty({ enum: ['webhook_secret'] })
   object: 'webhook_secret';
 
-  @ApiProperty({ pattern: '^whsec_[A-Za-z0-9+/]{43}=$', description: 'Signs every webhook: `x-voucherify-signature` uses this string as the HMAC key; `webhook-signature` the bytes it encodes after `whsec_` (docs/webhooks.md).' })
+  @ApiProperty({ ...patternExample(/^whsec_[A-Za-z0-9+/]{43}=$/, 'whsec_yXhsmpD3t25RBE3kJvo7+tuqR9euUk6nYTcbn44PfPo='), description: 'Signs every webhook: `x-voucherify-signature` uses this string as the HMAC key; `webhook-signature` the bytes it encodes after `whsec_` (docs/webhooks.md).' })
   secret: string;
 
   @ApiProperty({ format: 'date-time', description: 'When this secret was made (by the first use, or by a rotation).' })

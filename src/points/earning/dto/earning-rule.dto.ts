@@ -4,6 +4,7 @@ import { IsBoolean, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Max,
 import { LimitQueryDto } from '../../../common/pagination/limit-query.dto.js';
 import { IsDateTime, IsMetadata, Optional, QueryInt } from '../../../common/validation/decorators.js';
 import { EARNING_EVENTS, type EarningEvent, type EarningLoyalty, type EarningRule, type PendingPointsRule } from '../earning-rule.entity.js';
+import { EXAMPLE_IDS, patternExample } from '../../../common/openapi/examples.js';
 
 export const EARNING_RULE_ID = /^ern_[a-zA-Z0-9]+$/;
 /** Largest point amounts: a ledger row holds an int4. */
@@ -189,7 +190,7 @@ export class EarningRuleSourceResponseDto {
   @ApiProperty({ type: String, nullable: true })
   banner: string | null;
 
-  @ApiProperty({ description: 'The campaign (`camp_…`).' })
+  @ApiProperty({ example: EXAMPLE_IDS.campaign, description: 'The campaign (`camp_…`).' })
   object_id: string;
 
   @ApiProperty({ enum: ['campaign'] })
@@ -197,7 +198,7 @@ export class EarningRuleSourceResponseDto {
 }
 
 export class EarningRuleDto {
-  @ApiProperty({ pattern: EARNING_RULE_ID.source, example: 'ern_63g6NQgtepfXn2z0QbT2ksLf' })
+  @ApiProperty(patternExample(EARNING_RULE_ID, EXAMPLE_IDS.earningRule))
   id: string;
 
   @ApiProperty({ format: 'date-time' })

@@ -3,21 +3,22 @@ import { IsInt, Max, Min } from 'class-validator';
 import { LimitQueryDto } from '../../../common/pagination/limit-query.dto.js';
 import { Optional, QueryInt } from '../../../common/validation/decorators.js';
 import { TRANSACTION_TYPES, type TransactionDetails, type TransactionType } from '../voucher-transaction.entity.js';
+import { EXAMPLE_IDS } from '../../../common/openapi/examples.js';
 
 export const MAX_TRANSACTION_PAGE = 1000;
 
 /** Voucherify's loyalty card transaction (`vtx_…`). */
 export class TransactionDto {
-  @ApiProperty({ example: 'vtx_0c9afe802593b34b80' })
+  @ApiProperty({ example: EXAMPLE_IDS.transaction })
   id: string;
 
   @ApiProperty({ type: String, nullable: true, description: 'Always null: transactions here are made by the service.' })
   source_id: null;
 
-  @ApiProperty()
+  @ApiProperty({ example: EXAMPLE_IDS.card })
   voucher_id: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: EXAMPLE_IDS.campaign })
   campaign_id: string;
 
   @ApiProperty({ type: String, nullable: true })
@@ -36,7 +37,7 @@ export class TransactionDto {
   })
   details: TransactionDetails;
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({ example: EXAMPLE_IDS.transaction, type: String, nullable: true })
   related_transaction_id: null;
 
   @ApiProperty({ format: 'date-time' })

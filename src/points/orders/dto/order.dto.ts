@@ -4,6 +4,7 @@ import { ArrayMaxSize, IsArray, IsIn, IsInt, IsObject, IsString, Matches, Max, M
 import { UpsertCustomerDto } from '../../../customers/dto/customer.dto.js';
 import { IsMetadata, Optional } from '../../../common/validation/decorators.js';
 import { ORDER_STATUSES, type Order, type OrderItem, type OrderStatus } from '../order.entity.js';
+import { EXAMPLE_IDS, patternExample } from '../../../common/openapi/examples.js';
 
 export const ORDER_ID = /^ord_[a-f0-9]+$/;
 /** Minor units: 10^15 cents is beyond any real order and still exact in a JavaScript number. */
@@ -87,7 +88,7 @@ export class OrderFieldsDto {
 
 /** POST /v1/orders: an upsert by `id` or `source_id`, as Voucherify's. */
 export class CreateOrderDto extends OrderFieldsDto {
-  @ApiPropertyOptional({ pattern: ORDER_ID.source, description: 'An existing order to update.' })
+  @ApiPropertyOptional({ ...patternExample(ORDER_ID, EXAMPLE_IDS.order), description: 'An existing order to update.' })
   @Optional()
   @Matches(ORDER_ID, { message: `$property must match ${ORDER_ID.source}` })
   id?: string;
@@ -101,7 +102,7 @@ export class CreateOrderDto extends OrderFieldsDto {
 }
 
 export class OrderCustomerRefDto {
-  @ApiProperty()
+  @ApiProperty({ example: EXAMPLE_IDS.customer })
   id: string;
 
   @ApiProperty({ enum: ['customer'] })
@@ -109,7 +110,7 @@ export class OrderCustomerRefDto {
 }
 
 export class OrderDto {
-  @ApiProperty({ pattern: ORDER_ID.source, example: 'ord_100cc4b1b16ab710e7' })
+  @ApiProperty(patternExample(ORDER_ID, EXAMPLE_IDS.order))
   id: string;
 
   @ApiProperty({ type: String, nullable: true })
@@ -130,7 +131,7 @@ export class OrderDto {
   @ApiProperty({ type: 'object', additionalProperties: true })
   metadata: Record<string, unknown>;
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({ example: EXAMPLE_IDS.customer, type: String, nullable: true })
   customer_id: string | null;
 
   @ApiProperty({ type: OrderCustomerRefDto, nullable: true })

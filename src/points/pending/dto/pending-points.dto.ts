@@ -3,6 +3,7 @@ import { IsDefined, IsIn, IsInt, IsString, Max, Min, NotEquals } from 'class-val
 import { LimitQueryDto } from '../../../common/pagination/limit-query.dto.js';
 import { Optional } from '../../../common/validation/decorators.js';
 import { PENDING_POINTS_STATUSES, type PendingPoints, type PendingPointsStatus } from '../pending-points.entity.js';
+import { EXAMPLE_IDS, patternExample } from '../../../common/openapi/examples.js';
 
 export const PENDING_POINTS_ID = /^lopp_[a-f0-9]+$/;
 
@@ -15,16 +16,16 @@ export class PendingPointsEventSourceDto {
 }
 
 export class PendingPointsEventDto {
-  @ApiProperty({ description: 'Id of the order payment that earned the points (`evcus_…`).' })
+  @ApiProperty({ example: EXAMPLE_IDS.event, description: 'Id of the order payment that earned the points (`evcus_…`).' })
   id: string;
 
   @ApiProperty({ enum: ['customer.order.paid'] })
   type: 'customer.order.paid';
 
-  @ApiProperty({ description: 'The request that paid the order.' })
+  @ApiProperty({ example: EXAMPLE_IDS.request, description: 'The request that paid the order.' })
   group_id: string;
 
-  @ApiProperty({ description: 'The customer.' })
+  @ApiProperty({ example: EXAMPLE_IDS.customer, description: 'The customer.' })
   entity_id: string;
 
   @ApiProperty({ format: 'date-time' })
@@ -38,7 +39,7 @@ export class PendingPointsEventDto {
 }
 
 export class EarningRuleRefDto {
-  @ApiProperty({ example: 'ern_FQxftbKUq9E93k00Z3qkC0sX' })
+  @ApiProperty({ example: EXAMPLE_IDS.earningRule })
   id: string;
 
   @ApiProperty({ type: 'object', properties: { banner: { type: 'string', nullable: true } } })
@@ -46,7 +47,7 @@ export class EarningRuleRefDto {
 }
 
 export class OrderRefDto {
-  @ApiProperty({ example: 'ord_100cc4b1b16ab710e7' })
+  @ApiProperty({ example: EXAMPLE_IDS.order })
   id: string;
 
   @ApiProperty({ type: String, nullable: true })
@@ -66,19 +67,19 @@ export class PendingPointsDetailsDto {
 
 /** Voucherify's `LoyaltyPendingPoints`, with `status` (Voucherify names it only in errors). */
 export class PendingPointsDto {
-  @ApiProperty({ pattern: PENDING_POINTS_ID.source, example: 'lopp_0ffdbd86f0120789f2' })
+  @ApiProperty(patternExample(PENDING_POINTS_ID, EXAMPLE_IDS.pendingPoints))
   id: string;
 
-  @ApiProperty({ description: 'The loyalty card (`v_…`).' })
+  @ApiProperty({ example: EXAMPLE_IDS.card, description: 'The loyalty card (`v_…`).' })
   voucher_id: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: EXAMPLE_IDS.campaign })
   campaign_id: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: EXAMPLE_IDS.customer })
   customer_id: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: EXAMPLE_IDS.order })
   order_id: string;
 
   @ApiProperty({ description: 'Points the entry adds to the card when it is activated.' })
@@ -143,7 +144,7 @@ export class RelatedVoucherDto {
   @ApiProperty({ enum: ['voucher'] })
   type: 'voucher';
 
-  @ApiProperty()
+  @ApiProperty({ example: EXAMPLE_IDS.card })
   id: string;
 }
 
