@@ -56,7 +56,7 @@ const EXTERNAL_FONTS = /<link\b[^>]*\bhref="https:\/\/fonts\.googleapis\.com\/[^
  * bull-board's page template loads its fonts from fonts.googleapis.com: a request from the operator's browser
  * to a third party on every visit, which the board's CSP would refuse anyway (with an error in the console).
  * The link is taken out of the rendered page, and the page falls back to the browser's sans-serif and
- * monospace fonts; every other file it loads is served from node_modules/@bull-board/ui by this process.
+ * monospace fonts; every other file it loads is served from the @bull-board/ui package by this process.
  */
 function withoutExternalFonts(_req: Request, res: Response, next: NextFunction): void {
   type Callback = (error: Error | null, html: string) => void;
