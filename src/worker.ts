@@ -6,7 +6,7 @@ import { WorkerModule } from './app/worker.module.js';
 import { loadConfigOrExit } from './config/app-config.js';
 import { onShutdownSignal } from './common/process/shutdown.js';
 
-/** BullMQ worker process: no HTTP port. Closing waits for the job in progress to finish. */
+/** BullMQ worker process: no HTTP API (GET /metrics on WORKER_METRICS_PORT, when set). Closing waits for the job in progress to finish. */
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { bufferLogs: true, abortOnError: false });

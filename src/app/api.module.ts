@@ -16,6 +16,8 @@ import { DiagnosticsModule } from '../diagnostics/diagnostics.module.js';
 import { HealthModule } from '../health/health.module.js';
 import { EventsModule } from '../events/events.module.js';
 import { MembersModule } from '../members/members.module.js';
+import { ApiMetricsModule } from '../metrics/api-metrics.module.js';
+import { MetricsModule } from '../metrics/metrics.module.js';
 import { PointsModule } from '../points/points.module.js';
 import { QueueModule } from '../queue/queue.module.js';
 import { ProjectRateLimitGuard } from '../rate-limit/project-rate-limit.guard.js';
@@ -34,6 +36,7 @@ export class ApiModule {
       imports: [
         AppConfigModule.forRoot(config),
         LoggingModule,
+        MetricsModule.forRoot('api'),
         DatabaseModule,
         QueueModule.register('api'),
         AuthModule,
@@ -45,6 +48,7 @@ export class ApiModule {
         EventsModule,
         PointsModule,
         DashboardModule,
+        ApiMetricsModule,
         ...(rateLimited ? [RateLimitModule] : []),
       ],
       providers: [

@@ -3,10 +3,14 @@ import { Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
+import { QUEUE_BOARD_PATH, queueBoard } from '../admin/queue-board.js';
 import { answerClientErrorsWithJson } from '../common/http/client-errors.js';
 import { bodyGuard, jsonBodyParser, parseQuery, requestGuard } from '../common/http/request-guard.js';
 import { requestIdMiddleware } from '../common/http/request-id.middleware.js';
 import type { AppConfig } from '../config/app-config.js';
+import { httpMetricsMiddleware } from '../metrics/http-metrics.js';
+import { Metrics } from '../metrics/metrics.js';
+import { JobQueueService } from '../queue/job-queue.service.js';
 import { ApiModule } from './api.module.js';
 import { setupSwagger } from './openapi.js';
 
@@ -27,12 +31,16 @@ export async function createApiApp(config: AppConfig): Promise<NestExpressApplic
   // Deep objects (filters[status][conditions][$is]) with bounded depth and counts; requestGuard parses the
   // query once per request with the same function.
   app.set('query parser', parseQuery);
-  // Order matters: the request id exists before anything can reject the request, and the edge checks run
-  // before the body is parsed (its raw shape), right after (its strings), and before any route.
+  // Order matters: the request timer starts first (refused requests are timed too), the request id exists
+  // before anything can reject the request, and the edge checks run before the body is parsed (its raw
+  // shape), right after (its strings), and before any route.
+  app.use(httpMetricsMiddleware(app.get(Metrics)));
   app.use(requestIdMiddleware);
   app.use(requestGuard);
   app.use(jsonBodyParser());
   app.use(bodyGuard);
+  // bull-board only when ADMIN_TOKEN is set; otherwise its path is an unknown route (404) like any other.
+  if (config.adminToken !== null) app.use(QUEUE_BOARD_PATH, ...queueBoard(config.adminToken, app.get(JobQueueService)));
   const logger = new NestLogger('HTTP');
   answerClientErrorsWithJson(app.getHttpServer() as Server, (requestId, error, cause) =>
     logger.warn({ request_id: requestId, status: error.status, key: error.key, code: (cause as { code?: string }).code }, 'request refused by the HTTP parser'),

@@ -13,6 +13,9 @@ import { DiagnosticsModule } from '../diagnostics/diagnostics.module.js';
 import { WebhookDeliveryProcessor } from '../events/delivery/webhook-delivery.processor.js';
 import { WebhookRelay } from '../events/delivery/webhook-relay.js';
 import { EventsModule } from '../events/events.module.js';
+import { Metrics } from '../metrics/metrics.js';
+import { MetricsModule } from '../metrics/metrics.module.js';
+import { WorkerMetricsServer } from '../metrics/worker-metrics.server.js';
 import { internalCause } from '../events/events.service.js';
 import { ActivationService } from '../points/pending/activation.service.js';
 import { PendingPointsProcessor } from '../points/pending/pending-points.processor.js';
@@ -55,6 +58,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
     private readonly connections: RedisConnectionLog,
     private readonly relay: WebhookRelay,
     private readonly jobs: JobQueueService,
+    private readonly metrics: Metrics,
   ) {
     this.heartbeat = new WorkerHeartbeat(config.redisUrl, config.queuePrefix);
     this.sweeps = new SweepTimers([
@@ -69,7 +73,11 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
     this.sweeps.start();
     this.heartbeat.start();
     this.connections.onRestored(() => this.sweeps.runAll());
-    for (const processor of Object.values(PROCESSORS)) void this.connections.watch('worker', this.moduleRef.get<WorkerHost>(processor).worker);
+    for (const processor of Object.values(PROCESSORS)) {
+      const { worker } = this.moduleRef.get<WorkerHost>(processor);
+      void this.connections.watch('worker', worker);
+      this.metrics.watchFailures(worker);
+    }
     // Not awaited: with Redis down this would wait for it, and the worker must start anyway.
     void this.cards.removeLegacyScheduler().catch((error: unknown) => this.logger.warn({ err: error }, 'could not remove the legacy card generation scheduler'));
   }
@@ -88,14 +96,15 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
   }
 }
 
-/** The worker process: the same feature modules as the API, plus the BullMQ processors. No HTTP. */
+/** The worker process: the same feature modules as the API, plus the BullMQ processors. No HTTP API (only /metrics on WORKER_METRICS_PORT, when set). */
 @Module({})
 export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [AppConfigModule.forRoot(config), LoggingModule, DatabaseModule, QueueModule.register('worker'), DiagnosticsModule, CampaignsModule, PointsModule, EventsModule],
-      providers: [...Object.values(PROCESSORS), WorkerLifecycle],
+      imports: [AppConfigModule.forRoot(config), LoggingModule, MetricsModule.forRoot('worker'), DatabaseModule, QueueModule.register('worker'), DiagnosticsModule, CampaignsModule, PointsModule, EventsModule],
+      // WorkerMetricsServer: GET /metrics on WORKER_METRICS_PORT, when it is set.
+      providers: [...Object.values(PROCESSORS), WorkerLifecycle, WorkerMetricsServer],
     };
   }
 }

@@ -28,6 +28,12 @@ describe('loadConfig', () => {
     ['WEBHOOK_RETRY_BASE_MS', '-1', 'WEBHOOK_RETRY_BASE_MS must be a positive integer'],
     ['WEBHOOK_ALLOWED_CIDRS', '127.0.0.1/33', 'WEBHOOK_ALLOWED_CIDRS must be a comma-separated list of CIDR ranges'],
     ['LOG_LEVEL', 'loud', 'LOG_LEVEL must be one of'],
+    ['METRICS_TOKEN', 'short', 'METRICS_TOKEN must be 16-200 characters of letters, digits or ._~+/=- (it is sent as "Authorization: Bearer <token>") (got "short")'],
+    ['METRICS_TOKEN', 'has a space in it ok', 'METRICS_TOKEN must be 16-200 characters'],
+    ['WORKER_METRICS_PORT', '9x', 'WORKER_METRICS_PORT must be an integer between 1 and 65535 (got "9x")'],
+    ['WORKER_METRICS_PORT', '70000', 'WORKER_METRICS_PORT must be an integer between 1 and 65535 (got "70000")'],
+    ['ADMIN_TOKEN', 'too-short', 'ADMIN_TOKEN must be 16-200 printable ASCII characters without spaces'],
+    ['ADMIN_TOKEN', 'pässwörd-0123456789', 'ADMIN_TOKEN must be 16-200 printable ASCII characters without spaces'],
   ])('rejects %s=%s with a message naming it', (name, value, message) => {
     expect(problems({ [name]: value }).join('\n')).toContain(message);
   });
@@ -36,6 +42,15 @@ describe('loadConfig', () => {
     expect(problems({ BOOTSTRAP_APP_ID: 'app' })).toEqual(['BOOTSTRAP_APP_TOKEN must be set together with BOOTSTRAP_APP_ID (not set)']);
     expect(problems({ BOOTSTRAP_APP_TOKEN: 'token-0123456789abcdef' })).toEqual(['BOOTSTRAP_APP_ID must be set together with BOOTSTRAP_APP_TOKEN (not set)']);
     expect(loadConfig({ BOOTSTRAP_APP_ID: 'app', BOOTSTRAP_APP_TOKEN: 'token-0123456789abcdef' }).bootstrapKey).toEqual({ appId: 'app', appToken: 'token-0123456789abcdef' });
+  });
+
+  it('leaves metrics open, the worker without a metrics port and bull-board off unless their variables are set', () => {
+    const config = loadConfig({ METRICS_TOKEN: '', WORKER_METRICS_PORT: '', ADMIN_TOKEN: '' });
+    expect(config.metrics).toEqual({ token: null, workerPort: null });
+    expect(config.adminToken).toBeNull();
+    const set = loadConfig({ METRICS_TOKEN: 'metrics-token-0123456789', WORKER_METRICS_PORT: '9464', ADMIN_TOKEN: 'admin:token/0123456789' });
+    expect(set.metrics).toEqual({ token: 'metrics-token-0123456789', workerPort: 9464 });
+    expect(set.adminToken).toBe('admin:token/0123456789');
   });
 
   it('parses an allow-list of CIDRs', () => {

@@ -29,6 +29,10 @@ export class AppConfig {
   readonly rateLimitPerSecond: number;
   readonly logLevel: (typeof LOG_LEVELS)[number];
   readonly queuePrefix: string;
+  /** `token`: the bearer token both /metrics endpoints require (null: open); `workerPort`: the worker serves them there (null: not at all). */
+  readonly metrics: { token: string | null; workerPort: number | null };
+  /** The password of bull-board at /admin/queues; null: the board is not mounted. */
+  readonly adminToken: string | null;
 
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT;
@@ -49,6 +53,8 @@ export class AppConfig {
     this.rateLimitPerSecond = env.RATE_LIMIT_PER_SECOND;
     this.logLevel = env.LOG_LEVEL;
     this.queuePrefix = env.QUEUE_PREFIX;
+    this.metrics = { token: env.METRICS_TOKEN ?? null, workerPort: env.WORKER_METRICS_PORT ?? null };
+    this.adminToken = env.ADMIN_TOKEN ?? null;
     Object.freeze(this);
   }
 }

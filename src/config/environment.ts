@@ -151,4 +151,21 @@ export class EnvironmentVariables {
   @IsOptional()
   @Matches(/^[A-Za-z0-9_.-]{1,64}$/, { message: 'QUEUE_PREFIX must be 1-64 characters of letters, digits, ".", "_" or "-"' })
   QUEUE_PREFIX: string = 'loyalty';
+
+  // The two secrets below travel in an Authorization header, so they are limited to characters a header carries
+  // unchanged (no spaces, no non-ASCII), and long enough not to be guessed.
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9._~+/=-]{16,200}$/, { message: 'METRICS_TOKEN must be 16-200 characters of letters, digits or ._~+/=- (it is sent as "Authorization: Bearer <token>")' })
+  METRICS_TOKEN?: string = undefined;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt({ message: 'WORKER_METRICS_PORT must be an integer between 1 and 65535' })
+  @Min(1, { message: 'WORKER_METRICS_PORT must be an integer between 1 and 65535' })
+  @Max(65535, { message: 'WORKER_METRICS_PORT must be an integer between 1 and 65535' })
+  WORKER_METRICS_PORT?: number = undefined;
+
+  @IsOptional()
+  @Matches(/^[\x21-\x7e]{16,200}$/, { message: 'ADMIN_TOKEN must be 16-200 printable ASCII characters without spaces (it is the HTTP basic auth password of /admin/queues)' })
+  ADMIN_TOKEN?: string = undefined;
 }

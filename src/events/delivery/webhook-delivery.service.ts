@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config.js';
 import { TransactionRunner } from '../../database/transaction-runner.js';
+import { Metrics } from '../../metrics/metrics.js';
 import { DistributionRepository } from '../distributions/distribution.repository.js';
 import { WebhookSecretRepository } from '../secrets/webhook-secret.repository.js';
 import { nextAttemptAt, parseRetryAfter } from './retry-schedule.js';
@@ -44,6 +45,7 @@ export class WebhookDeliveryService implements OnModuleDestroy {
     private readonly distributions: DistributionRepository,
     private readonly secrets: WebhookSecretRepository,
     private readonly transactions: TransactionRunner,
+    private readonly metrics: Metrics,
   ) {
     this.sender = new WebhookSender(new AddressGuard(config.webhook.allowedCidrs));
     this.claims = new MicroBatcher((ids) => deliveries.claimMany(ids, config.webhook.timeoutMs + 5_000));
@@ -88,6 +90,7 @@ export class WebhookDeliveryService implements OnModuleDestroy {
         'webhook-signature': standardSignatures(valid, delivery.id, timestamp, body),
       },
     });
+    this.metrics.deliveryAttempted(result.statusCode, result.durationMs);
     const now = new Date();
     const succeeded = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
     const gone = result.statusCode === 410;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '../../database/transaction-runner.js';
 import type { EventCause } from '../../events/events.service.js';
+import { type ActivationTrigger, Metrics } from '../../metrics/metrics.js';
 import { CardRepository } from '../cards/card.repository.js';
 import { type ActivatedEntry, ActivationRepository } from './activation.repository.js';
 import type { OperationType } from './pending-events.repository.js';
@@ -13,6 +14,8 @@ export interface ActivationRequest {
   extraDue: number;
   operation: OperationType;
   cause: EventCause;
+  /** What ran it, for the activations metric: the worker's job batches (the default) or the sweep. */
+  trigger?: Exclude<ActivationTrigger, 'api'>;
 }
 
 export interface ActivationResult {
@@ -37,6 +40,7 @@ export class ActivationService {
     private readonly pending: PendingPointsRepository,
     private readonly cards: CardRepository,
     private readonly activation: ActivationRepository,
+    private readonly metrics: Metrics,
   ) {}
 
   /**
@@ -44,13 +48,16 @@ export class ActivationService {
    * (the worker settling it this very moment) is waited for, so the answer says what happened.
    */
   async activateManually(projectId: string, entryId: string, cause: EventCause): Promise<ActivatedEntry | null> {
-    return this.transactions.run(async (tx) => {
+    const done = await this.transactions.run(async (tx) => {
       const entry = await this.pending.lockPending(tx, projectId, entryId);
       if (!entry) return null;
       await this.cards.lock(tx, [entry.voucherId]);
-      const [done] = await this.activation.activate(tx, [entry.id], 'MANUAL', cause);
-      return done ?? null;
+      const [activated] = await this.activation.activate(tx, [entry.id], 'MANUAL', cause);
+      return activated ?? null;
     });
+    // Counted once committed (the transaction may run its callback again after a deadlock).
+    if (done) this.metrics.activated('MANUAL', 'api', 1);
+    return done;
   }
 
   /**
@@ -60,7 +67,7 @@ export class ActivationService {
    * simply left for the next batch).
    */
   async activate(request: ActivationRequest): Promise<ActivationResult> {
-    return this.transactions.run(async (tx) => {
+    const result = await this.transactions.run(async (tx) => {
       const candidates = await this.pending.lockForActivation(tx, request.ids, request.extraDue);
       const cards = await this.cards.lockAvailable(tx, candidates.map((c) => c.voucherId));
       const ready = candidates.filter((c) => cards.has(c.voucherId)).map((c) => c.id);
@@ -68,13 +75,15 @@ export class ActivationService {
       const deferred = candidates.filter((c) => !cards.has(c.voucherId) && requested.has(c.id)).map((c) => c.id);
       return { activated: await this.activation.activate(tx, ready, request.operation, request.cause), deferred };
     });
+    this.metrics.activated(request.operation, request.trigger ?? 'job', result.activated.length);
+    return result;
   }
 
   /** Activates due entries in batches until a batch finds fewer than it could take; returns how many. */
   async sweep(batchSize: number, cause: EventCause): Promise<number> {
     let total = 0;
     for (;;) {
-      const { activated } = await this.activate({ ids: [], extraDue: batchSize, operation: 'AUTOMATIC', cause });
+      const { activated } = await this.activate({ ids: [], extraDue: batchSize, operation: 'AUTOMATIC', cause, trigger: 'sweep' });
       total += activated.length;
       if (activated.length < batchSize) return total;
     }

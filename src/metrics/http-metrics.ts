@@ -1,0 +1,39 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Metrics } from './metrics.js';
+
+/** The `route` label of a request that matched no route (unknown paths, requests refused before routing). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/**
+ * The route template a request matched (`/v1/loyalties/:campaignId/members`), never its URL: ids in the
+ * label would make a series per resource and exhaust Prometheus. Read when the answer is finished, when
+ * Express has left `req.route` set to the route that answered. A route of a mounted router (bull-board under
+ * /admin/queues) is prefixed with the mount path; files served by a mounted static handler have no route and
+ * get the mount path with `/*`. Both are bounded sets, fixed by the code.
+ */
+export function routeLabel(req: Request): string {
+  const route = req.route as { path?: unknown } | undefined;
+  // Nest installs module middleware (pino-http's) as a route matching every path (`{/*splat}`); a request that
+  // no controller matched still carries it. No endpoint of this service has a wildcard in its path.
+  if (route && typeof route.path === 'string' && route.path.includes('*')) return UNMATCHED_ROUTE;
+  if (route && typeof route.path === 'string') return `${req.baseUrl}${route.path}` || '/';
+  // A route declared with several paths (bull-board's page) has an array there.
+  if (route) return `${req.baseUrl}/*`;
+  return req.baseUrl ? `${req.baseUrl}/*` : UNMATCHED_ROUTE;
+}
+
+/**
+ * Times every answer of the API: registered before any other middleware, so requests the edge checks refuse
+ * (400, 413, 415) and 404s are counted too. Requests whose client went away before the answer ended are not
+ * observed (they have no status to report).
+ */
+export function httpMetricsMiddleware(metrics: Metrics): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    res.once('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      metrics.httpDuration.labels(req.method, routeLabel(req), String(res.statusCode)).observe(seconds);
+    });
+    next();
+  };
+}

@@ -1,0 +1,170 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { JobQueueService } from '../../src/queue/job-queue.service.js';
+import { QueueName } from '../../src/queue/queue.definitions.js';
+import { type TestProject, createProject, http, startApi, testConfig, waitFor } from '../support/harness.js';
+import { PointsDb, enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
+import { type Sample, parseSamples, typesOf, valueOf } from '../support/prometheus.js';
+
+const DAY_MS = 1_000;
+const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated';
+const TOKEN = 'metrics-token-0123456789abcdef';
+const UNAUTHORIZED = { code: 401, key: 'unauthorized', message: 'Unauthorized' };
+
+/**
+ * GET /metrics of the API (no worker runs in this suite, so nothing activates or delivers behind its back):
+ * Prometheus's text format without an application key, the request histogram by route template, the queue
+ * gauges, due pending entries and deliveries by status read at scrape time, and METRICS_TOKEN.
+ */
+describe('GET /metrics on the API', () => {
+  let app: NestExpressApplication;
+  let project: TestProject;
+  const db = new PointsDb();
+
+  beforeAll(async () => {
+    app = await startApi(testConfig({ PENDING_POINTS_DAY_MS: String(DAY_MS), WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }));
+    project = await createProject(app, 'Metrics project');
+    await db.connect();
+  });
+  afterAll(async () => {
+    await db.end();
+    await app.close();
+  });
+
+  async function scrape(): Promise<Sample[]> {
+    const res = await http(app).get('/metrics');
+    expect(res.status).toBe(200);
+    return parseSamples(res.text);
+  }
+
+  /** The gauge's value must lie between the database's count just before and just after the scrape. */
+  async function bracketed(sql: string, name: string, labels: Record<string, string> = {}): Promise<number> {
+    const before = await db.count(sql);
+    const value = valueOf(await scrape(), name, labels);
+    const after = await db.count(sql);
+    expect(value).toBeGreaterThanOrEqual(before);
+    expect(value).toBeLessThanOrEqual(after);
+    return value!;
+  }
+
+  it('answers the Prometheus text format without an application key', async () => {
+    const res = await http(app).get('/metrics');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+    const types = typesOf(res.text);
+    expect(types.get('loyalty_http_request_duration_seconds')).toBe('histogram');
+    expect(types.get('loyalty_queue_jobs')).toBe('gauge');
+    expect(types.get('loyalty_pending_points_due')).toBe('gauge');
+    expect(types.get('loyalty_webhook_deliveries')).toBe('gauge');
+    expect(types.get('loyalty_pending_points_activations_total')).toBe('counter');
+    expect(types.get('process_cpu_seconds_total')).toBe('counter');
+    // Worker-only families are not shown by the API.
+    expect(types.has('loyalty_webhook_delivery_attempts_total')).toBe(false);
+    expect(types.has('loyalty_queue_job_failures_total')).toBe(false);
+    const samples = parseSamples(res.text);
+    expect(valueOf(samples, 'loyalty_metrics_source_up', { source: 'redis' })).toBe(1);
+    expect(valueOf(samples, 'loyalty_metrics_source_up', { source: 'postgres' })).toBe(1);
+  });
+
+  it('times requests by route template and status, never by URL', async () => {
+    const campaignId = 'camp_metricsNotThere00000001';
+    expect((await http(app).get(`/v1/loyalties/${campaignId}/members`).set(project.headers)).status).toBe(404);
+    expect((await http(app).get(`/v1/loyalties/${campaignId}/members`).set(project.headers)).status).toBe(404);
+    expect((await http(app).get('/v1/loyalties').set(project.headers)).status).toBe(200);
+    expect((await http(app).get('/v1/loyalties')).status).toBe(401);
+    expect((await http(app).get('/no/such/route/123')).status).toBe(404);
+    expect((await http(app).get('/v1/loyalties?limit=%ff').set(project.headers)).status).toBe(400);
+
+    const res = await http(app).get('/metrics');
+    const samples = parseSamples(res.text);
+    const count = (labels: Record<string, string>) => valueOf(samples, 'loyalty_http_request_duration_seconds_count', labels);
+    expect(count({ method: 'GET', route: '/v1/loyalties/:campaignId/members', status_code: '404' })).toBe(2);
+    expect(count({ method: 'GET', route: '/v1/loyalties', status_code: '200' })).toBe(1);
+    expect(count({ method: 'GET', route: '/v1/loyalties', status_code: '401' })).toBe(1);
+    // An unknown path and a request refused before routing share one fixed label.
+    expect(count({ method: 'GET', route: 'unmatched', status_code: '404' })).toBe(1);
+    expect(count({ method: 'GET', route: 'unmatched', status_code: '400' })).toBe(1);
+    const bucket = valueOf(samples, 'loyalty_http_request_duration_seconds_bucket', { route: '/v1/loyalties/:campaignId/members', status_code: '404', le: '+Inf' });
+    expect(bucket).toBe(2);
+    expect(res.text).not.toContain(campaignId);
+    expect(res.text).not.toContain('/no/such/route');
+  });
+
+  it('shows every queue\'s waiting, delayed, active and failed jobs', async () => {
+    const samples = await scrape();
+    const counts = await Promise.all(Object.values(QueueName).map((queue) => app.get(JobQueueService).queue(queue).getJobCounts('waiting', 'delayed', 'active', 'failed')));
+    Object.values(QueueName).forEach((queue, i) => {
+      for (const state of ['waiting', 'delayed', 'active', 'failed'] as const) {
+        expect(valueOf(samples, 'loyalty_queue_jobs', { queue, state })).toBe(counts[i][state]);
+      }
+    });
+  });
+
+  it('counts a PENDING entry once it is due and not activated, and no longer once it is activated', async () => {
+    const { campaign } = await pointsCampaign(app, project, [{ points: 25, days: 1 }]);
+    const customer = unique('metrics-holder');
+    const code = await enrol(app, project, campaign, customer);
+    const order = (await payOrder(app, project, { source_id: unique('metrics-order'), customer })).body as { id: string };
+    const [entry] = await db.entries({ orderId: order.id });
+    // Its activation job waits in the delayed set (no worker here to run it).
+    expect(valueOf(await scrape(), 'loyalty_queue_jobs', { queue: QueueName.PendingPoints, state: 'delayed' })).toBeGreaterThanOrEqual(1);
+
+    const due = `SELECT 1 FROM loyalty_pending_points WHERE status = 'PENDING' AND activates_at <= now()`;
+    expect(await db.count(`${due} AND id = $1`, [entry.id])).toBe(0);
+    await waitFor(async () => ((await db.count(`${due} AND id = $1`, [entry.id])) === 1 ? true : undefined));
+    expect(await bracketed(due, 'loyalty_pending_points_due')).toBeGreaterThanOrEqual(1);
+
+    const manual = { operation_type: 'MANUAL', trigger: 'api' };
+    expect(valueOf(await scrape(), 'loyalty_pending_points_activations_total', manual)).toBe(0);
+    const activated = await http(app).post(`/v1/loyalties/members/${code}/pending-points/${entry.id}/activate`).set(project.headers);
+    expect(activated.status).toBe(200);
+    const [after] = await db.entries({ orderId: order.id });
+    expect(after.status).toBe('ACTIVATED');
+    await bracketed(due, 'loyalty_pending_points_due');
+    expect(valueOf(await scrape(), 'loyalty_pending_points_activations_total', manual)).toBe(1);
+  });
+
+  it('shows deliveries by status (PENDING and FAILED)', async () => {
+    const pending = `SELECT 1 FROM webhook_deliveries WHERE status = 'PENDING'`;
+    const failed = `SELECT 1 FROM webhook_deliveries WHERE status = 'FAILED'`;
+    const before = { pending: await bracketed(pending, 'loyalty_webhook_deliveries', { status: 'PENDING' }), failed: await bracketed(failed, 'loyalty_webhook_deliveries', { status: 'FAILED' }) };
+    const distribution = await http(app).post('/v1/distributions').set(project.headers).send({ name: unique('Metrics distribution'), trigger: ACTIVATED, target_url: 'http://127.0.0.1:9/never' });
+    expect(distribution.status).toBe(200);
+    const test = await http(app).post(`/v1/distributions/${distribution.body.id}/test`).set(project.headers);
+    expect(test.status).toBe(200);
+    expect(await bracketed(pending, 'loyalty_webhook_deliveries', { status: 'PENDING' })).toBe(before.pending + 1);
+    // The delivery as its retries running out would leave it.
+    await db.query(`UPDATE webhook_deliveries SET status = 'FAILED', next_attempt_at = NULL WHERE id = $1`, [test.body.id]);
+    expect(await bracketed(pending, 'loyalty_webhook_deliveries', { status: 'PENDING' })).toBe(before.pending);
+    expect(await bracketed(failed, 'loyalty_webhook_deliveries', { status: 'FAILED' })).toBe(before.failed + 1);
+    // SUCCEEDED is not counted at scrape time (docs/operations.md).
+    expect(valueOf(await scrape(), 'loyalty_webhook_deliveries', { status: 'SUCCEEDED' })).toBeUndefined();
+  });
+});
+
+describe('GET /metrics with METRICS_TOKEN', () => {
+  let app: NestExpressApplication;
+
+  beforeAll(async () => {
+    app = await startApi(testConfig({ METRICS_TOKEN: TOKEN }));
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('answers 401 without the bearer token or with a wrong one, 200 with it', async () => {
+    for (const authorization of [undefined, `Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(0, -1)}`, 'Bearer', `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}`, TOKEN]) {
+      const req = http(app).get('/metrics');
+      const res = authorization === undefined ? await req : await req.set('Authorization', authorization);
+      expect({ authorization, status: res.status, body: res.body }).toEqual({ authorization, status: 401, body: UNAUTHORIZED });
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="metrics"');
+    }
+    const ok = await http(app).get('/metrics').set('Authorization', `Bearer ${TOKEN}`);
+    expect(ok.status).toBe(200);
+    expect(ok.text).toContain('# TYPE loyalty_http_request_duration_seconds histogram');
+    // The scheme is case-insensitive (RFC 7235).
+    expect((await http(app).get('/metrics').set('Authorization', `bearer ${TOKEN}`)).status).toBe(200);
+    // Nothing else takes it (nor needs it).
+    expect((await http(app).get('/health')).status).toBe(200);
+    expect((await http(app).get('/v1/loyalties').set('Authorization', `Bearer ${TOKEN}`)).status).toBe(401);
+  });
+});

@@ -1,0 +1,144 @@
+import type { ChildProcess } from 'node:child_process';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { JobQueueService } from '../../src/queue/job-queue.service.js';
+import { QueueName } from '../../src/queue/queue.definitions.js';
+import { type TestProject, createProject, freePort, http, startApi, startWorkerProcess, testConfig, waitFor } from '../support/harness.js';
+import { PointsDb, enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
+import { type Sample, parseSamples, typesOf, valueOf } from '../support/prometheus.js';
+import { Receiver } from '../support/receiver.js';
+
+const DAY_MS = 1_000;
+const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated';
+const TOKEN = 'worker-metrics-token-0123456789';
+
+/**
+ * GET /metrics of a real worker process (`node dist/worker.js`) started with WORKER_METRICS_PORT: the bearer
+ * token, then its counters moving as it activates a pending entry by its job, delivers the activation's
+ * webhook and fails a job.
+ */
+describe('GET /metrics on the worker (WORKER_METRICS_PORT)', () => {
+  const workers = new Set<ChildProcess>();
+  const receiver = new Receiver();
+  const db = new PointsDb();
+  let app: NestExpressApplication;
+  let project: TestProject;
+  let base: string;
+
+  beforeAll(async () => {
+    await receiver.start();
+    app = await startApi(testConfig({ PENDING_POINTS_DAY_MS: String(DAY_MS), WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }));
+    project = await createProject(app, 'Worker metrics project');
+    await db.connect();
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    await startWorkerProcess({ WORKER_METRICS_PORT: String(port), METRICS_TOKEN: TOKEN, PENDING_POINTS_DAY_MS: String(DAY_MS), WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', LOG_LEVEL: 'info' }, workers);
+  });
+  afterAll(async () => {
+    for (const worker of workers) worker.kill('SIGKILL');
+    await db.end();
+    await app.close();
+    await receiver.stop();
+  });
+
+  const get = (path: string, authorization?: string) => fetch(`${base}${path}`, { headers: authorization ? { authorization } : {} });
+
+  async function scrape(): Promise<Sample[]> {
+    const res = await get('/metrics', `Bearer ${TOKEN}`);
+    expect(res.status).toBe(200);
+    return parseSamples(await res.text());
+  }
+
+  it('requires METRICS_TOKEN as a bearer token, and answers the Prometheus text format with it', async () => {
+    for (const authorization of [undefined, `Bearer ${TOKEN}-wrong`, `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}`]) {
+      const res = await get('/metrics', authorization);
+      expect({ authorization, status: res.status }).toEqual({ authorization, status: 401 });
+      expect(res.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
+      expect(await res.json()).toEqual({ code: 401, key: 'unauthorized', message: 'Unauthorized' });
+    }
+    const res = await get('/metrics', `Bearer ${TOKEN}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+    const text = await res.text();
+    const types = typesOf(text);
+    expect(types.get('loyalty_pending_points_activations_total')).toBe('counter');
+    expect(types.get('loyalty_webhook_delivery_attempts_total')).toBe('counter');
+    expect(types.get('loyalty_webhook_delivery_attempt_duration_seconds')).toBe('histogram');
+    expect(types.get('loyalty_queue_job_failures_total')).toBe('counter');
+    expect(types.get('process_resident_memory_bytes')).toBe('gauge');
+    // The API's families are not the worker's.
+    expect(types.has('loyalty_http_request_duration_seconds')).toBe(false);
+    // Every series the worker can produce exists from the start (at 0, unless the worker already had work
+    // left by the suites before this one).
+    const samples = parseSamples(text);
+    for (const queue of Object.values(QueueName)) expect(valueOf(samples, 'loyalty_queue_job_failures_total', { queue })).toEqual(expect.any(Number));
+    for (const outcome of ['success', 'http_error', 'no_response']) expect(valueOf(samples, 'loyalty_webhook_delivery_attempts_total', { outcome })).toEqual(expect.any(Number));
+    for (const trigger of ['job', 'sweep']) expect(valueOf(samples, 'loyalty_pending_points_activations_total', { operation_type: 'AUTOMATIC', trigger })).toEqual(expect.any(Number));
+  });
+
+  it('answers 404 in the API\'s error shape anywhere else', async () => {
+    const res = await get('/v1/loyalties', `Bearer ${TOKEN}`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ code: 404, key: 'not_found', message: 'Resource not found', details: 'Cannot find route GET /v1/loyalties' });
+  });
+
+  // The run's database and queues are shared with the suites before this one, so whatever they left due is
+  // this worker's too: the checks are on what changed, not on absolute values.
+  const value = (samples: Sample[], name: string, labels: Record<string, string>) => valueOf(samples, name, labels) ?? 0;
+
+  it('counts the activation by its job, the webhook attempt and its duration', async () => {
+    const before = await scrape();
+    const distribution = await http(app).post('/v1/distributions').set(project.headers).send({ name: unique('Worker metrics'), trigger: ACTIVATED, target_url: receiver.url('/activated') });
+    expect(distribution.status).toBe(200);
+    const { campaign } = await pointsCampaign(app, project, [{ points: 15, days: 1 }]);
+    const customer = unique('worker-metrics-holder');
+    await enrol(app, project, campaign, customer);
+    const order = (await payOrder(app, project, { source_id: unique('worker-metrics-order'), customer })).body as { id: string };
+    const [entry] = await db.entries({ orderId: order.id });
+    expect(entry.status).toBe('PENDING');
+
+    const job = { operation_type: 'AUTOMATIC', trigger: 'job' };
+    const success = { outcome: 'success' };
+    const after = await waitFor(async () => {
+      const now = await scrape();
+      const delivered = value(now, 'loyalty_webhook_delivery_attempts_total', success) > value(before, 'loyalty_webhook_delivery_attempts_total', success);
+      return delivered && receiver.on('/activated').length >= 1 ? now : undefined;
+    }, { timeoutMs: 20_000 });
+    expect((await db.entries({ orderId: order.id }))[0].status).toBe('ACTIVATED');
+    expect(value(after, 'loyalty_pending_points_activations_total', job)).toBeGreaterThan(value(before, 'loyalty_pending_points_activations_total', job));
+    // One duration observed per attempt.
+    expect(value(after, 'loyalty_webhook_delivery_attempt_duration_seconds_count', success)).toBe(value(after, 'loyalty_webhook_delivery_attempts_total', success));
+    expect(value(after, 'loyalty_webhook_delivery_attempt_duration_seconds_bucket', { ...success, le: '+Inf' })).toBe(value(after, 'loyalty_webhook_delivery_attempts_total', success));
+    expect(value(after, 'loyalty_webhook_delivery_attempt_duration_seconds_sum', success)).toBeGreaterThanOrEqual(0);
+  });
+
+  it('counts a failed attempt by its outcome, and a failed job by its queue', async () => {
+    const before = await scrape();
+    receiver.script('/down', 500);
+    const distribution = await http(app).post('/v1/distributions').set(project.headers).send({ name: unique('Worker metrics down'), trigger: ACTIVATED, target_url: receiver.url('/down') });
+    expect((await http(app).post(`/v1/distributions/${distribution.body.id}/test`).set(project.headers)).status).toBe(200);
+    // A job the worker has no handler for fails (no retry).
+    await app.get(JobQueueService).queue(QueueName.Diagnostics).add('no-such-job', {}, { attempts: 1, removeOnFail: true });
+
+    const httpError = { outcome: 'http_error' };
+    const diagnostics = { queue: QueueName.Diagnostics };
+    const after = await waitFor(async () => {
+      const now = await scrape();
+      const attempted = value(now, 'loyalty_webhook_delivery_attempts_total', httpError) > value(before, 'loyalty_webhook_delivery_attempts_total', httpError);
+      const failed = value(now, 'loyalty_queue_job_failures_total', diagnostics) > value(before, 'loyalty_queue_job_failures_total', diagnostics);
+      return attempted && failed ? now : undefined;
+    });
+    expect(receiver.on('/down')).toHaveLength(1);
+    expect(value(after, 'loyalty_webhook_delivery_attempt_duration_seconds_count', httpError)).toBe(value(after, 'loyalty_webhook_delivery_attempts_total', httpError));
+    // The webhook job waiting for its retry went back to the delayed set: not a failure.
+    expect(value(after, 'loyalty_queue_job_failures_total', { queue: QueueName.Webhooks })).toBe(value(before, 'loyalty_queue_job_failures_total', { queue: QueueName.Webhooks }));
+  });
+
+  it('closes its port when the worker stops', async () => {
+    expect((await get('/metrics', `Bearer ${TOKEN}`)).status).toBe(200);
+    const [worker] = workers;
+    const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
+    worker.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    await expect(get('/metrics', `Bearer ${TOKEN}`)).rejects.toThrow();
+  });
+});
