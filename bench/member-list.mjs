@@ -9,6 +9,9 @@
 //   3. walk the list with limit=100 to a cursor N/2 members deep (default order, and order=customer_id);
 //   4. per variant: a checked request, a warm-up, then autocannon at CONNECTIONS connections for DURATION s.
 //
+//   5. the rate limiter's cost: the first page on this API (limiter on, at a rate it never reaches) and on a
+//      second API with RATE_LIMIT_PER_SECOND=0, in interleaved windows A B B A so machine noise hits both.
+//
 // Options: --members N (default 1000000), --duration S (8), --warmup S (2), --connections C (16).
 // Every response must be 200; any other status or a socket error fails the run (exit 1), and so does a
 // missed target. Results go to bench/results/member-list.json.
@@ -65,17 +68,23 @@ delete childEnv.BOOTSTRAP_APP_ID;
 delete childEnv.BOOTSTRAP_APP_TOKEN;
 const apiLog = join(os.tmpdir(), `loyalty-bench-${runId}-api.log`);
 
+// The limiter stays on (its script runs for every request) at a rate the load never reaches: the default
+// 300 a second would answer most of the load with 429.
+const RATE_LIMIT_ON = '1000000';
+
 let api = null;
+const apis = [];
 let cleaned = false;
 
 async function cleanup() {
   if (cleaned) return;
   cleaned = true;
-  if (api && api.exitCode === null && api.signalCode === null) {
-    const exited = new Promise((resolve) => api.once('exit', resolve));
-    api.kill('SIGTERM');
+  for (const child of apis) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
     await Promise.race([exited, sleep(30_000)]);
-    if (api.exitCode === null && api.signalCode === null) api.kill('SIGKILL');
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
   await dropDatabase(config.databaseUrl);
   await deleteKeysWithPrefix(config.redisUrl, config.queuePrefix);
@@ -110,16 +119,17 @@ function freePort() {
   });
 }
 
-async function startApi(port) {
-  const log = createWriteStream(apiLog);
-  api = spawn(process.execPath, ['dist/main.js'], { cwd: root, env: { ...childEnv, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
-  api.stdout.pipe(log);
-  api.stderr.pipe(log);
+async function startApi(port, env = {}) {
+  const log = createWriteStream(apiLog, { flags: 'a' });
+  const child = spawn(process.execPath, ['dist/main.js'], { cwd: root, env: { ...childEnv, RATE_LIMIT_PER_SECOND: RATE_LIMIT_ON, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  apis.push(child);
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
   for (let i = 0; i < 300; i += 1) {
-    if (api.exitCode !== null) break;
+    if (child.exitCode !== null) break;
     try {
       const response = await fetch(`http://127.0.0.1:${port}/health/ready`);
-      if (response.status === 200) return;
+      if (response.status === 200) return child;
     } catch {
       // not listening yet
     }
@@ -159,7 +169,7 @@ async function main() {
   console.log(`seeded in ${seeded.seconds} s (CLI wall time ${seedWallSeconds.toFixed(1)} s)`);
 
   const port = await freePort();
-  await startApi(port);
+  api = await startApi(port);
   const base = `http://127.0.0.1:${port}`;
   const headers = { 'x-app-id': seeded.app_id, 'x-app-token': seeded.app_token };
   const listPath = `/v2/loyalties/programs/${seeded.program_id}/members`;
@@ -244,11 +254,8 @@ async function main() {
       if (WARMUP > 0) await load(base, path, headers, WARMUP);
       // CPU time of the API process and of its PostgreSQL backends during the measured run (Linux /proc).
       const backends = (await db.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map((r) => r.pid);
-      const before = [await cpuMs([api.pid]), await cpuMs(backends)];
-      const measured = await load(base, path, headers, DURATION);
-      const after = [await cpuMs([api.pid]), await cpuMs(backends)];
-      const perRequest = (i) => (before[0] === null ? null : round((after[i] - before[i]) / measured.requests));
-      const row = { variant: variant.name, key: variant.key, path, ...measured, api_cpu_ms_per_request: perRequest(0), postgres_cpu_ms_per_request: perRequest(1) };
+      const measured = await measure(db, api, base, path, headers);
+      const row = { variant: variant.name, key: variant.key, path, ...measured };
       results.push(row);
       console.log(
         `  ${row.variant.padEnd(48)} p50 ${row.p50_ms.toFixed(2).padStart(6)} ms  p99 ${row.p99_ms.toFixed(2).padStart(6)} ms  ${row.rps.toFixed(0).padStart(5)} req/s  non-2xx ${row.non2xx}` +
@@ -258,6 +265,8 @@ async function main() {
   } finally {
     await db.end();
   }
+
+  const limiter = await limiterCost(api, base, pathOf(variants[0].params), headers);
 
   const byKey = Object.fromEntries(results.map((r) => [r.key, r]));
   const ratio = byKey.deep.p99_ms / byKey.first.p99_ms;
@@ -281,6 +290,10 @@ async function main() {
   if (slow.length) console.log(`  FAIL: p99 >= ${P99_LIMIT_MS} ms in ${slow.map((r) => r.variant).join('; ')}`);
   if (ratio > DEEP_RATIO_LIMIT) console.log(`  FAIL: deep page p99 is ${ratio.toFixed(2)}× the first page's`);
   if (pass) console.log(`  PASS: every p99 < ${P99_LIMIT_MS} ms, deep / first ${ratio.toFixed(2)} <= ${DEEP_RATIO_LIMIT}`);
+  console.log(
+    `\n  rate limiter (first page, windows A B B A, ${DURATION} s each): on ${limiter.on.rps.toFixed(0)} req/s, p99 ${limiter.on.p99_ms} ms, API CPU ${limiter.on.api_cpu_ms_per_request} ms/request; ` +
+      `off ${limiter.off.rps.toFixed(0)} req/s, p99 ${limiter.off.p99_ms} ms, API CPU ${limiter.off.api_cpu_ms_per_request} ms/request; on / off throughput ${limiter.throughput_on_over_off}`,
+  );
 
   const out = join(root, 'bench/results/member-list.json');
   await mkdir(dirname(out), { recursive: true });
@@ -301,6 +314,7 @@ async function main() {
         variants: results,
         deep_over_first_p99: Number(ratio.toFixed(3)),
         deep_over_first_p99_customer_id: Number(ratioCustomer.toFixed(3)),
+        rate_limiter: limiter,
         pass,
         total_seconds: Number(((performance.now() - started) / 1000).toFixed(1)),
       },
@@ -310,6 +324,48 @@ async function main() {
   );
   console.log(`  results: ${out}`);
   process.exitCode = pass ? 0 : 1;
+}
+
+/** One measured run on `path` of the API `child`, with the CPU time its process and PostgreSQL spent. */
+async function measure(db, child, base, path, headers) {
+  // CPU time of the API process and of its PostgreSQL backends during the measured run (Linux /proc).
+  const backends = (await db.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map((r) => r.pid);
+  const before = [await cpuMs([child.pid]), await cpuMs(backends)];
+  const measured = await load(base, path, headers, DURATION);
+  const after = [await cpuMs([child.pid]), await cpuMs(backends)];
+  const perRequest = (i) => (before[0] === null ? null : round((after[i] - before[i]) / measured.requests));
+  return { ...measured, api_cpu_ms_per_request: perRequest(0), postgres_cpu_ms_per_request: perRequest(1) };
+}
+
+/**
+ * The limiter's cost: the same page from this API (limiter on) and from a second one started with
+ * RATE_LIMIT_PER_SECOND=0, in windows A B B A; each side's figures are over its two windows.
+ */
+async function limiterCost(limited, limitedBase, path, headers) {
+  const port = await freePort();
+  const unlimited = await startApi(port, { RATE_LIMIT_PER_SECOND: '0' });
+  const sides = { on: { child: limited, base: limitedBase, runs: [] }, off: { child: unlimited, base: `http://127.0.0.1:${port}`, runs: [] } };
+  const first = await fetch(sides.off.base + path, { headers });
+  if (first.status !== 200 || first.headers.has('x-rate-limit-limit')) throw new Error(`the API without a limiter answered ${first.status} with rate limit headers: ${first.headers.get('x-rate-limit-limit')}`);
+  const db = new pg.Client({ connectionString: config.databaseUrl });
+  await db.connect();
+  try {
+    if (WARMUP > 0) await load(sides.off.base, path, headers, WARMUP);
+    for (const side of ['on', 'off', 'off', 'on']) sides[side].runs.push(await measure(db, sides[side].child, sides[side].base, path, headers));
+  } finally {
+    await db.end();
+  }
+  const combine = ({ runs }) => ({
+    rps: round(runs.reduce((sum, r) => sum + r.rps, 0) / runs.length),
+    p99_ms: round(Math.max(...runs.map((r) => r.p99_ms))),
+    api_cpu_ms_per_request: runs[0].api_cpu_ms_per_request === null ? null : round(runs.reduce((sum, r) => sum + r.api_cpu_ms_per_request, 0) / runs.length),
+    non2xx: runs.reduce((sum, r) => sum + r.non2xx + r.errors + r.timeouts, 0),
+    windows: runs.map((r) => ({ rps: round(r.rps), p99_ms: r.p99_ms, api_cpu_ms_per_request: r.api_cpu_ms_per_request })),
+  });
+  const on = combine(sides.on);
+  const off = combine(sides.off);
+  if (on.non2xx || off.non2xx) throw new Error(`rate limiter comparison: non-2xx answers (on ${on.non2xx}, off ${off.non2xx})`);
+  return { method: 'first page, windows A B B A (A = limiter on at 1,000,000/s, B = RATE_LIMIT_PER_SECOND=0)', on, off, throughput_on_over_off: Number((on.rps / off.rps).toFixed(3)) };
 }
 
 /**
@@ -355,7 +411,7 @@ async function cpuMs(pids) {
     try {
       stat = await readFile(`/proc/${pid}/stat`, 'utf8');
     } catch {
-      if (pid === api.pid) return null;
+      if (apis.some((child) => child.pid === pid)) return null;
       continue;
     }
     // Fields after "(comm) ": state is the first; utime and stime are the 12th and 13th (clock ticks of 10 ms).

@@ -11,7 +11,7 @@ import { AuthService } from './auth/auth.service.js';
 import { CampaignsModule } from './campaigns/campaigns.module.js';
 import { loadConfigOrExit } from './config/app-config.js';
 import { AppConfigModule } from './config/config.module.js';
-import { BatchDatabaseModule, DatabaseModule } from './database/database.module.js';
+import { DatabaseModule } from './database/database.module.js';
 import { migrateDatabase } from './database/migrate.js';
 import { MemberSeedRepository } from './members/member-seed.repository.js';
 import { MAX_SEED_MEMBERS, MemberSeedService } from './members/member-seed.service.js';
@@ -93,12 +93,14 @@ async function seed(argv: string[]): Promise<void> {
   }
   const name = values['project-name'].trim();
   if (!name || name.length > 200) throw new Error('--project-name must be 1-200 characters');
-  const config = loadConfigOrExit();
+  // One statement inserts 100,000 rows (or vacuums a million): longer than a request's cap on a slow disk,
+  // and nobody but the operator waits on it.
+  const config = loadConfigOrExit({ DATABASE_QUERY_TIMEOUT_MS: '0' });
   await migrateDatabase(config);
   // The campaign is made by CampaignsService, which needs the queue module even though a campaign with
   // no cards to generate enqueues nothing.
   @Module({
-    imports: [AppConfigModule.forRoot(config), BatchDatabaseModule, QueueModule.register('api'), AuthModule, CampaignsModule],
+    imports: [AppConfigModule.forRoot(config), DatabaseModule, QueueModule.register('api'), AuthModule, CampaignsModule],
     providers: [MemberSeedService, MemberSeedRepository],
   })
   class SeedModule {}

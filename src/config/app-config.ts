@@ -17,6 +17,8 @@ export class ConfigError extends Error {
 export class AppConfig {
   readonly port: number;
   readonly databaseUrl: string;
+  /** How long a statement may wait for PostgreSQL's answer before the client gives up (0 = no limit). */
+  readonly databaseQueryTimeoutMs: number;
   readonly redisUrl: string;
   readonly bootstrapKey: { appId: string; appToken: string } | null;
   readonly pendingPointsDayMs: number;
@@ -37,6 +39,7 @@ export class AppConfig {
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT;
     this.databaseUrl = env.DATABASE_URL;
+    this.databaseQueryTimeoutMs = env.DATABASE_QUERY_TIMEOUT_MS;
     this.redisUrl = env.REDIS_URL;
     this.bootstrapKey =
       env.BOOTSTRAP_APP_ID && env.BOOTSTRAP_APP_TOKEN

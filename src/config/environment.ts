@@ -97,6 +97,12 @@ export class EnvironmentVariables {
   BOOTSTRAP_APP_TOKEN?: string = undefined;
 
   @Transform(toInt)
+  @IsInt({ message: 'DATABASE_QUERY_TIMEOUT_MS must be an integer from 0 to 3600000 (milliseconds; 0 = no limit)' })
+  @Min(0, { message: 'DATABASE_QUERY_TIMEOUT_MS must be an integer from 0 to 3600000 (milliseconds; 0 = no limit)' })
+  @Max(3_600_000, { message: 'DATABASE_QUERY_TIMEOUT_MS must be an integer from 0 to 3600000 (milliseconds; 0 = no limit)' })
+  DATABASE_QUERY_TIMEOUT_MS: number = 15_000;
+
+  @Transform(toInt)
   @IsInt({ message: 'PENDING_POINTS_DAY_MS must be a positive integer (milliseconds)' })
   @Min(1, { message: 'PENDING_POINTS_DAY_MS must be a positive integer (milliseconds)' })
   PENDING_POINTS_DAY_MS: number = 86_400_000;

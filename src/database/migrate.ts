@@ -13,7 +13,8 @@ const MIGRATION_LOCK_KEY = 0x4c4f5941;
  */
 export async function migrateDatabase(config: Pick<AppConfig, 'databaseUrl'>): Promise<string[]> {
   await ensureDatabase(config.databaseUrl);
-  const dataSource = new DataSource(dataSourceOptions(config, 'loyalty-migrate', 2));
+  // No client-side statement cap: building an index over millions of rows may take longer than a request may.
+  const dataSource = new DataSource(dataSourceOptions({ ...config, databaseQueryTimeoutMs: 0 }, 'loyalty-migrate', 2));
   await dataSource.initialize();
   const lock = dataSource.createQueryRunner();
   try {

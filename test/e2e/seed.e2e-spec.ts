@@ -54,6 +54,12 @@ describe('node dist/cli.js seed (bulk members for benchmarks)', () => {
     expect(one.body.cards[0].card.code).toMatch(/^SEED-/);
   });
 
+  it("is not bound by the requests' statement timeout (DATABASE_QUERY_TIMEOUT_MS)", async () => {
+    // 1 ms would fail nearly every statement of a request; the seed's 100,000-row inserts must not get it.
+    const { stdout } = await run(process.execPath, ['dist/cli.js', 'seed', '--members', '2000', '--project-name', 'No cap'], { env: { ...env, DATABASE_QUERY_TIMEOUT_MS: '1' } });
+    expect(JSON.parse(stdout)).toMatchObject({ members: 2000 });
+  });
+
   it('refuses a missing or bad --members with a message', async () => {
     for (const args of [[], ['--members', '0'], ['--members', 'lots'], ['--members', '10000001']]) {
       const failure = await run(process.execPath, ['dist/cli.js', 'seed', ...args], { env }).catch((error: { code: number; stderr: string }) => error);
