@@ -103,7 +103,7 @@ function summarize(latenessMs, due, lastMs) {
 
 /** A: the service. Entries due in LEAD_MS, their activation jobs, the worker process already running. */
 async function activationRound(db, seed, queue, round) {
-  const worker = await startProcess(['dist/worker.js'], 'Worker started', env);
+  const worker = await startProcess(['dist/worker.js'], 'Worker ready', env);
   try {
     const due = new Date(Date.now() + LEAD_MS);
     const { ruleId, ids } = await makeEntries(db, seed, due, round);

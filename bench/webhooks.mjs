@@ -358,7 +358,7 @@ async function main() {
 
   /** The worker process, started, listening for events, and warmed up with WARMUP events. */
   const startWorker = async () => {
-    const worker = await startProcess([...(process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/worker.js'], 'Worker started', env);
+    const worker = await startProcess([...(process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/worker.js'], 'Worker ready', env);
     for (const deadline = Date.now() + 10_000; ; await sleep(20)) {
       const { rows: listening } = await db.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = 'loyalty-webhook-relay' AND query = 'LISTEN loyalty_events'`);
       if (listening.length) break;

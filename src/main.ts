@@ -5,6 +5,8 @@ import { createApiApp } from './app/http-app.js';
 import { loadConfigOrExit } from './config/app-config.js';
 import { migrateDatabase } from './database/migrate.js';
 import { onShutdownSignal } from './common/process/shutdown.js';
+import { SERVICE_VERSION } from './common/process/version.js';
+import { QueueName } from './queue/queue.definitions.js';
 
 /** HTTP API process. Migrates first (advisory lock), so one `node dist/main.js` is enough in a container. */
 async function main(): Promise<void> {
@@ -14,7 +16,9 @@ async function main(): Promise<void> {
   const logger = new Logger('Api');
   const server = app.getHttpServer() as Server;
   await app.listen(config.port);
-  logger.log(`API listening on port ${config.port}; docs at /docs`);
+  const address = `http://${hostPart(server.address())}:${config.port}`;
+  const queues = Object.values(QueueName);
+  logger.log({ address, version: SERVICE_VERSION, pid: process.pid, queues }, `API ready on ${address} (version ${SERVICE_VERSION}; docs at /docs; queues ${queues.join(', ')})`);
 
   onShutdownSignal(async (signal) => {
     logger.log(`${signal} received: closing HTTP server, then connections`);
@@ -24,7 +28,14 @@ async function main(): Promise<void> {
       server.closeIdleConnections();
     });
     await app.close();
+    logger.log({ signal }, 'API stopped');
   });
+}
+
+/** The address the server listens on as a URL host (IPv6 in brackets; `::` when on every interface). */
+function hostPart(address: ReturnType<Server['address']>): string {
+  if (!address || typeof address === 'string') return 'localhost';
+  return address.family === 'IPv6' ? `[${address.address}]` : address.address;
 }
 
 main().catch((error: unknown) => {

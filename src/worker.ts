@@ -2,7 +2,9 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger as PinoLogger } from 'nestjs-pino';
-import { WorkerModule } from './app/worker.module.js';
+import { PROCESSORS, WorkerModule } from './app/worker.module.js';
+import { StartupQuietLogger } from './common/logging/startup-quiet.logger.js';
+import { SERVICE_VERSION } from './common/process/version.js';
 import { loadConfigOrExit } from './config/app-config.js';
 import { onShutdownSignal } from './common/process/shutdown.js';
 
@@ -10,13 +12,19 @@ import { onShutdownSignal } from './common/process/shutdown.js';
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { bufferLogs: true, abortOnError: false });
-  app.useLogger(app.get(PinoLogger));
+  app.useLogger(new StartupQuietLogger(app.get(PinoLogger)));
   await app.init();
   const logger = new Logger('Worker');
-  logger.log(`Worker started (pid ${process.pid})`);
+  const queues = Object.keys(PROCESSORS);
+  const metrics = config.metrics.workerPort === null ? 'off' : `on port ${config.metrics.workerPort}`;
+  logger.log(
+    { version: SERVICE_VERSION, pid: process.pid, queues, metrics_port: config.metrics.workerPort },
+    `Worker ready (version ${SERVICE_VERSION}; queues ${queues.join(', ')}; metrics ${metrics})`,
+  );
   onShutdownSignal(async (signal) => {
     logger.log(`${signal} received: finishing the current jobs, then closing`);
     await app.close();
+    logger.log({ signal }, 'Worker stopped');
   });
 }
 

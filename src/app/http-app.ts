@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { QUEUE_BOARD_PATH, queueBoard } from '../admin/queue-board.js';
+import { StartupQuietLogger } from '../common/logging/startup-quiet.logger.js';
 import { answerClientErrorsWithJson } from '../common/http/client-errors.js';
 import { bodyGuard, jsonBodyParser, parseQuery, requestGuard } from '../common/http/request-guard.js';
 import { requestIdMiddleware } from '../common/http/request-id.middleware.js';
@@ -24,7 +25,7 @@ export async function createApiApp(config: AppConfig): Promise<NestExpressApplic
     bufferLogs: true,
     abortOnError: false,
   });
-  app.useLogger(app.get(Logger));
+  app.useLogger(new StartupQuietLogger(app.get(Logger)));
   app.disable('x-powered-by');
   // No ETag: every answer would be hashed for nothing (list pages carry a fresh signed cursor each time).
   app.set('etag', false);

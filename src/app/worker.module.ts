@@ -83,6 +83,8 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    // The workers' connections are about to close on purpose (this runs before onApplicationShutdown).
+    this.connections.expectClose();
     await this.heartbeat.stop();
     await this.sweeps.stop();
     await this.relay.stop();

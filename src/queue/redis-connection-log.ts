@@ -63,8 +63,13 @@ export class RedisConnectionLog implements OnApplicationShutdown {
     return this.down.size > 0;
   }
 
-  onApplicationShutdown(): void {
+  /** From now on connections close on purpose: no "connection lost" line for them. */
+  expectClose(): void {
     this.closing = true;
+  }
+
+  onApplicationShutdown(): void {
+    this.expectClose();
   }
 
   private onError(component: string, error: Error): void {

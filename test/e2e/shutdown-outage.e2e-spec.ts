@@ -53,13 +53,13 @@ describe('shutdown while Redis is unreachable', () => {
   }
 
   it('the worker exits promptly and cleanly', async () => {
-    const result = await stopDuringOutage(await start('dist/worker.js', 'Worker started'));
+    const result = await stopDuringOutage(await start('dist/worker.js', 'Worker ready'));
     expect(result.code).toBe(0);
   });
 
   it('the API exits promptly and cleanly', async () => {
     const port = await freePort();
-    const api = await start('dist/main.js', 'API listening', { PORT: String(port) });
+    const api = await start('dist/main.js', 'API ready', { PORT: String(port) });
     // Ready means Redis answered through the proxy, so that the cut is an outage and not a failed connect.
     await waitFor(async () => ((await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => null))?.status === 200 ? true : undefined), { timeoutMs: 15_000, intervalMs: 100 });
     const result = await stopDuringOutage(api);

@@ -73,7 +73,7 @@ export async function createFinishedCampaign<T>(app: NestExpressApplication, who
 
 /**
  * A real worker process (`node dist/worker.js`) on the run's database and queues, with `env` on top of the
- * test process's environment; resolves once it logged that it started. Added to `workers` until it exits.
+ * test process's environment; resolves once it logged that it is ready. Added to `workers` until it exits.
  */
 export async function startWorkerProcess(env: Record<string, string | undefined>, workers: Set<ChildProcess>): Promise<ChildProcess> {
   const config = testConfig();
@@ -84,6 +84,6 @@ export async function startWorkerProcess(env: Record<string, string | undefined>
   let output = '';
   worker.stdout?.on('data', (chunk) => (output += chunk));
   worker.stderr?.on('data', (chunk) => (output += chunk));
-  await waitFor(async () => (output.includes('Worker started') ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
+  await waitFor(async () => (output.includes('Worker ready') ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
   return worker;
 }
