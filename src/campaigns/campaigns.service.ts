@@ -19,7 +19,7 @@ export function cardJobId(campaignId: string): string {
   return `cards-${campaignId}`;
 }
 
-/** The rules of loyalty campaigns (spec §2.1, §4.1, §4.2; issue 3). */
+/** The rules of loyalty campaigns (create, get, update, list, delete). */
 @Injectable()
 export class CampaignsService {
   private readonly logger = new Logger(CampaignsService.name);

@@ -3,7 +3,7 @@ import { ApiError } from '../common/errors/api-error.js';
 import { isDateTime } from '../common/validation/decorators.js';
 
 /**
- * The v2 member list's query language (spec §4.3, reference §4.1): `order` and the deep-object `filters`,
+ * The v2 member list's query language (docs/decisions.md, "Member list (v2)"): `order` and the deep-object `filters`,
  * parsed into a plan the repository turns into SQL. Everything a client can get wrong is rejected here
  * with 400 `invalid_query_params` naming the parameter; the repository never sees an unchecked value.
  */

@@ -109,6 +109,9 @@ describe('dashboard in a real browser', () => {
       expect(await focusedText()).toBe('New distribution');
       await page.keyboard.press('Enter');
       await page.getByRole('heading', { name: 'New distribution' }).waitFor();
+      // The page moves focus to its heading after it renders (an effect): a Tab pressed before that would
+      // start from the link that was removed, i.e. from the top of the document.
+      await page.waitForFunction("document.activeElement?.tagName === 'H1'");
 
       await page.keyboard.press('Tab');
       expect(await focusedId()).toBe('field-name');

@@ -1,7 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { REQUEST_ID, type TestProject, createProject, http, startApi } from '../support/harness.js';
 
-describe('error bodies (CONTRACT.md §3)', () => {
+describe('error bodies (docs/errors.md)', () => {
   let app: NestExpressApplication;
   let project: TestProject;
 

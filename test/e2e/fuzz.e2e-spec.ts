@@ -3,7 +3,7 @@
  * added later are covered without touching this file) gets wrong body types, missing/unknown/__proto__
  * fields, NUL and lone-surrogate strings, huge, deep and wide values, malformed path and query values
  * and bad credentials. Each answer must be < 500, a status the operation documents, and (for errors)
- * the CONTRACT.md §3 body. Failures are collected per operation and reported grouped, not one by one.
+ * the docs/errors.md body. Failures are collected per operation and reported grouped, not one by one.
  *
  * Deterministic: a fixed seed (FUZZ_SEED to try another) drives every random choice. Bounded: a few
  * thousand requests, 8 in flight. Only the path-parameter fixture map below knows about routes.

@@ -115,7 +115,7 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
     expect((await http(app).get(`/v1/loyalties/members/${code}/pending-points`).set(project.headers)).body.data).toEqual([]);
   });
 
-  it('activates by hand (spec §4.4): the balance object, then 400 invalid_pending_points_state, and the job finds nothing to do', async () => {
+  it('activates by hand: the balance object, then 400 invalid_pending_points_state, and the job finds nothing to do', async () => {
     const { code, entryId, order } = await pendingFixture(3);
     const res = await http(app).post(`${entryPath(code, entryId)}/activate`).set(project.headers);
     expect(res.status).toBe(200);

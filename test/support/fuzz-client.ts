@@ -73,7 +73,7 @@ const REQUEST_ID = /^v-[0-9a-f]{18}$/;
 
 /**
  * What is wrong with an answer: a 5xx, a status the operation does not document (`documented`
- * undefined skips that check), or an error body not of the CONTRACT.md §3 shape.
+ * undefined skips that check), or an error body not of the docs/errors.md shape.
  */
 export function problemsOf(answer: Answer, errorKeys: readonly unknown[], documented?: Record<string, unknown>): string[] {
   if (answer.error) return [`no answer: ${answer.error}`];

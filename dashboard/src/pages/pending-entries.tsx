@@ -7,7 +7,7 @@ import { Empty, ErrorNotice, Loading, Notice } from '../ui/parts';
 
 type Entry = Schemas['PendingPointsDto'];
 
-/** The card's PENDING entries with Activate (now, spec §4.4) and Cancel (after a confirmation). */
+/** The card's PENDING entries with Activate (now) and Cancel (after a confirmation). */
 export function PendingEntries({ code, version, onChanged }: { code: string; version: number; onChanged: () => void }) {
   const list = useLoad(() => call(api.GET('/v1/loyalties/members/{memberId}/pending-points', { params: { path: { memberId: code }, query: { limit: 100 } } })), [code, version]);
   const action = useAction();

@@ -108,7 +108,7 @@ export class AccessSettingsAssignmentsListDto {
   total: number;
 }
 
-/** The campaign object of spec §2.1 (Voucherify `LoyaltyCampaign`), plus `program_id`. */
+/** The campaign object (Voucherify `LoyaltyCampaign`), plus `program_id`. */
 export class LoyaltyCampaignDto {
   @ApiProperty({ description: '`camp_` + 24 base62 characters.', example: EXAMPLE_IDS.campaign })
   id: string;
@@ -226,7 +226,7 @@ function toAssignmentDto(assignment: AccessAssignment): AccessSettingsAssignment
   return { ...assignment, object: 'area_store_campaign_assignment' };
 }
 
-/** Required fields always; optional ones only when set (spec §2.1). */
+/** Required fields always; optional ones only when set, as Voucherify answers. */
 export function toLoyaltyCampaignDto({ campaign: c, category, programId, withAccessSettings }: CampaignView): LoyaltyCampaignDto {
   const dto: Partial<LoyaltyCampaignDto> = { id: c.id, name: c.name };
   if (c.description !== null) dto.description = c.description;

@@ -44,7 +44,7 @@ export class ActivationService {
   ) {}
 
   /**
-   * By hand (spec §4.4): the entry is activated unless it is no longer PENDING. A transaction holding it
+   * By hand (POST …/pending-points/{id}/activate): the entry is activated unless it is no longer PENDING. A transaction holding it
    * (the worker settling it this very moment) is waited for, so the answer says what happened.
    */
   async activateManually(projectId: string, entryId: string, cause: EventCause): Promise<ActivatedEntry | null> {

@@ -17,7 +17,7 @@ import { PendingPointsService } from './pending-points.service.js';
 const ENTRY = ApiParam({ name: 'pendingPointsId', description: 'The pending entry (`lopp_…`).', example: EXAMPLE_IDS.pendingPoints });
 const LIST = 'PENDING entries only, by id (`order=-id` for descending), `limit` per page; pass `more_starting_after` as `starting_after_id` for the next page.';
 
-/** Pending points on the v1 loyalty routes (the member is its card code); spec §4.4 is the manual activation. */
+/** Pending points on the v1 loyalty routes (the member is its card code); activate is the manual activation. */
 @ApiTags('Pending points')
 @Controller('v1/loyalties')
 export class PendingPointsController {

@@ -22,7 +22,7 @@ import { type NewPendingPoints, PendingPointsRepository } from './pending-points
 
 const PENDING = EVENTS.CUSTOMER.VOUCHER.LOYALTY_CARD.PENDING_POINTS;
 
-/** Pending entries: made by earning, listed, and activated, adjusted or canceled by hand (spec §4.4). */
+/** Pending entries: made by earning, listed, and activated, adjusted or canceled by hand. */
 @Injectable()
 export class PendingPointsService {
   private readonly logger = new Logger(PendingPointsService.name);
