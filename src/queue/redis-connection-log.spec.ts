@@ -53,4 +53,23 @@ describe('RedisConnectionLog', () => {
     queue.emit('error', new Error('Missing lock for job 12'));
     expect(lines).toEqual([{ level: 'error', message: 'queue error', fields: expect.objectContaining({ component: 'queue:campaigns', err: expect.objectContaining({ message: 'Missing lock for job 12' }) }) }]);
   });
+
+  it('hears of an outage from connection errors alone when the client was not yet reachable, and of its end once it is', async () => {
+    const log = new RedisConnectionLog();
+    // The client promise of a queue whose connection dropped before it was ever ready (just after start).
+    const client = Object.assign(new EventEmitter(), { status: 'reconnecting' });
+    let resolveClient: (value: unknown) => void = () => undefined;
+    const queue = Object.assign(new EventEmitter(), { name: 'webhooks', getBackend: () => ({ client: new Promise((resolve) => (resolveClient = resolve)) }) });
+    const watching = log.watch('worker', queue as never);
+
+    queue.emit('error', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' }));
+    expect(lines.map((line) => line.message)).toEqual(['redis connection lost']);
+    expect(log.isDown).toBe(true);
+
+    client.status = 'ready';
+    resolveClient(client);
+    await watching;
+    expect(lines.map((line) => line.message)).toEqual(['redis connection lost', 'redis connection restored']);
+    expect(log.isDown).toBe(false);
+  });
 });

@@ -56,6 +56,7 @@ export class RedisConnectionLog implements OnApplicationShutdown {
     client.on('end', () => this.markDown(component));
     client.on('ready', () => this.markUp(component));
     if (client.status !== 'ready') this.markDown(component);
+    else this.markUp(component);
   }
 
   /** Whether a watched connection is down now (Redis unreachable). */
@@ -74,6 +75,9 @@ export class RedisConnectionLog implements OnApplicationShutdown {
 
   private onError(component: string, error: Error): void {
     if (isRedisConnectionError(error)) {
+      // Also an outage signal on its own: a connection that drops before watch() got hold of its client
+      // (just after start) is only heard of here.
+      this.markDown(component);
       this.suppressed++;
       this.firstError ??= `${component}: ${error.message}`;
       return;
