@@ -94,8 +94,20 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
     const unreachable = this.connections.isDown;
     if (unreachable) this.logger.warn('Redis is unreachable: dropping the queue connections instead of closing them gracefully');
     await Promise.all(Object.values(PROCESSORS).map((processor) => this.moduleRef.get<WorkerHost>(processor).worker.close(unreachable)));
-    if (unreachable) await Promise.all(Object.values(QueueName).map((name) => this.jobs.queue(name).disconnect().catch(() => undefined)));
+    if (unreachable) await Promise.all(Object.values(QueueName).map((name) => dropQueueConnection(this.jobs.queue(name))));
   }
+}
+
+/**
+ * Drops a queue's connection without waiting for Redis. BullMQ's disconnect() first waits for the client to
+ * be ready, which a connection cut before it ever was (Redis gone just after start) never is; such a queue
+ * needs nothing dropped (its close() at module shutdown disconnects a client that never connected), so the
+ * wait is cut short.
+ */
+async function dropQueueConnection(queue: { disconnect(): Promise<void> }): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([queue.disconnect().catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, 1_000)))]);
+  clearTimeout(timer);
 }
 
 /** The worker process: the same feature modules as the API, plus the BullMQ processors. No HTTP API (only /metrics on WORKER_METRICS_PORT, when set). */
