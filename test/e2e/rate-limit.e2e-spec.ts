@@ -137,12 +137,15 @@ describe('rate limits per project', () => {
     const redisUrl = new URL(testConfig().redisUrl);
     const proxy = new TcpProxy(redisUrl.hostname, Number(redisUrl.port || 6379));
     redisUrl.port = String(await proxy.start());
+    // Closed here, with Redis reachable again: see the finally block.
+    const app = await startApi(testConfig({ RATE_LIMIT_PER_SECOND: '1', REDIS_URL: redisUrl.toString() }));
+    let cut = false;
     try {
-      const app = await slow({ REDIS_URL: redisUrl.toString() });
       const project = await createProject(app);
       expect(statuses((await burst(app, project, 6)).answers)).toContain(429);
 
       await proxy.cut();
+      cut = true;
       const started = Date.now();
       const { answers } = await burst(app, project, 6);
       expect(statuses(answers)).toEqual(Array(6).fill(200));
@@ -151,8 +154,14 @@ describe('rate limits per project', () => {
       expect(Date.now() - started).toBeLessThan(1_000);
 
       await proxy.restore();
+      cut = false;
       await waitFor(async () => ((await http(app).get(LIST).set(project.headers)).headers['x-rate-limit-limit'] === '2' ? true : undefined));
     } finally {
+      if (cut) await proxy.restore();
+      // The queues' clients reconnect on their own schedule; one closed while still reconnecting would
+      // go on reconnecting in this process (and keep jest from exiting).
+      await waitFor(async () => ((await http(app).get('/health/ready')).status === 200 ? true : undefined)).catch(() => undefined);
+      await app.close();
       await proxy.cut();
     }
   });
