@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { SERVICE_VERSION } from '../common/process/version.js';
 
 export const APP_ID_SCHEME = 'X-App-Id';
 export const APP_TOKEN_SCHEME = 'X-App-Token';
@@ -11,7 +12,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       'Self-hostable, Voucherify-compatible loyalty backend. Every /v1 and /v2 route needs the X-App-Id and X-App-Token headers. ' +
         'Every error has the body {code, key, message, details, request_id, resource_id?, resource_type?}.',
     )
-    .setVersion('0.1.0')
+    .setVersion(SERVICE_VERSION)
     .setLicense('Apache-2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-App-Id', description: 'Application id' }, APP_ID_SCHEME)
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-App-Token', description: 'Application secret token' }, APP_TOKEN_SCHEME)

@@ -93,9 +93,13 @@ describe('rate limits per project', () => {
 
   it('public routes are neither counted nor labelled', async () => {
     const app = await slow();
-    const res = await http(app).get('/health');
-    expect(res.status).toBe(200);
-    for (const name of HEADERS) expect(res.headers[name]).toBeUndefined();
+    const project = await createProject(app);
+    // Sent with the project's keys: a public route still has no project to charge.
+    const answers = await Promise.all(Array.from({ length: 6 }, () => http(app).get('/health').set(project.headers)));
+    expect(statuses(answers)).toEqual(Array(6).fill(200));
+    for (const name of HEADERS) expect(answers[0]!.headers[name]).toBeUndefined();
+    // The project's bucket is still full: its first keyed request leaves one of two.
+    expect((await http(app).get(LIST).set(project.headers)).headers['x-rate-limit-remaining']).toBe('1');
   });
 
   it('RATE_LIMIT_PER_SECOND=0 turns the limiter off', async () => {
