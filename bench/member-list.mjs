@@ -9,10 +9,14 @@
 //   3. walk the list with limit=100 to a cursor N/2 members deep (default order, and order=customer_id);
 //   4. per variant: a checked request, a warm-up, then autocannon at CONNECTIONS connections for DURATION s.
 //
-//   5. the rate limiter's cost: the first page on this API (limiter on, at a rate it never reaches) and on a
-//      second API with RATE_LIMIT_PER_SECOND=0, in interleaved windows A B B A so machine noise hits both.
+//   5. the API against a plain node:http + pg server doing the same work (bench/member-list-raw-server.mjs:
+//      same SQL, key check, cursor signing and JSON), on the first page, the deep page and limit=100, in
+//      interleaved windows A B B A so machine noise hits both; both must first answer the same data;
+//   6. the rate limiter's cost: the first page on this API (limiter on, at a rate it never reaches) and on a
+//      second API with RATE_LIMIT_PER_SECOND=0, also in windows A B B A.
 //
-// Options: --members N (default 1000000), --duration S (8), --warmup S (2), --connections C (16).
+// Options: --members N (default 1000000), --duration S (8), --warmup S (2), --connections C (16),
+// --parts variants,raw,limiter (which of steps 4, 5 and 6 to run; all by default).
 // Every response must be 200; any other status or a socket error fails the run (exit 1), and so does a
 // missed target. Results go to bench/results/member-list.json.
 import { execFileSync, spawn } from 'node:child_process';
@@ -24,8 +28,10 @@ import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import pg from 'pg';
+import { startProcess } from './lib/processes.mjs';
+import { load as loadRun, measure as measureRun } from './lib/http-load.mjs';
+import { limiterCost, printRawBaseline, RAW_TARGETS, rawBaseline } from './lib/member-list-sides.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -34,12 +40,15 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '8' },
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '16' },
+    parts: { type: 'string', default: 'variants,raw,limiter' },
   },
 });
 const MEMBERS = positive(args.members, '--members');
 const DURATION = positive(args.duration, '--duration');
 const WARMUP = args.warmup === '0' ? 0 : positive(args.warmup, '--warmup');
 const CONNECTIONS = positive(args.connections, '--connections');
+const PARTS = new Set(args.parts.split(',').filter(Boolean));
+for (const part of PARTS) if (!['variants', 'raw', 'limiter'].includes(part)) throw new Error(`--parts takes variants, raw and limiter; got '${part}'`);
 const PAGE = 10;
 const WALK_PAGE = 100;
 const DEEP = Math.floor(MEMBERS / 2);
@@ -136,6 +145,14 @@ async function startApi(port, env = {}) {
     await sleep(100);
   }
   throw new Error(`the API did not become ready; its log:\n${(await readFile(apiLog, 'utf8').catch(() => '')).slice(-4000)}`);
+}
+
+/** The plain node:http + pg baseline (bench/member-list-raw-server.mjs) on a free port. */
+async function startRaw() {
+  const port = await freePort();
+  const child = await startProcess(['bench/member-list-raw-server.mjs'], 'listening', { ...childEnv, PORT: String(port) });
+  apis.push(child);
+  return { child, base: `http://127.0.0.1:${port}` };
 }
 
 /** The Postgres, Redis and Node versions and the CPU, for the figures. */
@@ -241,59 +258,76 @@ async function main() {
     check(variant, body.data, { middle, someCustomers, deep });
   }
 
-  const results = [];
   const db = new pg.Client({ connectionString: config.databaseUrl });
   await db.connect();
+  const results = [];
+  let limiter = null;
+  let raw = null;
   try {
     // Write out what the seed and the walks left dirty now, not during a measured run.
     await db.query('CHECKPOINT').catch(() => undefined);
     // The walks above warm the API up at full size; a short run under load also covers small --members runs.
     if (WARMUP > 0) await load(base, pathOf(variants[0].params), headers, 3);
-    for (const variant of variants) {
+    for (const variant of PARTS.has('variants') ? variants : []) {
       const path = pathOf(variant.params);
       if (WARMUP > 0) await load(base, path, headers, WARMUP);
-      // CPU time of the API process and of its PostgreSQL backends during the measured run (Linux /proc).
-      const backends = (await db.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map((r) => r.pid);
-      const measured = await measure(db, api, base, path, headers);
-      const row = { variant: variant.name, key: variant.key, path, ...measured };
+      const { server_cpu_ms_per_request: apiCpu, ...measured } = await measureRun(db, api.pid, { base, path, headers, seconds: DURATION, connections: CONNECTIONS });
+      const row = { variant: variant.name, key: variant.key, path, ...measured, api_cpu_ms_per_request: apiCpu };
       results.push(row);
       console.log(
         `  ${row.variant.padEnd(48)} p50 ${row.p50_ms.toFixed(2).padStart(6)} ms  p99 ${row.p99_ms.toFixed(2).padStart(6)} ms  ${row.rps.toFixed(0).padStart(5)} req/s  non-2xx ${row.non2xx}` +
           (row.api_cpu_ms_per_request === null ? '' : `  CPU per request: API ${row.api_cpu_ms_per_request} ms, PostgreSQL ${row.postgres_cpu_ms_per_request} ms`),
       );
     }
+    const sides = { db, api, base, headers, seconds: DURATION, warmup: WARMUP, connections: CONNECTIONS, startApi: async (env) => {
+        const port = await freePort();
+        return { child: await startApi(port, env), port };
+      },
+      startRaw,
+    };
+    if (PARTS.has('raw')) {
+      raw = await rawBaseline(sides, [
+        { key: 'first', name: 'first page', path: pathOf(variants[0].params) },
+        { key: 'deep', name: `deep page (${DEEP.toLocaleString('en')} in)`, path: pathOf(variants[1].params) },
+        { key: 'limit_100', name: 'first page, limit=100', path: pathOf([['limit', '100']]) },
+      ]);
+    }
+    if (PARTS.has('limiter')) limiter = await limiterCost(sides, pathOf(variants[0].params));
   } finally {
     await db.end();
   }
 
-  const limiter = await limiterCost(api, base, pathOf(variants[0].params), headers);
-
   const byKey = Object.fromEntries(results.map((r) => [r.key, r]));
-  const ratio = byKey.deep.p99_ms / byKey.first.p99_ms;
-  const ratioCustomer = byKey.deep_customer.p99_ms / byKey.order_customer.p99_ms;
+  const ratio = results.length ? byKey.deep.p99_ms / byKey.first.p99_ms : NaN;
+  const ratioCustomer = results.length ? byKey.deep_customer.p99_ms / byKey.order_customer.p99_ms : NaN;
   const failedRequests = results.filter((r) => r.non2xx > 0 || r.errors > 0 || r.timeouts > 0);
   const slow = results.filter((r) => r.p99_ms >= P99_LIMIT_MS);
 
   const info = await machine();
-  console.log(`\nmember list, ${MEMBERS.toLocaleString('en')} members, ${CONNECTIONS} connections, ${DURATION} s per variant after a ${WARMUP} s warm-up`);
+  console.log(`\nmember list, ${MEMBERS.toLocaleString('en')} members, ${CONNECTIONS} connections, ${DURATION} s per window after a ${WARMUP} s warm-up`);
   console.log(`${info.cpu}, ${info.cores} cores, ${info.memory_gib} GiB, PostgreSQL ${info.postgres}, Node ${info.node}; seed ${seeded.seconds} s\n`);
-  const table = [['variant', 'p50 ms', 'p99 ms', 'req/s', 'non-2xx'], ...results.map((r) => [r.variant, r.p50_ms.toFixed(2), r.p99_ms.toFixed(2), r.rps.toFixed(0), String(r.non2xx + r.errors + r.timeouts)])];
-  const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
-  for (const [i, row] of table.entries()) {
-    console.log(`  ${row.map((cell, j) => (j === 0 ? cell.padEnd(widths[j]) : cell.padStart(widths[j]))).join('  ')}`);
-    if (i === 0) console.log(`  ${widths.map((w) => '-'.repeat(w)).join('  ')}`);
+  let pass = true;
+  if (results.length) {
+    const table = [['variant', 'p50 ms', 'p99 ms', 'req/s', 'non-2xx'], ...results.map((r) => [r.variant, r.p50_ms.toFixed(2), r.p99_ms.toFixed(2), r.rps.toFixed(0), String(r.non2xx + r.errors + r.timeouts)])];
+    const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
+    for (const [i, row] of table.entries()) {
+      console.log(`  ${row.map((cell, j) => (j === 0 ? cell.padEnd(widths[j]) : cell.padStart(widths[j]))).join('  ')}`);
+      if (i === 0) console.log(`  ${widths.map((w) => '-'.repeat(w)).join('  ')}`);
+    }
+    console.log(`\n  deep / first p99 = ${ratio.toFixed(2)} (limit ${DEEP_RATIO_LIMIT}); deep / first p99 for order=customer_id = ${ratioCustomer.toFixed(2)}`);
+    pass = failedRequests.length === 0 && slow.length === 0 && ratio <= DEEP_RATIO_LIMIT;
+    if (failedRequests.length) console.log(`  FAIL: non-2xx responses or errors in ${failedRequests.map((r) => r.variant).join('; ')}`);
+    if (slow.length) console.log(`  FAIL: p99 >= ${P99_LIMIT_MS} ms in ${slow.map((r) => r.variant).join('; ')}`);
+    if (ratio > DEEP_RATIO_LIMIT) console.log(`  FAIL: deep page p99 is ${ratio.toFixed(2)}× the first page's`);
+    if (pass) console.log(`  PASS: every p99 < ${P99_LIMIT_MS} ms, deep / first ${ratio.toFixed(2)} <= ${DEEP_RATIO_LIMIT}`);
   }
-  console.log(`\n  deep / first p99 = ${ratio.toFixed(2)} (limit ${DEEP_RATIO_LIMIT}); deep / first p99 for order=customer_id = ${ratioCustomer.toFixed(2)}`);
-
-  const pass = failedRequests.length === 0 && slow.length === 0 && ratio <= DEEP_RATIO_LIMIT;
-  if (failedRequests.length) console.log(`  FAIL: non-2xx responses or errors in ${failedRequests.map((r) => r.variant).join('; ')}`);
-  if (slow.length) console.log(`  FAIL: p99 >= ${P99_LIMIT_MS} ms in ${slow.map((r) => r.variant).join('; ')}`);
-  if (ratio > DEEP_RATIO_LIMIT) console.log(`  FAIL: deep page p99 is ${ratio.toFixed(2)}× the first page's`);
-  if (pass) console.log(`  PASS: every p99 < ${P99_LIMIT_MS} ms, deep / first ${ratio.toFixed(2)} <= ${DEEP_RATIO_LIMIT}`);
-  console.log(
-    `\n  rate limiter (first page, windows A B B A, ${DURATION} s each): on ${limiter.on.rps.toFixed(0)} req/s, p99 ${limiter.on.p99_ms} ms, API CPU ${limiter.on.api_cpu_ms_per_request} ms/request; ` +
-      `off ${limiter.off.rps.toFixed(0)} req/s, p99 ${limiter.off.p99_ms} ms, API CPU ${limiter.off.api_cpu_ms_per_request} ms/request; on / off throughput ${limiter.throughput_on_over_off}`,
-  );
+  if (raw) pass = printRawBaseline(raw) && pass;
+  if (limiter) {
+    console.log(
+      `\n  rate limiter (first page, windows A B B A, ${DURATION} s each): on ${limiter.on.rps.toFixed(0)} req/s, p99 ${limiter.on.p99_ms} ms, API CPU ${limiter.on.server_cpu_ms_per_request} ms/request; ` +
+        `off ${limiter.off.rps.toFixed(0)} req/s, p99 ${limiter.off.p99_ms} ms, API CPU ${limiter.off.server_cpu_ms_per_request} ms/request; on / off throughput ${limiter.throughput_on_over_off}`,
+    );
+  }
 
   const out = join(root, 'bench/results/member-list.json');
   await mkdir(dirname(out), { recursive: true });
@@ -304,16 +338,18 @@ async function main() {
         date: new Date().toISOString(),
         machine: info,
         members: MEMBERS,
+        parts: [...PARTS],
         seed: { seconds: seeded.seconds, cli_wall_seconds: Number(seedWallSeconds.toFixed(2)) },
         walks: {
           default_order: { pages: deep.pages, limit: WALK_PAGE, seconds: Number((deep.ms / 1000).toFixed(2)) },
           customer_id: { pages: deepCustomer.pages, limit: WALK_PAGE, seconds: Number((deepCustomer.ms / 1000).toFixed(2)) },
         },
         load: { connections: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP, limit: PAGE, tool: 'autocannon 9.0.0 (in process), latencies from its per-response timings' },
-        targets: { p99_ms_below: P99_LIMIT_MS, deep_over_first_p99_at_most: DEEP_RATIO_LIMIT },
+        targets: { p99_ms_below: P99_LIMIT_MS, deep_over_first_p99_at_most: DEEP_RATIO_LIMIT, raw_baseline: RAW_TARGETS },
         variants: results,
         deep_over_first_p99: Number(ratio.toFixed(3)),
         deep_over_first_p99_customer_id: Number(ratioCustomer.toFixed(3)),
+        raw_baseline: raw,
         rate_limiter: limiter,
         pass,
         total_seconds: Number(((performance.now() - started) / 1000).toFixed(1)),
@@ -326,103 +362,7 @@ async function main() {
   process.exitCode = pass ? 0 : 1;
 }
 
-/** One measured run on `path` of the API `child`, with the CPU time its process and PostgreSQL spent. */
-async function measure(db, child, base, path, headers) {
-  // CPU time of the API process and of its PostgreSQL backends during the measured run (Linux /proc).
-  const backends = (await db.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map((r) => r.pid);
-  const before = [await cpuMs([child.pid]), await cpuMs(backends)];
-  const measured = await load(base, path, headers, DURATION);
-  const after = [await cpuMs([child.pid]), await cpuMs(backends)];
-  const perRequest = (i) => (before[0] === null ? null : round((after[i] - before[i]) / measured.requests));
-  return { ...measured, api_cpu_ms_per_request: perRequest(0), postgres_cpu_ms_per_request: perRequest(1) };
-}
-
-/**
- * The limiter's cost: the same page from this API (limiter on) and from a second one started with
- * RATE_LIMIT_PER_SECOND=0, in windows A B B A; each side's figures are over its two windows.
- */
-async function limiterCost(limited, limitedBase, path, headers) {
-  const port = await freePort();
-  const unlimited = await startApi(port, { RATE_LIMIT_PER_SECOND: '0' });
-  const sides = { on: { child: limited, base: limitedBase, runs: [] }, off: { child: unlimited, base: `http://127.0.0.1:${port}`, runs: [] } };
-  const first = await fetch(sides.off.base + path, { headers });
-  if (first.status !== 200 || first.headers.has('x-rate-limit-limit')) throw new Error(`the API without a limiter answered ${first.status} with rate limit headers: ${first.headers.get('x-rate-limit-limit')}`);
-  const db = new pg.Client({ connectionString: config.databaseUrl });
-  await db.connect();
-  try {
-    // The API without a limiter has just started: its JIT has not seen the tens of thousands of requests the
-    // other one served above (at 2 s of warm-up it used a third more CPU per request). Warm it as long as
-    // three measured windows first.
-    await load(sides.off.base, path, headers, Math.max(WARMUP, 3 * DURATION));
-    for (const side of ['on', 'off', 'off', 'on']) sides[side].runs.push(await measure(db, sides[side].child, sides[side].base, path, headers));
-  } finally {
-    await db.end();
-  }
-  const combine = ({ runs }) => ({
-    rps: round(runs.reduce((sum, r) => sum + r.rps, 0) / runs.length),
-    p99_ms: round(Math.max(...runs.map((r) => r.p99_ms))),
-    api_cpu_ms_per_request: runs[0].api_cpu_ms_per_request === null ? null : round(runs.reduce((sum, r) => sum + r.api_cpu_ms_per_request, 0) / runs.length),
-    non2xx: runs.reduce((sum, r) => sum + r.non2xx + r.errors + r.timeouts, 0),
-    windows: runs.map((r) => ({ rps: round(r.rps), p99_ms: r.p99_ms, api_cpu_ms_per_request: r.api_cpu_ms_per_request })),
-  });
-  const on = combine(sides.on);
-  const off = combine(sides.off);
-  if (on.non2xx || off.non2xx) throw new Error(`rate limiter comparison: non-2xx answers (on ${on.non2xx}, off ${off.non2xx})`);
-  return { method: 'first page, windows A B B A (A = limiter on at 1,000,000/s, B = RATE_LIMIT_PER_SECOND=0)', on, off, throughput_on_over_off: Number((on.rps / off.rps).toFixed(3)) };
-}
-
-/**
- * autocannon for `seconds` on one path. Latencies come from its per-response timings (sub-millisecond,
- * the histogram it prints rounds to whole milliseconds); requests per second is 2xx responses over the
- * measured time.
- */
-function load(base, path, headers, seconds) {
-  return new Promise((resolve, reject) => {
-    const latencies = [];
-    const instance = autocannon({ url: base + path, connections: CONNECTIONS, duration: seconds, headers, timeout: 10 }, (error, result) => {
-      if (error) return reject(error);
-      latencies.sort((a, b) => a - b);
-      const at = (q) => latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)] ?? NaN;
-      resolve({
-        requests: result.requests.total,
-        rps: result['2xx'] / result.duration,
-        p50_ms: round(at(0.5)),
-        p90_ms: round(at(0.9)),
-        p99_ms: round(at(0.99)),
-        max_ms: round(latencies.at(-1) ?? NaN),
-        mean_ms: round(latencies.reduce((a, b) => a + b, 0) / latencies.length),
-        non2xx: result.non2xx,
-        errors: result.errors,
-        timeouts: result.timeouts,
-        status_codes: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count])),
-        duration_s: result.duration,
-      });
-    });
-    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
-      if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
-    });
-  });
-}
-
-const round = (ms) => Math.round(ms * 100) / 100;
-
-/** User + system CPU time of these processes in ms, from /proc (null where there is no /proc). */
-async function cpuMs(pids) {
-  let ticks = 0;
-  for (const pid of pids) {
-    let stat;
-    try {
-      stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      if (apis.some((child) => child.pid === pid)) return null;
-      continue;
-    }
-    // Fields after "(comm) ": state is the first; utime and stime are the 12th and 13th (clock ticks of 10 ms).
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    ticks += Number(fields[11]) + Number(fields[12]);
-  }
-  return ticks * 10;
-}
+const load = (base, path, headers, seconds) => loadRun({ base, path, headers, seconds, connections: CONNECTIONS });
 
 /** What each variant's page must look like, so a fast wrong answer cannot pass. */
 function check(variant, data, { middle, someCustomers, deep }) {
