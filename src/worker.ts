@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Logger as PinoLogger } from 'nestjs-pino';
 import { PROCESSORS, WorkerModule } from './app/worker.module.js';
+import { AppLogger } from './common/logging/app-logger.js';
 import { StartupQuietLogger } from './common/logging/startup-quiet.logger.js';
 import { SERVICE_VERSION } from './common/process/version.js';
 import { loadConfigOrExit } from './config/app-config.js';
@@ -12,7 +12,7 @@ import { onShutdownSignal } from './common/process/shutdown.js';
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { bufferLogs: true, abortOnError: false });
-  app.useLogger(new StartupQuietLogger(app.get(PinoLogger)));
+  app.useLogger(new StartupQuietLogger(app.get(AppLogger)));
   await app.init();
   const logger = new Logger('Worker');
   const queues = Object.keys(PROCESSORS);

@@ -2,8 +2,9 @@ import type { Server } from 'node:http';
 import { Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Logger } from 'nestjs-pino';
 import { QUEUE_BOARD_PATH, queueBoard } from '../admin/queue-board.js';
+import { AppLogger } from '../common/logging/app-logger.js';
+import { RequestLogger } from '../common/logging/request-logger.js';
 import { StartupQuietLogger } from '../common/logging/startup-quiet.logger.js';
 import { answerClientErrorsWithJson } from '../common/http/client-errors.js';
 import { bodyGuard, jsonBodyParser, parseQuery, requestGuard } from '../common/http/request-guard.js';
@@ -25,7 +26,7 @@ export async function createApiApp(config: AppConfig): Promise<NestExpressApplic
     bufferLogs: true,
     abortOnError: false,
   });
-  app.useLogger(new StartupQuietLogger(app.get(Logger)));
+  app.useLogger(new StartupQuietLogger(app.get(AppLogger)));
   app.disable('x-powered-by');
   // No ETag: every answer would be hashed for nothing (list pages carry a fresh signed cursor each time).
   app.set('etag', false);
@@ -36,7 +37,7 @@ export async function createApiApp(config: AppConfig): Promise<NestExpressApplic
   // before anything can reject the request, and the edge checks run before the body is parsed (its raw
   // shape), right after (its strings), and before any route.
   app.use(httpMetricsMiddleware(app.get(Metrics)));
-  app.use(requestIdMiddleware);
+  app.use(requestIdMiddleware(app.get(RequestLogger)));
   app.use(requestGuard);
   app.use(jsonBodyParser());
   app.use(bodyGuard);

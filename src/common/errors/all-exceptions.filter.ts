@@ -25,8 +25,6 @@ export class AllExceptionsFilter implements ExceptionFilter {
       response.end();
       return;
     }
-    // Body-parser rejections (413, malformed JSON) happen before the request logger is attached.
-    if (!request.log) this.logger.warn({ request_id: requestId, status: error.status, key: error.key }, `${request.method} ${request.url} rejected`);
     if (error.status === 503) response.setHeader('Retry-After', '5');
     response.status(error.status).json(error.toBody(requestId));
   }

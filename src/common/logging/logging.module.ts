@@ -1,42 +1,22 @@
-import { Module } from '@nestjs/common';
-import { LoggerModule } from 'nestjs-pino';
-import pino from 'pino';
-import type { IncomingMessage } from 'node:http';
+import { Global, Module } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config.js';
+import { AppLogger, createLoggers, type ProcessLoggers } from './app-logger.js';
+import { RequestLogger } from './request-logger.js';
+
+const LOGGERS = Symbol('process loggers');
 
 /**
- * Structured JSON logs through pino (nestjs-pino binds each line to its request). Request headers are
- * never serialised, so X-App-Token cannot reach the logs; the redact list is a second guard.
- *
- * Lines are written asynchronously (sonic-boom, `sync: false`): a synchronous write per request cost a
- * third of the API's throughput in the member list benchmark. Under load, lines written while a write is
- * pending go out together; pino flushes what is left when the process exits.
+ * Structured JSON logs through pino (app-logger.ts): AppLogger is the process's Nest logger; the API's one
+ * line per request is RequestLogger's, written from the edge middleware with the fields it picks (never
+ * headers, so X-App-Token cannot reach the logs).
  */
+@Global()
 @Module({
-  imports: [
-    LoggerModule.forRootAsync({
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({
-        pinoHttp: [
-          {
-            level: config.logLevel,
-            genReqId: (req: IncomingMessage) => (req as IncomingMessage & { id?: string }).id ?? 'unknown',
-            customProps: (req: IncomingMessage) => ({ request_id: (req as IncomingMessage & { id?: string }).id }),
-            serializers: {
-              req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
-              res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-            },
-            redact: {
-              paths: ['req.headers', '*.headers["x-app-token"]', '*.appToken', '*.app_token', '*.token', '*.tokenHash'],
-              censor: '[redacted]',
-            },
-            customLogLevel: (_req: IncomingMessage, res: { statusCode: number }, err?: Error) =>
-              err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
-          },
-          pino.destination({ dest: 1, sync: false }),
-        ],
-      }),
-    }),
+  providers: [
+    { provide: LOGGERS, inject: [AppConfig], useFactory: (config: AppConfig) => createLoggers(config.logLevel) },
+    { provide: AppLogger, inject: [LOGGERS], useFactory: (loggers: ProcessLoggers) => new AppLogger(loggers.app) },
+    { provide: RequestLogger, inject: [LOGGERS], useFactory: (loggers: ProcessLoggers) => new RequestLogger(loggers.requests) },
   ],
+  exports: [AppLogger, RequestLogger],
 })
 export class LoggingModule {}
