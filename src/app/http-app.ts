@@ -2,7 +2,6 @@ import type { Server } from 'node:http';
 import { Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { RequestHandler } from 'express';
 import { QUEUE_BOARD_PATH, queueBoard } from '../admin/queue-board.js';
 import { AppLogger } from '../common/logging/app-logger.js';
 import { RequestLogger } from '../common/logging/request-logger.js';
@@ -16,18 +15,6 @@ import { Metrics } from '../metrics/metrics.js';
 import { JobQueueService } from '../queue/job-queue.service.js';
 import { ApiModule } from './api.module.js';
 import { setupSwagger } from './openapi.js';
-
-/** Middlewares run one after the other as one: the first error skips the rest and goes to Express. */
-function inSequence(handlers: RequestHandler[]): RequestHandler {
-  return (req, res, next) => {
-    let i = 0;
-    const step = (error?: unknown): void => {
-      if (error !== undefined || i === handlers.length) return next(error);
-      handlers[i++](req, res, step);
-    };
-    step();
-  };
-}
 
 /**
  * Builds the API application exactly as production runs it (used by main.ts, the e2e tests and the
@@ -49,8 +36,11 @@ export async function createApiApp(config: AppConfig): Promise<NestExpressApplic
   // Order matters: the request timer starts first (refused requests are timed too), the request id exists
   // before anything can reject the request, and the edge checks run before the body is parsed (its raw
   // shape), right after (its strings), and before any route.
-  // They run as one Express layer: each layer costs every request a path match and a `next` through the router.
-  app.use(inSequence([httpMetricsMiddleware(app.get(Metrics)), requestIdMiddleware(app.get(RequestLogger)), requestGuard, jsonBodyParser(), bodyGuard]));
+  app.use(httpMetricsMiddleware(app.get(Metrics)));
+  app.use(requestIdMiddleware(app.get(RequestLogger)));
+  app.use(requestGuard);
+  app.use(jsonBodyParser());
+  app.use(bodyGuard);
   // bull-board only when ADMIN_TOKEN is set; otherwise its path is an unknown route (404) like any other.
   if (config.adminToken !== null) app.use(QUEUE_BOARD_PATH, ...queueBoard(config.adminToken, app.get(JobQueueService)));
   const logger = new NestLogger('HTTP');

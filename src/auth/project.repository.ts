@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { poolQuery } from '../database/pool-query.js';
 import { AppKey } from './app-key.entity.js';
 import { Project } from './project.entity.js';
 
@@ -17,11 +16,10 @@ export class ProjectRepository {
 
   /** One statement: it runs on every authenticated request. */
   async findKey(appId: string): Promise<StoredKey | null> {
-    const [row] = await poolQuery<{ project_id: string; token_sha256: Buffer; areas_and_stores: boolean }>(
-      this.dataSource,
+    const [row] = (await this.dataSource.query(
       `SELECT k.project_id, k.token_sha256, p.areas_and_stores FROM app_keys k JOIN projects p ON p.id = k.project_id WHERE k.app_id = $1`,
       [appId],
-    );
+    )) as { project_id: string; token_sha256: Buffer; areas_and_stores: boolean }[];
     return row ? { projectId: row.project_id, tokenSha256: row.token_sha256, areasAndStores: row.areas_and_stores } : null;
   }
 

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { poolQuery } from '../database/pool-query.js';
 import { LoyaltyCard } from '../points/cards/loyalty-card.entity.js';
 import type { MemberFilters, SortKey } from './member-list-query.js';
 import { memberPageQuery } from './member-page.sql.js';
@@ -178,7 +177,7 @@ export class MemberRepository {
     status: string | null,
   ): Promise<MemberRow[] | null> {
     const { text, values } = memberPageQuery(projectId, programId, sort, filters, after, limit, status);
-    const rows = await poolQuery<MemberRow | { id: null }>(this.dataSource, text, values);
+    const rows = (await this.dataSource.query(text, values)) as (MemberRow | { id: null })[];
     // One row of NULLs when the program exists but no member matches; no row at all when it does not exist.
     if (rows.length === 0) return null;
     return rows.filter((row): row is MemberRow => row.id !== null);
