@@ -30,5 +30,4 @@ export class RequestLogger {
     res.on('finish', done);
     res.on('close', done);
   }
-
 }
