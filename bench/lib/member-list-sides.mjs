@@ -19,8 +19,8 @@ export async function rawBaseline(ctx, pages) {
       throw new Error(`${page.name}: the API and the baseline answer different data:\n${JSON.stringify(fromApi.data).slice(0, 500)}\n${JSON.stringify(fromRaw.data).slice(0, 500)}`);
     }
     // Same signing key, scope and payload: the next page through the other server's cursor is the same.
-    const cursor = `&cursor=${encodeURIComponent(fromRaw.cursor.next)}`;
-    const [nextApi, nextRaw] = await Promise.all([getJson(ctx.base + page.path.replace(/&cursor=[^&]*/, '') + cursor, ctx.headers), getJson(raw.base + page.path.replace(/&cursor=[^&]*/, '') + `&cursor=${encodeURIComponent(fromApi.cursor.next)}`, ctx.headers)]);
+    const after = (cursor) => `${page.path.replace(/&cursor=[^&]*/, '')}&cursor=${encodeURIComponent(cursor.next)}`;
+    const [nextApi, nextRaw] = await Promise.all([getJson(ctx.base + after(fromRaw.cursor), ctx.headers), getJson(raw.base + after(fromApi.cursor), ctx.headers)]);
     if (JSON.stringify(nextApi.data) !== JSON.stringify(nextRaw.data)) throw new Error(`${page.name}: the next pages differ`);
   }
   // The API has served tens of thousands of requests by now; give the baseline's JIT the same chance.

@@ -13,9 +13,6 @@ export const UNMATCHED_ROUTE = 'unmatched';
  */
 export function routeLabel(req: Request): string {
   const route = req.route as { path?: unknown } | undefined;
-  // Nest installs module middleware as a route matching every path (`{/*splat}`); a request that no
-  // controller matched would still carry it. No endpoint of this service has a wildcard in its path.
-  if (route && typeof route.path === 'string' && route.path.includes('*')) return UNMATCHED_ROUTE;
   if (route && typeof route.path === 'string') return `${req.baseUrl}${route.path}` || '/';
   // A route declared with several paths (bull-board's page) has an array there.
   if (route) return `${req.baseUrl}/*`;

@@ -22,7 +22,7 @@ export function createLoggers(level: string): ProcessLoggers {
     {
       level,
       redact: {
-        paths: ['headers', '*.headers', '*.appToken', '*.app_token', '*.token', '*.tokenHash', 'err.config', '*.secret'],
+        paths: ['req.headers', '*.headers["x-app-token"]', '*.appToken', '*.app_token', '*.token', '*.tokenHash'],
         censor: '[redacted]',
       },
     },
