@@ -12,6 +12,7 @@ import { DiagnosticPingProcessor } from '../diagnostics/diagnostic-ping.processo
 import { DiagnosticsModule } from '../diagnostics/diagnostics.module.js';
 import { WebhookDeliveryProcessor } from '../events/delivery/webhook-delivery.processor.js';
 import { WebhookRelay } from '../events/delivery/webhook-relay.js';
+import { DeliveryDispatcher } from '../events/delivery/delivery-dispatcher.js';
 import { EventsModule } from '../events/events.module.js';
 import { Metrics } from '../metrics/metrics.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
@@ -57,6 +58,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
     activation: ActivationService,
     private readonly connections: RedisConnectionLog,
     private readonly relay: WebhookRelay,
+    private readonly dispatcher: DeliveryDispatcher,
     private readonly jobs: JobQueueService,
     private readonly metrics: Metrics,
   ) {
@@ -69,6 +71,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   onApplicationBootstrap(): void {
+    this.dispatcher.start();
     this.relay.start();
     this.sweeps.start();
     this.heartbeat.start();
@@ -88,6 +91,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
     await this.heartbeat.stop();
     await this.sweeps.stop();
     await this.relay.stop();
+    await this.dispatcher.stop();
     // With Redis unreachable, a graceful close waits for a QUIT that cannot be sent (and jobs that cannot
     // be marked finished) until the shutdown timeout: drop the connections instead. A job cut short this
     // way is taken back as stalled and run again, which every processor allows.

@@ -3,6 +3,7 @@ import { PaginationModule } from '../common/pagination/pagination.module.js';
 import { TransactionRunner } from '../database/transaction-runner.js';
 import { DeliveriesController } from './delivery/deliveries.controller.js';
 import { DeliveriesService } from './delivery/deliveries.service.js';
+import { DeliveryDispatcher } from './delivery/delivery-dispatcher.js';
 import { DeliveryJobs } from './delivery/delivery-jobs.js';
 import { WebhookDeliveryRepository } from './delivery/webhook-delivery.repository.js';
 import { WebhookDeliveryService } from './delivery/webhook-delivery.service.js';
@@ -20,8 +21,8 @@ import { WebhookSecretService } from './secrets/webhook-secret.service.js';
 /**
  * The events domain: the outbox and event log, the relay from events to webhook deliveries, the
  * distributions, the signing secret and the delivery of webhooks. It depends on no feature module: features
- * record events through EventsService (or `eventsInsertSql`) inside their transactions. The relay and the
- * delivery processor run in the worker (WorkerModule).
+ * record events through EventsService (or `eventsInsertSql`) inside their transactions. The relay, the
+ * dispatcher and the delivery processor run in the worker (WorkerModule).
  */
 @Module({
   imports: [PaginationModule],
@@ -38,8 +39,9 @@ import { WebhookSecretService } from './secrets/webhook-secret.service.js';
     DeliveriesService,
     DeliveryJobs,
     WebhookDeliveryService,
+    DeliveryDispatcher,
     WebhookRelay,
   ],
-  exports: [EventsService, WebhookDeliveryService, WebhookRelay],
+  exports: [EventsService, WebhookDeliveryService, WebhookRelay, DeliveryDispatcher],
 })
 export class EventsModule {}

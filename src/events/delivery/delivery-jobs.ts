@@ -4,8 +4,9 @@ import { JobName } from '../../queue/queue.definitions.js';
 import type { DeliveryRef } from './webhook-delivery.repository.js';
 
 /**
- * Hands deliveries to the queue after their rows are committed (job id = delivery id, payload = ids). If
- * Redis refuses, the rows stay PENDING and due, and the webhook sweep enqueues them.
+ * Delivery jobs (job id = delivery id, payload = ids): a retry's delayed attempt, and the attempts the API
+ * asks for (redeliver, recover, test, a distribution made ACTIVE again). If Redis refuses, the rows stay
+ * PENDING and due, and the webhook sweep has the dispatcher claim them.
  */
 @Injectable()
 export class DeliveryJobs {
@@ -19,6 +20,19 @@ export class DeliveryJobs {
       await this.jobs.enqueueMany(JobName.DeliverWebhook, deliveries.map((d) => ({ data: { deliveryId: d.id, distributionId: d.distributionId }, jobId: d.id })));
     } catch (error) {
       this.logger.warn({ err: error, deliveries: deliveries.length }, 'could not enqueue webhook deliveries; the sweep will');
+    }
+  }
+
+  /**
+   * The next attempt of deliveries the dispatcher tried, as a delayed job. If a job with the id is still
+   * there, it stays (it finds the delivery not due, and waits until it is); if Redis refuses, the sweep finds
+   * the delivery when it is due.
+   */
+  async retryAt(deliveries: DeliveryRef[], at: Date): Promise<void> {
+    try {
+      await this.jobs.enqueueMany(JobName.DeliverWebhook, deliveries.map((d) => ({ data: { deliveryId: d.id, distributionId: d.distributionId }, jobId: d.id, delay: Math.max(0, at.getTime() - Date.now()) })));
+    } catch (error) {
+      this.logger.warn({ err: error, deliveries: deliveries.length }, 'could not schedule webhook retries; the sweep will');
     }
   }
 

@@ -7,8 +7,9 @@ import { WebhookDeliveryService } from './webhook-delivery.service.js';
 export const WEBHOOK_CONCURRENCY = 100;
 
 /**
- * One job per delivery (job id = delivery id). An attempt that must be retried moves the same job to the
- * delayed set until its next attempt, so the job id (and `webhook-id`) never change.
+ * The delivery jobs (job id = delivery id): a retry's next attempt, and the attempts the API asks for (first
+ * attempts go through DeliveryDispatcher, without a job). An attempt that must be retried again moves the
+ * same job to the delayed set until its next attempt.
  *
  * The jobs of a worker that died are taken back after 10–15 s instead of BullMQ's 30–60 s (a shorter lock,
  * renewed every 5 s while an attempt runs, and a stalled check every 5 s): a job run twice is harmless, as

@@ -60,9 +60,9 @@ WITH batch AS (
   FROM batch b JOIN distributions d ON d.project_id = b.project_id AND d.trigger = b.type AND d.status = 'ACTIVE'
   ORDER BY b.seq, d.seq
   ON CONFLICT (distribution_id, event_id) DO NOTHING
-  RETURNING id, distribution_id
+  RETURNING 1
 )
-SELECT (SELECT count(*)::int FROM gone) AS relayed, coalesce((SELECT json_agg(json_build_object('id', id, 'distributionId', distribution_id)) FROM ins), '[]') AS deliveries`;
+SELECT (SELECT count(*)::int FROM gone) AS relayed, (SELECT count(*)::int FROM ins) AS deliveries`;
 
 /**
  * A condition that is always true and makes the statement's own transaction commit without waiting for
@@ -97,6 +97,41 @@ WITH claimed AS (
     AND (d.lease_until IS NULL OR d.lease_until < now())
     AND (d.manual OR dist.status = 'ACTIVE')
     AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '20 milliseconds')
+    AND ${NO_FLUSH_WAIT}
+  RETURNING d.*
+)
+${contextFrom('claimed')}`;
+
+/**
+ * The dispatcher's claim: up to $1 due deliveries, oldest due first, no distribution beyond its free slots
+ * ($5 in flight at most, $3/$4 the worker's requests in flight per distribution). The candidates are read
+ * from the due index without locks (a bounded window, $6 rows), ranked per distribution, and only the picked
+ * ones are locked (SKIP LOCKED: another worker's claim takes others) and leased under the same conditions as
+ * CLAIM, which are checked again on the locked row.
+ */
+const CLAIM_DUE = `
+WITH load AS (
+  SELECT * FROM unnest($3::text[], $4::int[]) AS l(distribution_id, in_flight)
+), candidates AS (
+  SELECT d.id, d.distribution_id, d.next_attempt_at FROM webhook_deliveries d
+  JOIN distributions dist ON dist.id = d.distribution_id
+  WHERE d.status = 'PENDING' AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
+    AND (d.manual OR dist.status = 'ACTIVE')
+    AND NOT EXISTS (SELECT 1 FROM load l WHERE l.distribution_id = d.distribution_id AND l.in_flight >= $5)
+  ORDER BY d.next_attempt_at LIMIT $6
+), ranked AS (
+  SELECT c.id, c.next_attempt_at, row_number() OVER (PARTITION BY c.distribution_id ORDER BY c.next_attempt_at) AS n, $5 - coalesce(l.in_flight, 0) AS free
+  FROM candidates c LEFT JOIN load l USING (distribution_id)
+), picked AS (
+  SELECT d.id FROM webhook_deliveries d
+  WHERE d.id IN (SELECT id FROM ranked WHERE n <= free ORDER BY next_attempt_at LIMIT $1)
+  FOR UPDATE SKIP LOCKED
+), claimed AS (
+  UPDATE webhook_deliveries d SET lease_until = now() + $2 * interval '1 millisecond'
+  FROM distributions dist
+  WHERE d.id IN (SELECT id FROM picked) AND dist.id = d.distribution_id AND d.status = 'PENDING'
+    AND (d.lease_until IS NULL OR d.lease_until < now())
+    AND (d.manual OR dist.status = 'ACTIVE')
     AND ${NO_FLUSH_WAIT}
   RETURNING d.*
 )
@@ -162,9 +197,9 @@ function toContext(row: ClaimRow): AttemptContext {
 export class WebhookDeliveryRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Relays up to `limit` events; how many were relayed, and the deliveries made. */
-  async relay(tx: Tx, limit: number): Promise<{ relayed: number; deliveries: DeliveryRef[] }> {
-    const [row] = (await tx.query(RELAY, [limit])) as { relayed: number; deliveries: DeliveryRef[] }[];
+  /** Relays up to `limit` events; how many were relayed, and how many deliveries were made. */
+  async relay(tx: Tx, limit: number): Promise<{ relayed: number; deliveries: number }> {
+    const [row] = (await tx.query(RELAY, [limit])) as { relayed: number; deliveries: number }[];
     return row;
   }
 
@@ -188,6 +223,16 @@ export class WebhookDeliveryRepository {
       }
     }
     return ids.map((id) => claimed.get(id) ?? why.get(id) ?? { retryAt: null });
+  }
+
+  /**
+   * Claims up to `limit` due deliveries for an attempt each, at most `maxPerTarget` in flight per
+   * distribution counting `load` (the worker's requests in flight per distribution).
+   */
+  async claimDue(limit: number, leaseMs: number, maxPerTarget: number, load: Map<string, number>): Promise<AttemptContext[]> {
+    const scan = Math.min(1_000, Math.max(4 * limit, 64));
+    const rows = (await this.dataSource.query(CLAIM_DUE, [limit, leaseMs, [...load.keys()], [...load.values()], maxPerTarget, scan])) as ClaimRow[];
+    return rows.map(toContext);
   }
 
   /** The attempts and their deliveries' new states, in one statement (in the caller's transaction, if any). */
@@ -219,18 +264,6 @@ export class WebhookDeliveryRepository {
   /** Every PENDING delivery of a distribution becomes FAILED (it was disabled). */
   async failPending(tx: Tx, distributionId: string): Promise<void> {
     await tx.query(`UPDATE webhook_deliveries SET status = 'FAILED', next_attempt_at = NULL, lease_until = NULL WHERE distribution_id = $1 AND status = 'PENDING'`, [distributionId]);
-  }
-
-  /** PENDING deliveries due for `graceMs` already and not held by an attempt: their job may be lost. */
-  async due(graceMs: number, limit: number): Promise<DeliveryRef[]> {
-    const rows = (await this.dataSource.query(
-      `SELECT d.id, d.distribution_id FROM webhook_deliveries d JOIN distributions dist ON dist.id = d.distribution_id
-       WHERE d.status = 'PENDING' AND d.next_attempt_at <= now() - $1 * interval '1 millisecond'
-         AND (d.lease_until IS NULL OR d.lease_until < now()) AND (d.manual OR dist.status = 'ACTIVE')
-       ORDER BY d.next_attempt_at LIMIT $2`,
-      [graceMs, limit],
-    )) as { id: string; distribution_id: string }[];
-    return rows.map((row) => ({ id: row.id, distributionId: row.distribution_id }));
   }
 
   /** The PENDING deliveries of a distribution made ACTIVE again: due now. */

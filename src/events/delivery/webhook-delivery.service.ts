@@ -48,7 +48,7 @@ export class WebhookDeliveryService implements OnModuleDestroy {
     private readonly metrics: Metrics,
   ) {
     this.sender = new WebhookSender(new AddressGuard(config.webhook.allowedCidrs));
-    this.claims = new MicroBatcher((ids) => deliveries.claimMany(ids, config.webhook.timeoutMs + 5_000));
+    this.claims = new MicroBatcher((ids) => deliveries.claimMany(ids, this.leaseMs));
     this.records = new MicroBatcher(async (attempts) => {
       await deliveries.recordMany(null, attempts);
       return attempts.map(() => undefined);
@@ -59,6 +59,27 @@ export class WebhookDeliveryService implements OnModuleDestroy {
     this.sender.close();
   }
 
+  /** How long a claim holds its delivery: the attempt's timeout and some room to record it. */
+  get leaseMs(): number {
+    return this.config.webhook.timeoutMs + 5_000;
+  }
+
+  /** The worker's requests in flight per distribution. */
+  load(): Map<string, number> {
+    return this.sender.load();
+  }
+
+  /** The attempt of a delivery the dispatcher claimed (within its distribution's free slots). */
+  async attemptClaimed(delivery: AttemptContext): Promise<AttemptOutcome> {
+    this.sender.take(delivery.distributionId);
+    try {
+      return await this.send(delivery, this.config.webhook.timeoutMs);
+    } finally {
+      this.sender.release(delivery.distributionId);
+    }
+  }
+
+  /** The attempt a job asks for: waits for a slot of the distribution, then claims the delivery. */
   async attempt(deliveryId: string, distributionId: string): Promise<AttemptOutcome> {
     if (!(await this.sender.acquire(distributionId))) return { again: new Date(Date.now() + BUSY_TARGET_WAIT_MS) };
     try {

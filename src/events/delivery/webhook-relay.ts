@@ -2,22 +2,19 @@ import { Injectable, Logger } from '@nestjs/common';
 import pg from 'pg';
 import { AppConfig } from '../../config/app-config.js';
 import { TransactionRunner } from '../../database/transaction-runner.js';
-import { DeliveryJobs } from './delivery-jobs.js';
+import { DeliveryDispatcher } from './delivery-dispatcher.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 
 /** Events one relay transaction takes. */
 const RELAY_BATCH = 1_000;
-/** A PENDING delivery due this long without being attempted has probably lost its job. */
-const LOST_JOB_GRACE_MS = 1_000;
-const SWEEP_BATCH = 1_000;
 const RECONNECT_MS = 1_000;
 
 /**
  * The worker's relay from the events table (the outbox) to webhook deliveries. It runs when PostgreSQL
  * notifies a commit of events (the `events_notify_relay` trigger; NOTIFY is sent at commit, so a relay
  * never sees an event before it exists), and from the webhook sweep, which also covers notifications
- * missed while no worker listened. Each run relays in batches until no unrelayed event is left, and hands
- * the new deliveries to the queue after their transaction commits.
+ * missed while no worker listened. Each run relays in batches until no unrelayed event is left, and wakes
+ * the dispatcher after each batch commits (the deliveries are rows, due now: the dispatcher claims them).
  */
 @Injectable()
 export class WebhookRelay {
@@ -32,7 +29,7 @@ export class WebhookRelay {
     private readonly config: AppConfig,
     private readonly transactions: TransactionRunner,
     private readonly deliveries: WebhookDeliveryRepository,
-    private readonly jobs: DeliveryJobs,
+    private readonly dispatcher: DeliveryDispatcher,
   ) {}
 
   start(): void {
@@ -62,12 +59,14 @@ export class WebhookRelay {
     return this.running;
   }
 
-  /** The webhook sweep: relay what notifications missed, and enqueue due deliveries that lost their job. */
+  /**
+   * The webhook sweep: relay what notifications missed, and have the dispatcher claim whatever is due
+   * (deliveries whose worker died, whose retry job Redis lost, or whose job could not be added).
+   */
   async sweep(): Promise<number> {
     const relayed = await this.run();
-    const due = await this.deliveries.due(LOST_JOB_GRACE_MS, SWEEP_BATCH);
-    await this.jobs.ensure(due);
-    return relayed + due.length;
+    this.dispatcher.wake();
+    return relayed;
   }
 
   private async drain(): Promise<number> {
@@ -76,7 +75,7 @@ export class WebhookRelay {
       this.again = false;
       const { relayed, deliveries } = await this.transactions.run((tx) => this.deliveries.relay(tx, RELAY_BATCH));
       total += relayed;
-      await this.jobs.enqueue(deliveries);
+      if (deliveries) this.dispatcher.wake();
       if (relayed < RELAY_BATCH) return total;
     }
   }

@@ -59,6 +59,21 @@ export class WebhookSender {
     return new Promise<boolean>((resolve) => slot.waiting.push(() => resolve(true)));
   }
 
+  /**
+   * A slot for one request to `target` at once, without waiting in line: for the dispatcher, whose claim
+   * already took no more than the distribution's free slots (a job's attempt may race it by one or two).
+   */
+  take(target: string): void {
+    const slot = this.targets.get(target) ?? { inFlight: 0, waiting: [] as (() => void)[] };
+    this.targets.set(target, slot);
+    slot.inFlight += 1;
+  }
+
+  /** Requests in flight per distribution (those with none are absent). */
+  load(): Map<string, number> {
+    return new Map([...this.targets].map(([target, slot]) => [target, slot.inFlight]));
+  }
+
   release(target: string): void {
     const slot = this.targets.get(target);
     if (!slot) return;
