@@ -1,34 +1,41 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DeliveryJobs } from './delivery-jobs.js';
-import { MAX_IN_FLIGHT_PER_TARGET } from './webhook-sender.js';
+import type { AttemptContext } from './webhook-delivery.repository.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
-import { WebhookDeliveryService } from './webhook-delivery.service.js';
+import { type SentAttempt, WebhookDeliveryService } from './webhook-delivery.service.js';
+import { MAX_IN_FLIGHT_PER_TARGET } from './webhook-sender.js';
 
 /** Requests in flight at once per worker process from the dispatcher (the jobs' attempts count apart). */
 export const DISPATCH_CONCURRENCY = 100;
-/** After a failed claim (PostgreSQL unreachable), the next one waits this long; the sweep wakes it too. */
-const CLAIM_RETRY_MS = 1_000;
+/** Attempts recorded per round trip at most. */
+const RECORD_BATCH = 1_000;
+/** After a failed round trip (PostgreSQL unreachable), the next one waits this long. */
+const RETRY_MS = 1_000;
+/** How long a shutdown waits for the attempts in progress to be recorded. */
+const STOP_WAIT_MS = 10_000;
 
 /**
- * The worker's path for due deliveries: claims them from PostgreSQL in batches (one statement for as many
- * as there are free slots, no distribution beyond its free slots), sends each at once, and records the
- * attempts in batches (WebhookDeliveryService). A delivery to be retried gets a delayed BullMQ job (job id
- * = delivery id) for its next attempt; so do redeliveries, recoveries and test deliveries, asked for by the
- * API. A queue job per first attempt would cost more than the HTTP exchange itself (bench/README.md).
+ * The worker's path for due deliveries, without a queue job each: a job per first attempt cost more than
+ * the HTTP exchange itself (bench/README.md). One round trip to PostgreSQL at a time records the attempts
+ * that ended since the last one and claims due deliveries for the free slots (no distribution beyond its
+ * free slots), so batches grow with the load; each claimed delivery is sent at once. A delivery to be
+ * retried gets a delayed BullMQ job (job id = delivery id) once its attempt is recorded; so do the attempts
+ * the API asks for (redeliver, recover, test, a distribution made ACTIVE again): WebhookDeliveryProcessor.
  *
  * It claims when woken (the relay made deliveries; the webhook sweep, which also finds deliveries whose
- * worker died or whose retry job Redis lost) and whenever one of its requests ends, one claim at a time: the
- * slots freed while a claim runs go into the next one, so batches grow with the load.
+ * worker died or whose retry job Redis lost) and whenever one of its requests ends. A slot is held while
+ * the request runs, not while its attempt waits to be recorded: the delivery's lease, which the record
+ * ends, keeps it from being claimed again meanwhile.
  */
 @Injectable()
 export class DeliveryDispatcher {
   private readonly logger = new Logger('Webhooks');
   private inFlight = 0;
-  private claiming = false;
+  private busy = false;
   private wanted = false;
   private stopped = true;
   private retryTimer: NodeJS.Timeout | null = null;
-  private readonly sends = new Set<Promise<void>>();
+  private ended: SentAttempt[] = [];
 
   constructor(
     private readonly delivery: WebhookDeliveryService,
@@ -41,59 +48,75 @@ export class DeliveryDispatcher {
     this.wake();
   }
 
-  /** Stops claiming and waits for the attempts in progress (sent and recorded). */
+  /** Stops claiming, and waits (at most STOP_WAIT_MS) for the requests in flight and their records. */
   async stop(): Promise<void> {
     this.stopped = true;
+    const deadline = Date.now() + STOP_WAIT_MS;
+    while ((this.inFlight || this.ended.length || this.busy) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     if (this.retryTimer) clearTimeout(this.retryTimer);
-    while (this.sends.size) await Promise.all(this.sends);
+    if (this.ended.length) this.logger.warn({ attempts: this.ended.length }, 'shutting down with webhook attempts unrecorded: they will be sent again');
   }
 
-  /** There may be due deliveries: claim them (now, or after the claim in progress). */
+  /** There may be due deliveries: claim them (now, or after the round trip in progress). */
   wake(): void {
     this.wanted = true;
-    this.claim();
+    this.next();
   }
 
-  private claim(): void {
-    const free = DISPATCH_CONCURRENCY - this.inFlight;
-    if (this.stopped || this.claiming || !this.wanted || free <= 0) return;
-    this.claiming = true;
-    this.wanted = false;
+  private next(): void {
+    if (this.busy || this.retryTimer) return;
+    const free = this.stopped || !this.wanted ? 0 : DISPATCH_CONCURRENCY - this.inFlight;
+    if (free <= 0 && !this.ended.length) return;
+    this.busy = true;
+    if (free > 0) this.wanted = false;
+    const ended = this.ended.splice(0, RECORD_BATCH);
     this.deliveries
-      .claimDue(free, this.delivery.leaseMs, MAX_IN_FLIGHT_PER_TARGET, this.delivery.load())
+      .recordAndClaimDue(
+        ended.map((sent) => sent.record),
+        Math.max(free, 0),
+        this.delivery.leaseMs,
+        MAX_IN_FLIGHT_PER_TARGET,
+        this.delivery.load(),
+      )
       .then(
         (claimed) => {
-          for (const delivery of claimed) this.track(this.send(delivery));
-          // A full batch: more may be due at once. Otherwise each request's end wakes the next claim.
-          if (claimed.length === free) this.wanted = true;
+          for (const delivery of claimed) void this.send(delivery);
+          // A full claim: more may be due at once. Otherwise each request's end wakes the next claim.
+          if (free > 0 && claimed.length === free) this.wanted = true;
+          this.scheduleRetries(ended);
         },
         (error: unknown) => {
-          this.logger.warn({ err: error }, 'could not claim due webhook deliveries; retrying');
-          this.retryTimer ??= setTimeout(() => ((this.retryTimer = null), this.wake()), CLAIM_RETRY_MS);
+          this.ended.unshift(...ended);
+          this.wanted ||= free > 0;
+          this.logger.warn({ err: error }, 'could not record webhook attempts or claim due deliveries; retrying');
+          this.retryTimer = setTimeout(() => ((this.retryTimer = null), this.next()), RETRY_MS);
         },
       )
       .finally(() => {
-        this.claiming = false;
-        this.claim();
+        this.busy = false;
+        this.next();
       });
   }
 
-  private track(send: Promise<void>): void {
-    this.sends.add(send);
-    void send.finally(() => this.sends.delete(send));
-  }
-
-  private async send(delivery: Parameters<WebhookDeliveryService['attemptClaimed']>[0]): Promise<void> {
+  private async send(delivery: AttemptContext): Promise<void> {
     this.inFlight += 1;
     try {
-      const { again } = await this.delivery.attemptClaimed(delivery);
-      if (again) await this.jobs.retryAt([{ id: delivery.id, distributionId: delivery.distributionId }], again);
+      const sent = await this.delivery.sendClaimed(delivery);
+      if (sent.distributionChange === null) this.ended.push(sent);
+      else await this.delivery.recordWithChange(sent).then(() => this.scheduleRetries([sent]));
     } catch (error) {
-      // Not recorded (PostgreSQL failed): the lease runs out and the sweep wakes a claim of it again.
-      this.logger.warn({ err: error, delivery_id: delivery.id }, 'webhook attempt could not be recorded; it will be retried');
+      // Not recorded: the lease runs out and a later claim (the sweep's at the latest) sends it again.
+      this.logger.warn({ err: error, delivery_id: delivery.id }, 'webhook attempt could not be recorded; it will be sent again');
     } finally {
       this.inFlight -= 1;
       this.wake();
+    }
+  }
+
+  /** Retries of recorded attempts, as delayed jobs (the sweep finds them if Redis loses them). */
+  private scheduleRetries(recorded: SentAttempt[]): void {
+    for (const { record, distributionId } of recorded) {
+      if (record.nextAttemptAt) void this.jobs.retryAt([{ id: record.deliveryId, distributionId }], record.nextAttemptAt);
     }
   }
 }

@@ -103,38 +103,73 @@ WITH claimed AS (
 ${contextFrom('claimed')}`;
 
 /**
- * The dispatcher's claim: up to $1 due deliveries, oldest due first, no distribution beyond its free slots
- * ($5 in flight at most, $3/$4 the worker's requests in flight per distribution). The candidates are read
- * from the due index without locks (a bounded window, $6 rows), ranked per distribution, and only the picked
- * ones are locked (SKIP LOCKED: another worker's claim takes others) and leased under the same conditions as
- * CLAIM, which are checked again on the locked row.
+ * The dispatcher's claim, as CTEs ending in `claimed` (parameters from $p): up to $p+2 due deliveries,
+ * oldest due first, no distribution beyond its free slots ($p+4 in flight at most; $p/$p+1 the worker's
+ * requests in flight per distribution). The candidates are read from the due index without locks (a bounded
+ * window, $p+5 rows) and ranked per distribution; only the picked ones are locked (SKIP LOCKED: another
+ * worker's claim takes others) and leased for $p+3 ms under CLAIM's conditions, checked again on the locked row.
  */
-const CLAIM_DUE = `
-WITH load AS (
-  SELECT * FROM unnest($3::text[], $4::int[]) AS l(distribution_id, in_flight)
+const claimDueCtes = (p: number) => `
+load AS (
+  SELECT * FROM unnest($${p}::text[], $${p + 1}::int[]) AS l(distribution_id, in_flight)
 ), candidates AS (
   SELECT d.id, d.distribution_id, d.next_attempt_at FROM webhook_deliveries d
   JOIN distributions dist ON dist.id = d.distribution_id
   WHERE d.status = 'PENDING' AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
     AND (d.manual OR dist.status = 'ACTIVE')
-    AND NOT EXISTS (SELECT 1 FROM load l WHERE l.distribution_id = d.distribution_id AND l.in_flight >= $5)
-  ORDER BY d.next_attempt_at LIMIT $6
+    AND NOT EXISTS (SELECT 1 FROM load l WHERE l.distribution_id = d.distribution_id AND l.in_flight >= $${p + 4})
+  ORDER BY d.next_attempt_at LIMIT $${p + 5}
 ), ranked AS (
-  SELECT c.id, c.next_attempt_at, row_number() OVER (PARTITION BY c.distribution_id ORDER BY c.next_attempt_at) AS n, $5 - coalesce(l.in_flight, 0) AS free
+  SELECT c.id, c.next_attempt_at, row_number() OVER (PARTITION BY c.distribution_id ORDER BY c.next_attempt_at) AS n, $${p + 4} - coalesce(l.in_flight, 0) AS free
   FROM candidates c LEFT JOIN load l USING (distribution_id)
 ), picked AS (
   SELECT d.id FROM webhook_deliveries d
-  WHERE d.id IN (SELECT id FROM ranked WHERE n <= free ORDER BY next_attempt_at LIMIT $1)
+  WHERE d.id IN (SELECT id FROM ranked WHERE n <= free ORDER BY next_attempt_at LIMIT $${p + 2})
   FOR UPDATE SKIP LOCKED
 ), claimed AS (
-  UPDATE webhook_deliveries d SET lease_until = now() + $2 * interval '1 millisecond'
+  UPDATE webhook_deliveries d SET lease_until = now() + $${p + 3} * interval '1 millisecond'
   FROM distributions dist
   WHERE d.id IN (SELECT id FROM picked) AND dist.id = d.distribution_id AND d.status = 'PENDING'
     AND (d.lease_until IS NULL OR d.lease_until < now())
     AND (d.manual OR dist.status = 'ACTIVE')
     AND ${NO_FLUSH_WAIT}
   RETURNING d.*
-)
+)`;
+
+/**
+ * Attempts ($1–$8, one array per column) and their deliveries' new states, as CTEs ending in `recorded`.
+ * The delivery's lease ends with its record.
+ */
+const RECORD_CTES = `
+input AS (
+  SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::int[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])
+    AS t(delivery_id, at, status_code, duration_ms, error, response_excerpt, status, next_attempt_at)
+), att AS (
+  INSERT INTO webhook_attempts (delivery_id, at, status_code, duration_ms, error, response_excerpt)
+  SELECT delivery_id, at, status_code, duration_ms, error, response_excerpt FROM input
+), recorded AS (
+  UPDATE webhook_deliveries d SET status = i.status, attempts_count = d.attempts_count + 1, first_attempt_at = coalesce(d.first_attempt_at, i.at),
+    next_attempt_at = i.next_attempt_at, delivered_at = CASE WHEN i.status = 'SUCCEEDED' THEN now() END, lease_until = NULL, manual = false
+  FROM input i WHERE d.id = i.delivery_id AND ${NO_FLUSH_WAIT}
+  RETURNING 1
+)`;
+
+const recordParams = (attempts: AttemptRecord[]) => [
+  attempts.map((a) => a.deliveryId),
+  attempts.map((a) => a.at),
+  attempts.map((a) => a.statusCode),
+  attempts.map((a) => a.durationMs),
+  attempts.map((a) => a.error),
+  attempts.map((a) => a.responseExcerpt),
+  attempts.map((a) => a.status),
+  attempts.map((a) => a.nextAttemptAt),
+];
+
+/**
+ * One round trip of the dispatcher: the attempts that ended, and the next claim. Both parts see the
+ * statement's snapshot, where the deliveries being recorded are still leased: the claim cannot take them.
+ */
+const RECORD_AND_CLAIM_DUE = `WITH ${RECORD_CTES}, ${claimDueCtes(9)}
 ${contextFrom('claimed')}`;
 
 /** A delivery as an attempt would send it, without claiming it (what the API shows as `request_body`). */
@@ -226,39 +261,18 @@ export class WebhookDeliveryRepository {
   }
 
   /**
-   * Claims up to `limit` due deliveries for an attempt each, at most `maxPerTarget` in flight per
-   * distribution counting `load` (the worker's requests in flight per distribution).
+   * Records these attempts and claims up to `limit` due deliveries, at most `maxPerTarget` in flight per
+   * distribution counting `load` (the worker's requests in flight per distribution), in one statement.
    */
-  async claimDue(limit: number, leaseMs: number, maxPerTarget: number, load: Map<string, number>): Promise<AttemptContext[]> {
+  async recordAndClaimDue(attempts: AttemptRecord[], limit: number, leaseMs: number, maxPerTarget: number, load: Map<string, number>): Promise<AttemptContext[]> {
     const scan = Math.min(1_000, Math.max(4 * limit, 64));
-    const rows = (await this.dataSource.query(CLAIM_DUE, [limit, leaseMs, [...load.keys()], [...load.values()], maxPerTarget, scan])) as ClaimRow[];
-    return rows.map(toContext);
+    const params = [...recordParams(attempts), [...load.keys()], [...load.values()], limit, leaseMs, maxPerTarget, scan];
+    return ((await this.dataSource.query(RECORD_AND_CLAIM_DUE, params)) as ClaimRow[]).map(toContext);
   }
 
   /** The attempts and their deliveries' new states, in one statement (in the caller's transaction, if any). */
   async recordMany(tx: Tx | null, attempts: AttemptRecord[]): Promise<void> {
-    await (tx ?? this.dataSource).query(
-      `WITH input AS (
-         SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::int[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])
-           AS t(delivery_id, at, status_code, duration_ms, error, response_excerpt, status, next_attempt_at)
-       ), att AS (
-         INSERT INTO webhook_attempts (delivery_id, at, status_code, duration_ms, error, response_excerpt)
-         SELECT delivery_id, at, status_code, duration_ms, error, response_excerpt FROM input
-       )
-       UPDATE webhook_deliveries d SET status = i.status, attempts_count = d.attempts_count + 1, first_attempt_at = coalesce(d.first_attempt_at, i.at),
-         next_attempt_at = i.next_attempt_at, delivered_at = CASE WHEN i.status = 'SUCCEEDED' THEN now() END, lease_until = NULL, manual = false
-       FROM input i WHERE d.id = i.delivery_id AND ${NO_FLUSH_WAIT}`,
-      [
-        attempts.map((a) => a.deliveryId),
-        attempts.map((a) => a.at),
-        attempts.map((a) => a.statusCode),
-        attempts.map((a) => a.durationMs),
-        attempts.map((a) => a.error),
-        attempts.map((a) => a.responseExcerpt),
-        attempts.map((a) => a.status),
-        attempts.map((a) => a.nextAttemptAt),
-      ],
-    );
+    await (tx ?? this.dataSource).query(`WITH ${RECORD_CTES} SELECT count(*) FROM recorded`, recordParams(attempts));
   }
 
   /** Every PENDING delivery of a distribution becomes FAILED (it was disabled). */

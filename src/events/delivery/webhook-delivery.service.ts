@@ -22,6 +22,13 @@ const BUSY_TARGET_WAIT_MS = 200;
 /** What the job does next: nothing (settled, or waiting for its distribution), or run again at `at`. */
 export type AttemptOutcome = { again: Date | null };
 
+/** An attempt sent and judged, not recorded yet; `distributionChange` when it also changes its distribution. */
+export interface SentAttempt {
+  record: AttemptRecord;
+  distributionId: string;
+  distributionChange: 'DISABLED' | 'PAUSED' | null;
+}
+
 /**
  * One attempt of one delivery, in the worker: claim it, sign and send the envelope, record the attempt and
  * the delivery's next state in one transaction, and say when the job must run again (the retry schedule,
@@ -69,14 +76,30 @@ export class WebhookDeliveryService implements OnModuleDestroy {
     return this.sender.load();
   }
 
-  /** The attempt of a delivery the dispatcher claimed (within its distribution's free slots). */
-  async attemptClaimed(delivery: AttemptContext): Promise<AttemptOutcome> {
+  /**
+   * Sends one attempt of a delivery the dispatcher claimed (a slot of its distribution held while the
+   * request runs) and judges the answer. Recording it is the caller's: in a batch, or with `recordWithChange`.
+   */
+  async sendClaimed(delivery: AttemptContext): Promise<SentAttempt> {
     this.sender.take(delivery.distributionId);
     try {
-      return await this.send(delivery, this.config.webhook.timeoutMs);
+      return await this.sendAndJudge(delivery);
     } finally {
       this.sender.release(delivery.distributionId);
     }
+  }
+
+  /** An attempt that changes its distribution (410: DISABLED; the last retry failed: PAUSED), in one transaction. */
+  async recordWithChange(sent: SentAttempt): Promise<void> {
+    const change = sent.distributionChange;
+    if (change === null) throw new Error('recordWithChange: the attempt changes no distribution');
+    await this.transactions.run(async (tx) => {
+      await this.deliveries.recordMany(tx, [sent.record]);
+      await this.distributions.setStatus(tx, sent.distributionId, change);
+      if (change === 'DISABLED') await this.deliveries.failPending(tx, sent.distributionId);
+    });
+    if (change === 'DISABLED') this.logger.warn({ distribution_id: sent.distributionId }, 'target answered 410 Gone: distribution disabled');
+    else this.logger.warn({ distribution_id: sent.distributionId }, 'last retry failed: distribution paused');
   }
 
   /** The attempt a job asks for: waits for a slot of the distribution, then claims the delivery. */
@@ -85,13 +108,21 @@ export class WebhookDeliveryService implements OnModuleDestroy {
     try {
       const claimed = await this.claims.submit(deliveryId);
       if (!('id' in claimed)) return { again: claimed.retryAt };
-      return await this.send(claimed, this.config.webhook.timeoutMs);
+      return await this.send(claimed);
     } finally {
       this.sender.release(distributionId);
     }
   }
 
-  private async send(delivery: AttemptContext, timeoutMs: number): Promise<AttemptOutcome> {
+  private async send(delivery: AttemptContext): Promise<AttemptOutcome> {
+    const sent = await this.sendAndJudge(delivery);
+    // The usual case: recorded with the other attempts that ended meanwhile, in one statement.
+    if (sent.distributionChange === null) await this.records.submit(sent.record);
+    else await this.recordWithChange(sent);
+    return { again: sent.record.nextAttemptAt };
+  }
+
+  private async sendAndJudge(delivery: AttemptContext): Promise<SentAttempt> {
     const secret = delivery.secret ?? { current: await this.secrets.ensure(delivery.projectId), previous: null, previousExpiresAt: null };
     const body = envelopeOf(delivery);
     const at = new Date();
@@ -99,7 +130,7 @@ export class WebhookDeliveryService implements OnModuleDestroy {
     const valid = [secret.current, ...(secret.previous && secret.previousExpiresAt && secret.previousExpiresAt > at ? [secret.previous] : [])];
     const result = await this.sender.send({
       url: delivery.targetUrl,
-      timeoutMs,
+      timeoutMs: this.config.webhook.timeoutMs,
       body,
       headers: {
         ...delivery.customHeaders,
@@ -119,23 +150,10 @@ export class WebhookDeliveryService implements OnModuleDestroy {
     const retryAfter = result.statusCode === 429 || result.statusCode === 503 ? parseRetryAfter(result.retryAfter, now) : null;
     const next = succeeded || gone || delivery.manual ? null : nextAttemptAt(delivery.firstAttemptAt ?? at, attempts, this.config.webhook.retryBaseMs, now, retryAfter);
     const status: DeliveryStatus = succeeded ? 'SUCCEEDED' : next ? 'PENDING' : 'FAILED';
-    const attempt = { deliveryId: delivery.id, at, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error, responseExcerpt: result.responseExcerpt, status, nextAttemptAt: next };
-    const distributionChange = gone ? 'DISABLED' : status === 'FAILED' && !delivery.manual ? 'PAUSED' : null;
-    if (distributionChange === null) {
-      // The usual case: recorded with the other attempts that ended meanwhile, in one statement.
-      await this.records.submit(attempt);
-    } else {
-      await this.transactions.run(async (tx) => {
-        await this.deliveries.recordMany(tx, [attempt]);
-        await this.distributions.setStatus(tx, delivery.distributionId, distributionChange);
-        if (gone) await this.deliveries.failPending(tx, delivery.distributionId);
-      });
-    }
+    const record = { deliveryId: delivery.id, at, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error, responseExcerpt: result.responseExcerpt, status, nextAttemptAt: next };
     if (!succeeded) {
       this.logger.warn({ delivery_id: delivery.id, distribution_id: delivery.distributionId, attempt: attempts, status_code: result.statusCode, error: result.error, next_attempt_at: next?.toISOString() ?? null }, 'webhook attempt failed');
     }
-    if (gone) this.logger.warn({ distribution_id: delivery.distributionId }, 'target answered 410 Gone: distribution disabled');
-    else if (status === 'FAILED' && !delivery.manual) this.logger.warn({ distribution_id: delivery.distributionId }, 'last retry failed: distribution paused');
-    return { again: next };
+    return { record, distributionId: delivery.distributionId, distributionChange: gone ? 'DISABLED' : status === 'FAILED' && !delivery.manual ? 'PAUSED' : null };
   }
 }
