@@ -3,30 +3,28 @@
 // report deliveries per second and the latency from each event's commit to its receipt. In the same run,
 // interleaved (A B B A), the limit: a plain script posting the same 10,000 signed bodies to the same
 // receiver at the same concurrency, with no queue and no database. Last, an offered load of 500 events/s
-// (50 every 100 ms) for 10 s, and the latency from commit to receipt under it. Also in the same run (Q), the
-// queue alone: as many no-op BullMQ jobs as events, of the same shape, through one worker at the same
-// concurrency. Every round reports the machine's CPU per item (all processes, from /proc/stat), so that the
-// service's cost can be compared with what its parts cost by themselves.
+// (50 every 100 ms) for 10 s, and the latency from commit to receipt under it. Every round reports the
+// machine's CPU per item (all processes, from /proc/stat) and how it splits between the processes (the
+// worker, PostgreSQL, Redis, the receiver, the poster), so that the service's cost can be compared part by
+// part with the plain poster's.
 // Runs against the compiled service, in a database and queue prefix of its own, removed afterwards.
-// Environment: BENCH_EVENTS (10000), BENCH_ROUNDS (ABQQBA), BENCH_LOAD_RATE (500), BENCH_LOAD_SECONDS (10; 0 skips
+// Environment: BENCH_EVENTS (10000), BENCH_ROUNDS (ABBA), BENCH_LOAD_RATE (500), BENCH_LOAD_SECONDS (10; 0 skips
 // the load), BENCH_VERBOSE=1 (the worker's log), BENCH_WORKER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
 //
-// The same file is also the receiver (`--receiver`), the plain poster (`--poster`) and the no-op queue
-// (`--queue`), each run as a child
+// The same file is also the receiver (`--receiver`) and the plain poster (`--poster`), each run as a child
 // process so that neither shares an event loop with the other or with this script.
 import { execFile, fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import { promisify } from 'node:util';
-import { Queue, Worker } from 'bullmq';
 import pg from 'pg';
 import { startProcess, stopProcess } from './lib/processes.mjs';
 import { loadConfig } from '../dist/config/app-config.js';
 import { dropDatabase } from '../dist/database/ensure-database.js';
 import { migrateDatabase } from '../dist/database/migrate.js';
 import { newWebhookSecret, standardSignatures, voucherifySignature } from '../dist/events/delivery/signing.js';
-import { WEBHOOK_CONCURRENCY } from '../dist/events/delivery/webhook-delivery.processor.js';
+import { DISPATCH_CONCURRENCY } from '../dist/events/delivery/delivery-dispatcher.js';
 import { USER_AGENT } from '../dist/events/delivery/webhook-delivery.service.js';
 import { envelopeOf } from '../dist/events/delivery/webhook-envelope.js';
 import { MAX_IN_FLIGHT_PER_TARGET } from '../dist/events/delivery/webhook-sender.js';
@@ -37,9 +35,9 @@ const WARMUP = 200; // events delivered (or bodies posted) before each measured 
 const LOAD_RATE = Number(process.env.BENCH_LOAD_RATE ?? 500); // events/s offered in the load part
 const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
 const LOAD_TICK_MS = 100;
-// BENCH_ROUNDS: which rounds, in order (A: the service, B: the plain poster, Q: the no-op queue);
+// BENCH_ROUNDS: which rounds, in order (A: the service, B: the plain poster);
 // BENCH_LOAD_SECONDS=0 skips the load.
-const ROUNDS = (process.env.BENCH_ROUNDS ?? 'ABQQBA').toUpperCase().split('');
+const ROUNDS = (process.env.BENCH_ROUNDS ?? 'ABBA').toUpperCase().split('');
 const TARGET_RATE = 2_000;
 const TARGET_RATIO = 0.5;
 const TARGET_LOAD_P99_MS = 250;
@@ -56,6 +54,28 @@ const machineBusyMs = () => {
   const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
   return (user + nice + system + irq + softirq + steal) * 10;
 };
+/** CPU time so far, ms, of the processes `pids` names, and of all PostgreSQL and all Redis processes. */
+const processCpuMs = (pids) => {
+  const out = { postgres: 0, redis: 0 };
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ms = (Number(fields[11]) + Number(fields[12])) * 10;
+    if (name === 'postgres') out.postgres += ms;
+    else if (name.startsWith('redis-server')) out.redis += ms;
+    for (const [key, wanted] of Object.entries(pids)) if (Number(pid) === wanted) out[key] = ms;
+  }
+  return out;
+};
+/** Per item, µs: each process's CPU between two processCpuMs readings. */
+const splitUs = (before, after, items) => Object.fromEntries(Object.keys(after).map((key) => [key, (((after[key] - (before[key] ?? 0)) * 1000) / items)]));
 
 /**
  * An event row as the activation writes it: `evcus_` id, the customer, the request's group id, and a
@@ -162,7 +182,7 @@ function receiver() {
 function poster() {
   let bodies = [];
   let options;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: WEBHOOK_CONCURRENCY, scheduling: 'lifo' });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: DISPATCH_CONCURRENCY, scheduling: 'lifo' });
   const target = () => new URL(options.targetUrl);
   const post = (body, id) =>
     new Promise((resolve, reject) => {
@@ -225,47 +245,6 @@ function poster() {
       process.send({ started, finished: Date.now() });
     } else if (message === 'stop') {
       agent.destroy();
-      process.exit(0);
-    }
-  });
-  process.send({ ready: true });
-}
-
-// The no-op queue (child process): `count` jobs with a delivery job's payload and options added in bulk
-// (1,000 per call, as the relay does), taken by one BullMQ worker at the service's concurrency that does
-// nothing with them. What the queue costs per delivery before any HTTP or database work.
-
-function noopQueue() {
-  const connection = { url: loadConfig().redisUrl, maxRetriesPerRequest: null };
-  const prefix = `${process.env.QUEUE_PREFIX}_noop`;
-  const queue = new Queue('webhooks', { connection, prefix });
-  let done = 0;
-  let waiting = null;
-  const worker = new Worker('webhooks', async () => {
-    done += 1;
-    if (waiting && done >= waiting.count) waiting.resolve();
-  }, { connection, prefix, concurrency: WEBHOOK_CONCURRENCY });
-  const run = async (count, tag) => {
-    const finished = new Promise((resolve) => (waiting = { count: done + count, resolve }));
-    for (let i = 0; i < count; i += 1000) {
-      await queue.addBulk(Array.from({ length: Math.min(1000, count - i) }, (_, k) => {
-        const id = `whs_${tag}${i + k}`;
-        return { name: 'deliver-webhook', data: { deliveryId: id, distributionId: 'distr_bench' }, opts: { jobId: id, removeOnComplete: true } };
-      }));
-    }
-    await finished;
-  };
-  process.on('message', async (message) => {
-    if (message.go) {
-      await run(WARMUP, `w${message.go}_`);
-      const started = Date.now();
-      const busy = machineBusyMs();
-      await run(message.count, `m${message.go}_`);
-      process.send({ ms: Date.now() - started, busyMs: machineBusyMs() - busy });
-    } else if (message === 'stop') {
-      await worker.close();
-      await queue.obliterate({ force: true });
-      await queue.close();
       process.exit(0);
     }
   });
@@ -389,16 +368,18 @@ async function main() {
     const worker = await startWorker();
     try {
       const list = rows(EVENTS);
-      const busy = machineBusyMs();
+      const pids = { worker: worker.pid, receiver: receiverProcess.pid };
+      const [busy, cpu] = [machineBusyMs(), processCpuMs(pids)];
       const committedAt = await commit(db, list);
       await waitReceived(EVENTS, 'burst');
       const cpuUs = ((machineBusyMs() - busy) * 1000) / EVENTS;
+      const split = splitUs(cpu, processCpuMs(pids), EVENTS);
       const { received, requests, userAgents } = await collect();
       if (userAgents.length !== 1 || userAgents[0] !== USER_AGENT) throw new Error(`user agents seen: ${userAgents.join(', ')}`);
       const latencies = list.map((row) => received.get(row.id) - committedAt);
       if (latencies.some((ms) => !(ms >= -5))) throw new Error('an event was received before its commit returned, or not at all');
       const delivery = await checkDeliveries(list.map((row) => row.id));
-      return { ...summarize(latencies, Math.max(...latencies)), requests, attempts: delivery.attempts, userAgents, cpuUs };
+      return { ...summarize(latencies, Math.max(...latencies)), requests, attempts: delivery.attempts, userAgents, cpuUs, split };
     } finally {
       await stopProcess(worker);
     }
@@ -408,26 +389,17 @@ async function main() {
   const limitRound = async () => {
     const { child } = await startChild('--poster', env);
     try {
-      await child.ask({ prepare: { count: EVENTS, projectId: seed.project_id, customers, secret, distributionId, targetUrl, concurrency: WEBHOOK_CONCURRENCY } });
+      await child.ask({ prepare: { count: EVENTS, projectId: seed.project_id, customers, secret, distributionId, targetUrl, concurrency: DISPATCH_CONCURRENCY } });
       await receiverProcess.ask('reset');
-      const busy = machineBusyMs();
+      const pids = { poster: child.pid, receiver: receiverProcess.pid };
+      const [busy, cpu] = [machineBusyMs(), processCpuMs(pids)];
       const { started } = await child.ask('go');
       await waitReceived(EVENTS, 'plain poster');
       const cpuUs = ((machineBusyMs() - busy) * 1000) / EVENTS;
+      const split = splitUs(cpu, processCpuMs(pids), EVENTS);
       const { received, requests } = await collect();
       const latencies = [...received.values()].map((at) => at - started);
-      return { ...summarize(latencies, Math.max(...latencies)), requests, cpuUs };
-    } finally {
-      await stopChild(child);
-    }
-  };
-
-  /** Q: the queue alone, EVENTS no-op jobs. */
-  const queueRound = async (n) => {
-    const { child } = await startChild('--queue', env);
-    try {
-      const { ms, busyMs } = await child.ask({ go: n, count: EVENTS });
-      return { rate: EVENTS / (ms / 1000), cpuUs: (busyMs * 1000) / EVENTS };
+      return { ...summarize(latencies, Math.max(...latencies)), requests, cpuUs, split };
     } finally {
       await stopChild(child);
     }
@@ -472,25 +444,21 @@ async function main() {
   try {
     const a = [];
     const b = [];
-    const q = [];
     for (const kind of ROUNDS) {
       if (kind === 'A') a.push(await serviceRound());
       else if (kind === 'B') b.push(await limitRound());
-      else if (kind === 'Q') q.push(await queueRound(q.length + 1));
     }
     const load = LOAD_SECONDS > 0 ? await loadRound() : null;
 
     const mean = (rounds, key) => rounds.reduce((sum, r) => sum + r[key], 0) / rounds.length;
     const line = (label, r) => `  ${label.padEnd(36)} ${r.rate.toFixed(0).padStart(7)} /s   p50 ${r.p50.toFixed(0).padStart(5)} ms   p99 ${r.p99.toFixed(0).padStart(5)} ms   max ${r.max.toFixed(0).padStart(5)} ms   (${r.requests} requests${r.attempts !== undefined ? `, ${r.attempts} attempts recorded` : ''}; machine CPU ${r.cpuUs.toFixed(0)} µs each)`;
     console.log(`\nwebhook delivery: ${EVENTS.toLocaleString('en')} events committed at once, one distribution, receiver on 127.0.0.1 answering 200 at once`);
-    console.log(`worker concurrency ${WEBHOOK_CONCURRENCY}, at most ${MAX_IN_FLIGHT_PER_TARGET} requests in flight per distribution; plain poster at ${WEBHOOK_CONCURRENCY}; rounds ${ROUNDS.join(' ')}; latency = receipt − commit`);
+    console.log(`worker concurrency ${DISPATCH_CONCURRENCY}, at most ${MAX_IN_FLIGHT_PER_TARGET} requests in flight per distribution; plain poster at ${DISPATCH_CONCURRENCY}; rounds ${ROUNDS.join(' ')}; latency = receipt − commit`);
     let ai = 0;
     let bi = 0;
-    let qi = 0;
     for (const kind of ROUNDS) {
       if (kind === 'A') console.log(line(`deliveries, round ${(ai += 1)}`, a[ai - 1]));
       else if (kind === 'B') console.log(line(`limit (plain poster), round ${(bi += 1)}`, b[bi - 1]));
-      else if (kind === 'Q') console.log(`  ${`no-op queue, round ${(qi += 1)}`.padEnd(36)} ${q[qi - 1].rate.toFixed(0).padStart(7)} jobs/s   machine CPU ${q[qi - 1].cpuUs.toFixed(0)} µs each`);
     }
     const checks = [];
     if (a.length) {
@@ -503,13 +471,17 @@ async function main() {
         checks.push([`ratio to the plain poster >= ${TARGET_RATIO}`, rate / limit >= TARGET_RATIO]);
       }
       console.log(summary);
-      if (b.length && q.length) {
-        // Where the machine's time goes per delivery: what the HTTP exchange costs (the poster and the
-        // receiver), what the queue costs alone, and the rest (database, bookkeeping, the worker's own work).
-        const [service, http, queue] = [mean(a, 'cpuUs'), mean(b, 'cpuUs'), mean(q, 'cpuUs')];
-        console.log(`  machine CPU per delivery: service ${service.toFixed(0)} µs = HTTP exchange ${http.toFixed(0)} + queue ${queue.toFixed(0)} + the rest ${(service - http - queue).toFixed(0)}`);
-        console.log(`  a ratio of ${TARGET_RATIO} on a saturated machine allows ${(http / TARGET_RATIO).toFixed(0)} µs per delivery, so ${(http / TARGET_RATIO - http - queue).toFixed(0)} µs for the rest; ratio if the rest cost nothing: ${(http / (http + queue)).toFixed(2)}`);
-      }
+      // Where the machine's time goes per item, process by process (the rest: this script, the kernel's
+      // interrupts, anything else running).
+      const parts = (rounds) => {
+        const keys = Object.keys(rounds[0].split);
+        const split = Object.fromEntries(keys.map((key) => [key, rounds.reduce((sum, r) => sum + r.split[key], 0) / rounds.length]));
+        const total = mean(rounds, 'cpuUs');
+        const named = Object.entries(split).filter(([, us]) => us >= 1).map(([key, us]) => `${key} ${us.toFixed(0)}`);
+        return `${total.toFixed(0)} µs = ${named.join(' + ')} + the rest ${(total - Object.values(split).reduce((x, y) => x + y, 0)).toFixed(0)}`;
+      };
+      console.log(`  machine CPU per delivery, service: ${parts(a)}`);
+      if (b.length) console.log(`  machine CPU per request, plain poster: ${parts(b)}`);
     }
     if (load) {
       console.log(`\noffered load: ${load.events.toLocaleString('en')} events, ${Math.round((LOAD_RATE * LOAD_TICK_MS) / 1000)} every ${LOAD_TICK_MS} ms (${load.offered.toFixed(0)} events/s committed${load.lateTicks ? `, ${load.lateTicks} ticks late` : ''})`);
@@ -529,7 +501,6 @@ async function main() {
 
 if (process.argv[2] === '--receiver') receiver();
 else if (process.argv[2] === '--poster') poster();
-else if (process.argv[2] === '--queue') noopQueue();
 else
   main().catch((error) => {
     console.error(error);
