@@ -53,7 +53,7 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
  */
 export const JOB_OPTIONS: { readonly [N in JobName]?: JobsOptions } = {
   [JobName.ActivatePendingPoints]: { removeOnComplete: true },
-  // One job per delivery (job id = delivery id), rescheduled in place for each retry; the row records the
-  // attempts, so a finished job has nothing more to say.
+  // A delivery's retries and the attempts asked for by hand (job id = delivery id), rescheduled in place for
+  // each further retry; the row records the attempts, so a finished job has nothing more to say.
   [JobName.DeliverWebhook]: { removeOnComplete: true },
 };

@@ -10,8 +10,7 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
  * 410 or the distribution was disabled (FAILED).
  *
  * Unique (distribution, event): relaying an event twice cannot deliver it twice.
- * The partial index on `next_attempt_at` holds PENDING rows only, for the sweep that enqueues the due ones
- * that lost their job.
+ * The partial index on `next_attempt_at` holds PENDING rows only, for the dispatcher's claim of the due ones.
  */
 @Entity({ name: 'webhook_deliveries' })
 @Index('uq_webhook_deliveries_event', ['distributionId', 'eventId'], { unique: true })
