@@ -75,6 +75,26 @@ describe('webhooks with worker processes', () => {
     receiver.fallback = 200;
   }, 120_000);
 
+  it('two workers dispatching the same bursts send every delivery once (5 rounds of 300 events; both workers send)', async () => {
+    const alive = () => [...workers].filter((w) => w.exitCode === null && w.signalCode === null);
+    while (alive().length < 2) await startWorker();
+    const distributionId = await distribution('/race');
+    // Slow enough answers that a burst is still being sent when the other worker's dispatcher wakes.
+    receiver.fallback = { status: 200, delayMs: 10 };
+    for (let round = 1; round <= 5; round += 1) {
+      await events(300);
+      const succeeded = () => db.count(`SELECT 1 FROM webhook_deliveries WHERE distribution_id = $1 AND status = 'SUCCEEDED'`, [distributionId]);
+      await waitFor(async () => ((await succeeded()) === round * 300 ? true : undefined), { timeoutMs: 30_000, intervalMs: 100 });
+    }
+    receiver.fallback = 200;
+    const requests = receiver.on('/race');
+    expect(requests).toHaveLength(1_500);
+    expect(new Set(requests.map((r) => r.headers['webhook-id'])).size).toBe(1_500);
+    expect(await db.count('SELECT 1 FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.distribution_id = $1', [distributionId])).toBe(1_500);
+    // Both dispatchers took part (two keep-alive pools: requests came from more than 64 client ports).
+    expect(new Set(requests.map((r) => r.remotePort)).size).toBeGreaterThan(64);
+  }, 120_000);
+
   it('the last retry failing fails the delivery and pauses the distribution; a PUT to ACTIVE sends what waited', async () => {
     if (workers.size === 0) await startWorker();
     const distributionId = await distribution('/down');

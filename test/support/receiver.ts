@@ -6,6 +6,8 @@ export interface ReceivedRequest {
   headers: IncomingHttpHeaders;
   body: string;
   at: number;
+  /** The client's port: requests on one kept-alive connection share it. */
+  remotePort: number | undefined;
 }
 
 /** How the receiver answers a request: a status (and headers, body), or a function that writes the answer itself. */
@@ -27,7 +29,7 @@ export class Receiver {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         const path = req.url ?? '/';
-        this.requests.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+        this.requests.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now(), remotePort: req.socket.remotePort });
         const answer = this.scripts.get(path)?.shift() ?? this.fallback;
         if (typeof answer === 'function') return answer(res);
         const { status, headers, body, delayMs } = typeof answer === 'number' ? { status: answer, headers: undefined, body: undefined, delayMs: 0 } : answer;

@@ -47,7 +47,9 @@ export interface AttemptRecord {
 /**
  * Relays events into deliveries: the oldest rows of the outbox (SKIP LOCKED, so that two workers take
  * different ones) are deleted and each event gets one delivery per ACTIVE distribution of its (project,
- * type), in one statement. The unique (distribution, event) index makes a second relay harmless.
+ * type), in one statement. The unique (distribution, event) index makes a second relay harmless. When it
+ * made deliveries, `NOTIFY loyalty_deliveries` (sent at commit) wakes every worker's dispatcher, so that all
+ * workers send them, not only the one that relayed.
  */
 const RELAY = `
 WITH batch AS (
@@ -62,7 +64,8 @@ WITH batch AS (
   ON CONFLICT (distribution_id, event_id) DO NOTHING
   RETURNING 1
 )
-SELECT (SELECT count(*)::int FROM gone) AS relayed, (SELECT count(*)::int FROM ins) AS deliveries`;
+SELECT relayed, deliveries, CASE WHEN deliveries > 0 THEN pg_notify('loyalty_deliveries', '') END AS notified
+FROM (SELECT (SELECT count(*)::int FROM gone) AS relayed, (SELECT count(*)::int FROM ins) AS deliveries) counts`;
 
 /**
  * A condition that is always true and makes the statement's own transaction commit without waiting for

@@ -14,7 +14,8 @@ const RECONNECT_MS = 1_000;
  * notifies a commit of events (the `events_notify_relay` trigger; NOTIFY is sent at commit, so a relay
  * never sees an event before it exists), and from the webhook sweep, which also covers notifications
  * missed while no worker listened. Each run relays in batches until no unrelayed event is left, and wakes
- * the dispatcher after each batch commits (the deliveries are rows, due now: the dispatcher claims them).
+ * its dispatcher after each batch commits (the deliveries are rows, due now: the dispatcher claims them);
+ * the other workers' dispatchers wake on the relay's `NOTIFY loyalty_deliveries`, on the same connection.
  */
 @Injectable()
 export class WebhookRelay {
@@ -87,11 +88,15 @@ export class WebhookRelay {
       if (this.listener === client) this.listener = null;
       if (!this.stopped && !this.reconnect) this.reconnect = setTimeout(() => ((this.reconnect = null), void this.listen()), RECONNECT_MS);
     };
-    client.on('notification', () => void this.run().catch((error: unknown) => this.logger.warn({ err: error }, 'relay failed; the webhook sweep will retry')));
+    client.on('notification', (message) => {
+      if (message.channel === 'loyalty_deliveries') return this.dispatcher.wake();
+      void this.run().catch((error: unknown) => this.logger.warn({ err: error }, 'relay failed; the webhook sweep will retry'));
+    });
     client.on('error', (error) => this.logger.warn({ err: error }, 'relay listener lost its connection; reconnecting'));
     client.on('end', retry);
     try {
       await client.connect();
+      await client.query('LISTEN loyalty_deliveries');
       await client.query('LISTEN loyalty_events');
       this.listener = client;
       // Events committed while nobody listened.
