@@ -1,7 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DeliveryJobs } from './delivery-jobs.js';
-import type { AttemptContext } from './webhook-delivery.repository.js';
-import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
+import { type AttemptContext, WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 import { type SentAttempt, WebhookDeliveryService } from './webhook-delivery.service.js';
 import { MAX_IN_FLIGHT_PER_TARGET } from './webhook-sender.js';
 
