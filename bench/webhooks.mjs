@@ -229,7 +229,7 @@ function poster() {
       const createdAt = new Date();
       const body = envelopeOf({
         id, projectId: options.projectId, createdAt, distributionId: options.distributionId, targetUrl: options.targetUrl, eventName: null, trigger: TRIGGER,
-        event: { id: row.id, type: row.type, createdAt, entityId: row.entity_id, groupId: row.group_id, eventSource: row.event_source, data: row.data },
+        event: { id: row.id, type: row.type, createdAt, entityId: row.entity_id, groupId: row.group_id, eventSource: row.event_source, data: JSON.stringify(row.data) },
       });
       return { id, body };
     });

@@ -3,6 +3,7 @@ import { PaginationModule } from '../common/pagination/pagination.module.js';
 import { TransactionRunner } from '../database/transaction-runner.js';
 import { DeliveriesController } from './delivery/deliveries.controller.js';
 import { DeliveriesService } from './delivery/deliveries.service.js';
+import { DispatchRepository } from './delivery/dispatch.repository.js';
 import { DeliveryDispatcher } from './delivery/delivery-dispatcher.js';
 import { DeliveryJobs } from './delivery/delivery-jobs.js';
 import { WebhookDeliveryRepository } from './delivery/webhook-delivery.repository.js';
@@ -36,6 +37,7 @@ import { WebhookSecretService } from './secrets/webhook-secret.service.js';
     WebhookSecretRepository,
     WebhookSecretService,
     WebhookDeliveryRepository,
+    DispatchRepository,
     DeliveriesService,
     DeliveryJobs,
     WebhookDeliveryService,

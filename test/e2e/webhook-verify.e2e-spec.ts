@@ -37,7 +37,8 @@ function sampleBody(deliveryId = 'whs_0123456789abcdef01'): string {
       entityId: 'cust_0123456789abcdef01',
       groupId: 'v-0123456789abcdef01',
       eventSource: { channel: 'API', api_key: { app_id: 'app_0123' } },
-      data: { customer: { id: 'cust_0123456789abcdef01', name: 'Zoë Ünal — 東京', object: 'customer' }, pending_points: { points: 40, status: 'PENDING' } },
+      // JSON text, as the events table holds it.
+      data: JSON.stringify({ customer: { id: 'cust_0123456789abcdef01', name: 'Zoë Ünal — 東京', object: 'customer' }, pending_points: { points: 40, status: 'PENDING' } }),
     },
     secret: null,
   });

@@ -95,6 +95,23 @@ describe('webhooks with worker processes', () => {
     expect(new Set(requests.map((r) => r.remotePort)).size).toBeGreaterThan(64);
   }, 120_000);
 
+  it("a dispatcher whose PostgreSQL connection is terminated reconnects and sends what is due", async () => {
+    if (![...workers].some((w) => w.exitCode === null && w.signalCode === null)) await startWorker();
+    const distributionId = await distribution('/reconnect');
+    const succeeded = (n: number) => async () =>
+      (await db.count(`SELECT 1 FROM webhook_deliveries WHERE distribution_id = $1 AND status = 'SUCCEEDED'`, [distributionId])) === n ? true : undefined;
+    await events(50);
+    await waitFor(succeeded(50), { timeoutMs: 30_000, intervalMs: 100 });
+    const terminated = await db.query<{ ok: boolean }>(
+      `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = 'loyalty-webhook-dispatcher' AND datname = current_database()`,
+    );
+    expect(terminated.length).toBeGreaterThan(0);
+    expect(terminated.every((row) => row.ok)).toBe(true);
+    await events(50);
+    await waitFor(succeeded(100), { timeoutMs: 30_000, intervalMs: 100 });
+    expect(new Set(receiver.on('/reconnect').map((r) => r.headers['webhook-id'])).size).toBe(100);
+  }, 60_000);
+
   it('the last retry failing fails the delivery and pauses the distribution; a PUT to ACTIVE sends what waited', async () => {
     if (workers.size === 0) await startWorker();
     const distributionId = await distribution('/down');

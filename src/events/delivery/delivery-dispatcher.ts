@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DeliveryJobs } from './delivery-jobs.js';
-import { type AttemptContext, WebhookDeliveryRepository } from './webhook-delivery.repository.js';
+import { DispatchRepository } from './dispatch.repository.js';
+import type { AttemptContext } from './webhook-delivery.repository.js';
 import { type SentAttempt, WebhookDeliveryService } from './webhook-delivery.service.js';
 import { MAX_IN_FLIGHT_PER_TARGET } from './webhook-sender.js';
 
@@ -38,7 +39,7 @@ export class DeliveryDispatcher {
 
   constructor(
     private readonly delivery: WebhookDeliveryService,
-    private readonly deliveries: WebhookDeliveryRepository,
+    private readonly deliveries: DispatchRepository,
     private readonly jobs: DeliveryJobs,
   ) {}
 

@@ -23,7 +23,7 @@ export function testEventOf(delivery: Pick<AttemptContext, 'id' | 'createdAt' | 
     entityId: customerId,
     groupId: `v-test-${suffix}`,
     eventSource: { channel: 'INTERNAL' },
-    data: {
+    data: JSON.stringify({
       test: true,
       customer: { id: customerId, source_id: 'test-customer', name: 'Test Customer', email: null, metadata: {}, object: 'customer' },
       voucher: {
@@ -37,6 +37,6 @@ export function testEventOf(delivery: Pick<AttemptContext, 'id' | 'createdAt' | 
       },
       voucher_pending_points_balance: { points: 100, total: activated ? 0 : 100, object: 'balance', related_object: { type: 'voucher', id: voucherId }, operation_type: activated ? 'AUTOMATIC' : 'MANUAL' },
       pending_points: { id: `lopp_test_${suffix}`, voucher_id: voucherId, customer_id: customerId, points: 100, activates_at: at, status: STATUS_AFTER[delivery.trigger] ?? 'PENDING' },
-    },
+    }),
   };
 }

@@ -20,7 +20,7 @@ export interface AttemptContext {
   customHeaders: Record<string, string>;
   eventName: string | null;
   trigger: string;
-  event: { id: string; type: string; createdAt: Date; entityId: string; groupId: string; eventSource: EventSource; data: Record<string, unknown> } | null;
+  event: { id: string; type: string; createdAt: Date; entityId: string; groupId: string; eventSource: EventSource; data: string } | null;
   secret: { current: string; previous: string | null; previousExpiresAt: Date | null } | null;
 }
 
@@ -74,13 +74,13 @@ FROM (SELECT (SELECT count(*)::int FROM gone) AS relayed, (SELECT count(*)::int 
  * means the delivery is sent once more, with the same `webhook-id`, which at-least-once delivery allows;
  * waiting for two disk flushes per delivery capped throughput far below what the receiver can take.
  */
-const NO_FLUSH_WAIT = `(SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL`;
+export const NO_FLUSH_WAIT = `(SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL`;
 
 /** Everything an attempt needs, for the deliveries of the CTE `source`. */
-const contextFrom = (source: string) => `
+export const contextFrom = (source: string) => `
 SELECT c.id, c.project_id, c.created_at, c.attempts_count, c.first_attempt_at, c.manual, c.test,
        dist.id AS distribution_id, dist.target_url, dist.custom_headers, dist.event_name, dist.trigger,
-       ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.entity_id, ev.group_id, ev.event_source, ev.data,
+       ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.entity_id, ev.group_id, ev.event_source, ev.data::text AS data,
        s.secret, s.previous_secret, s.previous_expires_at
 FROM ${source} c
 JOIN distributions dist ON dist.id = c.distribution_id
@@ -106,44 +106,10 @@ WITH claimed AS (
 ${contextFrom('claimed')}`;
 
 /**
- * The dispatcher's claim, as CTEs ending in `claimed` (parameters from $p): up to $p+2 due deliveries,
- * oldest due first, no distribution beyond its free slots ($p+4 in flight at most; $p/$p+1 the worker's
- * requests in flight per distribution). The candidates are read from the due index without locks (a bounded
- * window, $p+5 rows) and ranked per distribution; only the picked ones are locked (SKIP LOCKED: another
- * worker's claim takes others) and leased for $p+3 ms under CLAIM's conditions, checked again on the locked row.
- */
-const claimDueCtes = (p: number) => `
-load AS (
-  SELECT * FROM unnest($${p}::text[], $${p + 1}::int[]) AS l(distribution_id, in_flight)
-), candidates AS (
-  SELECT d.id, d.distribution_id, d.next_attempt_at FROM webhook_deliveries d
-  JOIN distributions dist ON dist.id = d.distribution_id
-  WHERE d.status = 'PENDING' AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
-    AND (d.manual OR dist.status = 'ACTIVE')
-    AND NOT EXISTS (SELECT 1 FROM load l WHERE l.distribution_id = d.distribution_id AND l.in_flight >= $${p + 4})
-  ORDER BY d.next_attempt_at LIMIT $${p + 5}
-), ranked AS (
-  SELECT c.id, c.next_attempt_at, row_number() OVER (PARTITION BY c.distribution_id ORDER BY c.next_attempt_at) AS n, $${p + 4} - coalesce(l.in_flight, 0) AS free
-  FROM candidates c LEFT JOIN load l USING (distribution_id)
-), picked AS (
-  SELECT d.id FROM webhook_deliveries d
-  WHERE d.id IN (SELECT id FROM ranked WHERE n <= free ORDER BY next_attempt_at LIMIT $${p + 2})
-  FOR UPDATE SKIP LOCKED
-), claimed AS (
-  UPDATE webhook_deliveries d SET lease_until = now() + $${p + 3} * interval '1 millisecond'
-  FROM distributions dist
-  WHERE d.id IN (SELECT id FROM picked) AND dist.id = d.distribution_id AND d.status = 'PENDING'
-    AND (d.lease_until IS NULL OR d.lease_until < now())
-    AND (d.manual OR dist.status = 'ACTIVE')
-    AND ${NO_FLUSH_WAIT}
-  RETURNING d.*
-)`;
-
-/**
  * Attempts ($1–$8, one array per column) and their deliveries' new states, as CTEs ending in `recorded`.
  * The delivery's lease ends with its record.
  */
-const RECORD_CTES = `
+export const RECORD_CTES = `
 input AS (
   SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::int[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])
     AS t(delivery_id, at, status_code, duration_ms, error, response_excerpt, status, next_attempt_at)
@@ -153,11 +119,11 @@ input AS (
 ), recorded AS (
   UPDATE webhook_deliveries d SET status = i.status, attempts_count = d.attempts_count + 1, first_attempt_at = coalesce(d.first_attempt_at, i.at),
     next_attempt_at = i.next_attempt_at, delivered_at = CASE WHEN i.status = 'SUCCEEDED' THEN now() END, lease_until = NULL, manual = false
-  FROM input i WHERE d.id = i.delivery_id AND ${NO_FLUSH_WAIT}
+  FROM input i WHERE d.id = ANY($1::text[]) AND d.id = i.delivery_id AND ${NO_FLUSH_WAIT}
   RETURNING 1
 )`;
 
-const recordParams = (attempts: AttemptRecord[]) => [
+export const recordParams = (attempts: AttemptRecord[]) => [
   attempts.map((a) => a.deliveryId),
   attempts.map((a) => a.at),
   attempts.map((a) => a.statusCode),
@@ -167,13 +133,6 @@ const recordParams = (attempts: AttemptRecord[]) => [
   attempts.map((a) => a.status),
   attempts.map((a) => a.nextAttemptAt),
 ];
-
-/**
- * One round trip of the dispatcher: the attempts that ended, and the next claim. Both parts see the
- * statement's snapshot, where the deliveries being recorded are still leased: the claim cannot take them.
- */
-const RECORD_AND_CLAIM_DUE = `WITH ${RECORD_CTES}, ${claimDueCtes(9)}
-${contextFrom('claimed')}`;
 
 /** A delivery as an attempt would send it, without claiming it (what the API shows as `request_body`). */
 const CONTEXT = `WITH one AS (SELECT * FROM webhook_deliveries WHERE id = $1 AND distribution_id = $2 AND project_id = $3)
@@ -185,7 +144,7 @@ export const STATS_WINDOW = 100_000;
 /** What TypeORM answers for an UPDATE … RETURNING: the rows and the count. */
 type UpdateResult = [{ id: string }[], number];
 
-interface ClaimRow {
+export interface ClaimRow {
   id: string;
   project_id: string;
   created_at: Date;
@@ -204,13 +163,13 @@ interface ClaimRow {
   entity_id: string;
   group_id: string;
   event_source: EventSource;
-  data: Record<string, unknown>;
+  data: string;
   secret: string | null;
   previous_secret: string | null;
   previous_expires_at: Date | null;
 }
 
-function toContext(row: ClaimRow): AttemptContext {
+export function toContext(row: ClaimRow): AttemptContext {
   return {
     id: row.id,
     projectId: row.project_id,
@@ -261,16 +220,6 @@ export class WebhookDeliveryRepository {
       }
     }
     return ids.map((id) => claimed.get(id) ?? why.get(id) ?? { retryAt: null });
-  }
-
-  /**
-   * Records these attempts and claims up to `limit` due deliveries, at most `maxPerTarget` in flight per
-   * distribution counting `load` (the worker's requests in flight per distribution), in one statement.
-   */
-  async recordAndClaimDue(attempts: AttemptRecord[], limit: number, leaseMs: number, maxPerTarget: number, load: Map<string, number>): Promise<AttemptContext[]> {
-    const scan = Math.min(1_000, Math.max(4 * limit, 64));
-    const params = [...recordParams(attempts), [...load.keys()], [...load.values()], limit, leaseMs, maxPerTarget, scan];
-    return ((await this.dataSource.query(RECORD_AND_CLAIM_DUE, params)) as ClaimRow[]).map(toContext);
   }
 
   /** The attempts and their deliveries' new states, in one statement (in the caller's transaction, if any). */
