@@ -20,6 +20,7 @@ export interface AttemptContext {
   customHeaders: Record<string, string>;
   eventName: string | null;
   trigger: string;
+  /** `data` is JSON text, as the events table holds it (the envelope embeds it as it is). */
   event: { id: string; type: string; createdAt: Date; entityId: string; groupId: string; eventSource: EventSource; data: string } | null;
   secret: { current: string; previous: string | null; previousExpiresAt: Date | null } | null;
 }
@@ -107,7 +108,8 @@ ${contextFrom('claimed')}`;
 
 /**
  * Attempts ($1–$8, one array per column) and their deliveries' new states, as CTEs ending in `recorded`.
- * The delivery's lease ends with its record.
+ * The delivery's lease ends with its record. The deliveries are found by primary key (`= ANY($1)`): joined
+ * to the input alone, the planner could scan the whole table.
  */
 export const RECORD_CTES = `
 input AS (
