@@ -9,7 +9,14 @@ import { type AttemptContext, type AttemptRecord, type ClaimRow, contextFrom, NO
  * requests in flight per distribution; a distribution already at the cap is skipped in the scan). The
  * candidates are read in due order from the due index without locks (a bounded window, $p+5 rows) and
  * ranked per distribution; only the picked ones are locked (SKIP LOCKED: another worker's claim takes
- * others) and leased for $p+3 ms under CLAIM's conditions, checked again on the locked row.
+ * others), their state checked again on the locked row (still unsettled and unleased), and leased for
+ * $p+3 ms.
+ *
+ * The statement is planned once per connection (SESSION_OPTIONS), so each step names its rows in a way
+ * that has a single sensible plan whatever the table's size was when it was planned: picked rows by
+ * primary key (`= ANY (ARRAY(…))`), and "unsettled" as `NOT IN ('SUCCEEDED', 'FAILED')`, which the due
+ * index (`WHERE status = 'PENDING'`) cannot serve. Written as `status = 'PENDING'` with `IN (SELECT …)`,
+ * a plan made while the table was small scanned every due delivery of a burst on each claim.
  */
 const claimDueCtes = (p: number) => `
 load AS (
@@ -25,15 +32,12 @@ load AS (
   FROM candidates c LEFT JOIN load l USING (distribution_id)
 ), picked AS (
   SELECT d.id FROM webhook_deliveries d
-  WHERE d.id IN (SELECT id FROM ranked WHERE n <= free ORDER BY next_attempt_at LIMIT $${p + 2})
+  WHERE d.id = ANY (ARRAY(SELECT id FROM ranked WHERE n <= free ORDER BY next_attempt_at LIMIT $${p + 2}))
+    AND d.status NOT IN ('SUCCEEDED', 'FAILED') AND (d.lease_until IS NULL OR d.lease_until < now())
   FOR UPDATE SKIP LOCKED
 ), claimed AS (
   UPDATE webhook_deliveries d SET lease_until = now() + $${p + 3} * interval '1 millisecond'
-  FROM distributions dist
-  WHERE d.id IN (SELECT id FROM picked) AND dist.id = d.distribution_id AND d.status = 'PENDING'
-    AND (d.lease_until IS NULL OR d.lease_until < now())
-    AND (d.manual OR dist.status = 'ACTIVE')
-    AND ${NO_FLUSH_WAIT}
+  WHERE d.id = ANY (ARRAY(SELECT id FROM picked)) AND ${NO_FLUSH_WAIT}
   RETURNING d.*
 )`;
 
@@ -49,11 +53,12 @@ ${contextFrom('claimed')}`;
  * read through an index (the due index in due order, then primary keys). Without fresh statistics (a
  * table that just grew by a burst of deliveries, before autovacuum analyzed it) the planner took a bitmap
  * scan of every due delivery and a sort, on each claim: a cost that grew with the backlog, and a third of
- * the dispatcher's PostgreSQL time in the benchmark (bench/README.md). The statement is prepared once per
- * connection but planned on every run: a generic plan, made from the small tables of the first runs, made
- * a burst's first round twice as slow.
+ * the dispatcher's PostgreSQL time in the benchmark (bench/README.md). With only index paths left, one
+ * generic plan serves every run: planning this statement on each round trip cost the dispatcher's
+ * PostgreSQL backend more than a third of its time (bench/README.md). PostgreSQL plans it again after
+ * each ANALYZE of its tables.
  */
-const SESSION_OPTIONS = '-c enable_bitmapscan=off -c enable_seqscan=off -c plan_cache_mode=force_custom_plan';
+const SESSION_OPTIONS = '-c enable_bitmapscan=off -c enable_seqscan=off -c plan_cache_mode=force_generic_plan';
 
 /**
  * The dispatcher's statement, on a connection of its own: the dispatcher makes one round trip at a time,
@@ -75,7 +80,7 @@ export class DispatchRepository implements OnApplicationShutdown {
     const params = [...recordParams(attempts), [...load.keys()], [...load.values()], limit, leaseMs, maxPerTarget, scan];
     const connection = (this.connection ??= this.connect());
     try {
-      // A named statement: parsed once per connection, not on every round trip.
+      // A named statement: parsed and planned once per connection, not on every round trip.
       const { rows } = await (await connection).query<ClaimRow>({ name: 'record-and-claim-due', text: RECORD_AND_CLAIM_DUE, values: params });
       return rows.map(toContext);
     } catch (error) {
