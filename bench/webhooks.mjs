@@ -6,7 +6,9 @@
 // (50 every 100 ms) for 10 s, and the latency from commit to receipt under it. Every round reports the
 // machine's CPU per item (all processes, from /proc/stat) and how it splits between the processes (the
 // worker, PostgreSQL, Redis, the receiver, the poster), so that the service's cost can be compared part by
-// part with the plain poster's.
+// part with the plain poster's (the service's from the commit on; the events' INSERT apart), and how busy
+// the machine was during the round (its share of all cores: below 100% the round waited on something other
+// than CPU).
 // Runs against the compiled service, in a database and queue prefix of its own, removed afterwards.
 // Environment: BENCH_EVENTS (10000), BENCH_ROUNDS (ABBA), BENCH_LOAD_RATE (500), BENCH_LOAD_SECONDS (10; 0 skips
 // the load), BENCH_VERBOSE=1 (the worker's log), BENCH_WORKER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
@@ -17,6 +19,7 @@ import { execFile, fork } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
+import { availableParallelism } from 'node:os';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { startProcess, stopProcess } from './lib/processes.mjs';
@@ -43,6 +46,7 @@ const TARGET_RATIO = 0.5;
 const TARGET_LOAD_P99_MS = 250;
 const TRIGGER = 'customer.voucher.loyalty_card.pending_points.activated';
 const TIMEOUT_MS = 180_000;
+const CORES = availableParallelism();
 
 const root = new URL('../', import.meta.url).pathname;
 const self = new URL(import.meta.url).pathname;
@@ -369,17 +373,22 @@ async function main() {
     try {
       const list = rows(EVENTS);
       const pids = { worker: worker.pid, receiver: receiverProcess.pid };
-      const [busy, cpu] = [machineBusyMs(), processCpuMs(pids)];
+      // CPU counted from the commit on, as the poster's is from its first request: the INSERT of the
+      // events (the caller's statement, with the outbox trigger) is reported apart.
+      const beforeInsert = processCpuMs(pids);
       const committedAt = await commit(db, list);
+      const [busy, cpu] = [machineBusyMs(), processCpuMs(pids)];
       await waitReceived(EVENTS, 'burst');
+      const busyShare = (machineBusyMs() - busy) / (CORES * (Date.now() - committedAt));
       const cpuUs = ((machineBusyMs() - busy) * 1000) / EVENTS;
+      const insertUs = ((cpu.postgres - beforeInsert.postgres) * 1000) / EVENTS;
       const split = splitUs(cpu, processCpuMs(pids), EVENTS);
       const { received, requests, userAgents } = await collect();
       if (userAgents.length !== 1 || userAgents[0] !== USER_AGENT) throw new Error(`user agents seen: ${userAgents.join(', ')}`);
       const latencies = list.map((row) => received.get(row.id) - committedAt);
       if (latencies.some((ms) => !(ms >= -5))) throw new Error('an event was received before its commit returned, or not at all');
       const delivery = await checkDeliveries(list.map((row) => row.id));
-      return { ...summarize(latencies, Math.max(...latencies)), requests, attempts: delivery.attempts, userAgents, cpuUs, split };
+      return { ...summarize(latencies, Math.max(...latencies)), requests, attempts: delivery.attempts, userAgents, cpuUs, busyShare, insertUs, split };
     } finally {
       await stopProcess(worker);
     }
@@ -392,14 +401,15 @@ async function main() {
       await child.ask({ prepare: { count: EVENTS, projectId: seed.project_id, customers, secret, distributionId, targetUrl, concurrency: DISPATCH_CONCURRENCY } });
       await receiverProcess.ask('reset');
       const pids = { poster: child.pid, receiver: receiverProcess.pid };
-      const [busy, cpu] = [machineBusyMs(), processCpuMs(pids)];
+      const [busy, cpu, go] = [machineBusyMs(), processCpuMs(pids), Date.now()];
       const { started } = await child.ask('go');
       await waitReceived(EVENTS, 'plain poster');
+      const busyShare = (machineBusyMs() - busy) / (CORES * (Date.now() - go));
       const cpuUs = ((machineBusyMs() - busy) * 1000) / EVENTS;
       const split = splitUs(cpu, processCpuMs(pids), EVENTS);
       const { received, requests } = await collect();
       const latencies = [...received.values()].map((at) => at - started);
-      return { ...summarize(latencies, Math.max(...latencies)), requests, cpuUs, split };
+      return { ...summarize(latencies, Math.max(...latencies)), requests, cpuUs, busyShare, split };
     } finally {
       await stopChild(child);
     }
@@ -451,7 +461,7 @@ async function main() {
     const load = LOAD_SECONDS > 0 ? await loadRound() : null;
 
     const mean = (rounds, key) => rounds.reduce((sum, r) => sum + r[key], 0) / rounds.length;
-    const line = (label, r) => `  ${label.padEnd(36)} ${r.rate.toFixed(0).padStart(7)} /s   p50 ${r.p50.toFixed(0).padStart(5)} ms   p99 ${r.p99.toFixed(0).padStart(5)} ms   max ${r.max.toFixed(0).padStart(5)} ms   (${r.requests} requests${r.attempts !== undefined ? `, ${r.attempts} attempts recorded` : ''}; machine CPU ${r.cpuUs.toFixed(0)} µs each)`;
+    const line = (label, r) => `  ${label.padEnd(36)} ${r.rate.toFixed(0).padStart(7)} /s   p50 ${r.p50.toFixed(0).padStart(5)} ms   p99 ${r.p99.toFixed(0).padStart(5)} ms   max ${r.max.toFixed(0).padStart(5)} ms   (${r.requests} requests${r.attempts !== undefined ? `, ${r.attempts} attempts recorded` : ''}; machine CPU ${r.cpuUs.toFixed(0)} µs each, machine ${(100 * r.busyShare).toFixed(0)}% busy)`;
     console.log(`\nwebhook delivery: ${EVENTS.toLocaleString('en')} events committed at once, one distribution, receiver on 127.0.0.1 answering 200 at once`);
     console.log(`worker concurrency ${DISPATCH_CONCURRENCY}, at most ${MAX_IN_FLIGHT_PER_TARGET} requests in flight per distribution; plain poster at ${DISPATCH_CONCURRENCY}; rounds ${ROUNDS.join(' ')}; latency = receipt − commit`);
     let ai = 0;
@@ -480,7 +490,7 @@ async function main() {
         const named = Object.entries(split).filter(([, us]) => us >= 1).map(([key, us]) => `${key} ${us.toFixed(0)}`);
         return `${total.toFixed(0)} µs = ${named.join(' + ')} + the rest ${(total - Object.values(split).reduce((x, y) => x + y, 0)).toFixed(0)}`;
       };
-      console.log(`  machine CPU per delivery, service: ${parts(a)}`);
+      console.log(`  machine CPU per delivery from the commit on, service: ${parts(a)}; before it, the events' INSERT: PostgreSQL ${mean(a, 'insertUs').toFixed(0)} µs per event`);
       if (b.length) console.log(`  machine CPU per request, plain poster: ${parts(b)}`);
     }
     if (load) {
