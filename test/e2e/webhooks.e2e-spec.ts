@@ -273,7 +273,10 @@ describe('webhook distributions: signed, retried, never-lost delivery', () => {
     await received('/later', entryId, 2, 5_000);
     await waitFor(async () => ((await deliveryOf(dist.id, id)).attempts_count === 2 ? true : undefined));
     // Still in its schedule: the next retry is a minute away again. Pause and resume: sent now.
+    expect((await deliveryOf(dist.id, id)).next_attempt_at).not.toBeNull();
     expect((await http(app).put(`/v1/distributions/${dist.id}`).set(project.headers).send({ status: 'PAUSED' })).body.status).toBe('PAUSED');
+    // Paused: the delivery waits without a due time, so the dispatcher's claims do not read it.
+    expect(await deliveryOf(dist.id, id)).toMatchObject({ status: 'PENDING', next_attempt_at: null });
     expect((await http(app).put(`/v1/distributions/${dist.id}`).set(project.headers).send({ status: 'ACTIVE' })).body.status).toBe('ACTIVE');
     const all = await received('/later', entryId, 3, 5_000);
     expect(new Set(all.map((r) => r.headers['webhook-id']))).toEqual(new Set([id]));

@@ -234,7 +234,16 @@ export class WebhookDeliveryRepository {
     await tx.query(`UPDATE webhook_deliveries SET status = 'FAILED', next_attempt_at = NULL, lease_until = NULL WHERE distribution_id = $1 AND status = 'PENDING'`, [distributionId]);
   }
 
-  /** The PENDING deliveries of a distribution made ACTIVE again: due now. */
+  /**
+   * The PENDING deliveries of a distribution that is no longer ACTIVE wait without a due time (those
+   * asked for by hand keep theirs: they are sent whatever its status). Left due, every claim would read
+   * and pass over them in the due index, a cost that grows with the paused backlog (bench/README.md).
+   */
+  async park(tx: Tx | null, distributionId: string): Promise<void> {
+    await (tx ?? this.dataSource).query(`UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE distribution_id = $1 AND status = 'PENDING' AND NOT manual`, [distributionId]);
+  }
+
+  /** The PENDING deliveries of a distribution made ACTIVE again: due now (a parked one has no due time). */
   async resume(distributionId: string): Promise<DeliveryRef[]> {
     const rows = (await this.dataSource.query(
       `UPDATE webhook_deliveries SET next_attempt_at = least(next_attempt_at, now()) WHERE distribution_id = $1 AND status = 'PENDING' RETURNING id`,

@@ -97,6 +97,7 @@ export class WebhookDeliveryService implements OnModuleDestroy {
       await this.deliveries.recordMany(tx, [sent.record]);
       await this.distributions.setStatus(tx, sent.distributionId, change);
       if (change === 'DISABLED') await this.deliveries.failPending(tx, sent.distributionId);
+      else await this.deliveries.park(tx, sent.distributionId);
     });
     if (change === 'DISABLED') this.logger.warn({ distribution_id: sent.distributionId }, 'target answered 410 Gone: distribution disabled');
     else this.logger.warn({ distribution_id: sent.distributionId }, 'last retry failed: distribution paused');

@@ -76,7 +76,8 @@ export class DistributionsService {
     if (body.status !== undefined) changes.status = body.status;
     const after = await this.distributions.update(project.id, id, changes);
     if (!after) throw ApiError.notFound('distribution', id);
-    // Resumed: what waited while it was paused is sent now.
+    // Paused or disabled: its deliveries wait, off the due index. Resumed: what waited is sent now.
+    if (before.status === 'ACTIVE' && after.status !== 'ACTIVE') await this.deliveries.park(null, id);
     if (before.status !== 'ACTIVE' && after.status === 'ACTIVE') await this.jobs.ensure(await this.deliveries.resume(id));
     return toDistributionDto(after);
   }

@@ -49,7 +49,7 @@ export class DeliveryDto {
   @ApiProperty()
   attempts_count: number;
 
-  @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'When the next attempt is due; null once settled.' })
+  @ApiProperty({ format: 'date-time', type: String, nullable: true, description: 'When the next attempt is due; null once settled, and while its distribution is not ACTIVE (due again when it is).' })
   next_attempt_at: string | null;
 
   @ApiProperty({ format: 'date-time' })
