@@ -10,14 +10,25 @@
 //     a cursor either one issues works on the other;
 //   - the same JSON for a page.
 //
-// It supports what the benchmark sends (limit, cursor, order); anything else is a 400. No logging, no
-// request ids, no rate limit. Started by bench/member-list.mjs with DATABASE_URL and PORT in the
-// environment; prints "listening" when ready.
+// It supports what the benchmark sends (limit, cursor, order); anything else is a 400.
+//
+// And the write path, POST /v2/loyalties/programs/{programId}/members (enrolment by customer source id),
+// with the statements the API sends for it, in the same order and transaction, as PostgreSQL logged them
+// (log_statement = all) on 2026-11-25: the program with its campaign, the customer's upsert and read, then
+// in one transaction the member's insert, the search for a free card, the new card (an AUTO_UPDATE
+// campaign), the card's and the member's reads, and the campaign's card count. Ids and codes come from the API's own
+// generators (dist/), and the answer has the API's shape.
+//
+// No logging, no request ids, no rate limit. Started by bench/member-list.mjs with DATABASE_URL and PORT in
+// the environment; prints "listening" when ready.
 import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import pg from 'pg';
+import { CodeGenerator } from '../dist/campaigns/code-config.js';
+import { base62Id, hexId } from '../dist/common/ids.js';
 import { planMemberList } from '../dist/members/member-list-query.js';
 import { memberPageQuery } from '../dist/members/member-page.sql.js';
+import { ENROL_SQL } from './member-list-raw-enrol.sql.mjs';
 
 const POOL_SIZE = 10;
 const KEY_CACHE_MS = Number(process.env.APP_KEY_CACHE_MS ?? 5000);
@@ -74,10 +85,10 @@ function send(res, status, body) {
 
 const error = (code, key, message, details) => ({ code, key, message, ...(details ? { details } : {}) });
 
-async function list(req, res) {
+async function handle(req, res) {
   const mark = req.url.indexOf('?');
   const match = PATH.exec(mark < 0 ? req.url : req.url.slice(0, mark));
-  if (req.method !== 'GET' || !match) return send(res, 404, error(404, 'not_found', 'Resource not found'));
+  if ((req.method !== 'GET' && req.method !== 'POST') || !match) return send(res, 404, error(404, 'not_found', 'Resource not found'));
   const appId = req.headers['x-app-id'];
   const appToken = req.headers['x-app-token'];
   if (!appId || !appToken || appId.length > 200 || appToken.length > 200) return send(res, 401, error(401, 'unauthorized', 'Unauthorized'));
@@ -85,6 +96,7 @@ async function list(req, res) {
   if (!projectId) return send(res, 401, error(401, 'unauthorized', 'Unauthorized'));
 
   const programId = decodeURIComponent(match[1]);
+  if (req.method === 'POST') return enrol(req, res, projectId, programId);
   const query = new URLSearchParams(mark < 0 ? '' : req.url.slice(mark + 1));
   for (const name of query.keys()) {
     if (name !== 'limit' && name !== 'cursor' && name !== 'order') return send(res, 400, error(400, 'invalid_query_params', 'Invalid query params', `${name} is not supported by the baseline`));
@@ -123,8 +135,115 @@ async function list(req, res) {
   });
 }
 
+/** The request's JSON body (1 MB at most), or undefined when it is not JSON. */
+async function jsonBody(req) {
+  const chunks = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += chunk.length;
+    if (size > 1024 * 1024) return undefined;
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+const invalid = (details) => error(400, 'invalid_payload', 'Invalid payload', details);
+
+/** The API's program status: DELETED, or ACTIVE within its dates, INACTIVE otherwise. */
+function programStatus(campaign, now = new Date()) {
+  if (campaign.c_deleted_at) return 'DELETED';
+  const started = !campaign.c_start_date || campaign.c_start_date <= now;
+  const notExpired = !campaign.c_expiration_date || campaign.c_expiration_date >= now;
+  return campaign.c_active && started && notExpired ? 'ACTIVE' : 'INACTIVE';
+}
+
+async function enrol(req, res, projectId, programId) {
+  const body = await jsonBody(req);
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return send(res, 400, invalid('the body must be a JSON object'));
+  const identification = body.customer_identification;
+  if (identification?.type !== 'customer_source_id' || typeof identification.customer_source_id !== 'string' || identification.customer_source_id === '') {
+    return send(res, 400, invalid('the baseline takes customer_identification {type: customer_source_id, customer_source_id}'));
+  }
+  const status = body.status ?? 'ACTIVE';
+  const metadata = body.metadata ?? {};
+  if (status !== 'ACTIVE' && status !== 'INACTIVE') return send(res, 400, invalid('status must be one of ACTIVE, INACTIVE'));
+  if (typeof metadata !== 'object' || Array.isArray(metadata)) return send(res, 400, invalid('metadata must be an object'));
+
+  const [program] = (await pool.query(ENROL_SQL.program, [projectId, programId])).rows;
+  if (!program) return send(res, 404, error(404, 'not_found', 'Resource not found', `Cannot find program with id ${programId}`));
+  if (programStatus(program) !== 'ACTIVE') return send(res, 423, error(423, 'non_active_program', 'Invalid program status', 'Cannot create member when program status is not ACTIVE'));
+  const [{ id: customerId }] = (await pool.query(ENROL_SQL.upsertCustomer, [base62Id('cust_', 24), projectId, identification.customer_source_id])).rows;
+  await pool.query(ENROL_SQL.customer, [customerId]);
+
+  const memberId = hexId('lmbr_');
+  const client = await pool.connect();
+  let answer;
+  try {
+    await client.query('START TRANSACTION');
+    const inserted = await client.query(ENROL_SQL.insertMember, [memberId, projectId, programId, customerId, status, metadata]);
+    if (inserted.rows.length === 0) {
+      await client.query('ROLLBACK');
+      return send(res, 409, error(409, 'member_already_exists', 'Member already exists', `Customer '${customerId}' already is a member of program '${programId}'`));
+    }
+    let [card] = (await client.query(ENROL_SQL.freeCard, [memberId, customerId, program.c_id])).rows;
+    let made = false;
+    if (!card && program.c_type === 'AUTO_UPDATE') {
+      const codes = new CodeGenerator(program.c_voucher.code_config);
+      const points = program.c_voucher.loyalty_card.points;
+      for (let attempt = 0; attempt < 10 && !card; attempt += 1) {
+        [card] = (await client.query(ENROL_SQL.newCard, [base62Id('v_', 32), projectId, program.c_id, codes.next(), points, memberId, customerId])).rows;
+      }
+      made = Boolean(card);
+    }
+    if (!card) {
+      await client.query('ROLLBACK');
+      return send(res, 400, error(400, 'no_free_card', 'No free card', 'the campaign has no card to give'));
+    }
+    const [c] = (await client.query(ENROL_SQL.card, [card.id])).rows;
+    const [m] = (await client.query(ENROL_SQL.member, [memberId])).rows;
+    if (made) await client.query(ENROL_SQL.countCard, [program.c_id]);
+    await client.query('COMMIT');
+    answer = {
+      id: m.Member_id,
+      customer_id: m.Member_customer_id,
+      program_id: m.Member_program_id,
+      status: m.Member_status,
+      metadata: m.Member_metadata,
+      created_at: m.Member_created_at.toISOString(),
+      updated_at: m.Member_updated_at?.toISOString() ?? null,
+      object: 'member',
+      cards: [
+        {
+          member_role: 'OWNER',
+          created_at: (c.LoyaltyCard_published_at ?? c.LoyaltyCard_created_at).toISOString(),
+          card: {
+            id: c.LoyaltyCard_id,
+            code: c.LoyaltyCard_code,
+            campaign_id: c.LoyaltyCard_campaign_id,
+            card_type: 'INDIVIDUAL',
+            balance: { points: c.LoyaltyCard_balance, pending_points: c.LoyaltyCard_pending_points },
+            points_total: c.LoyaltyCard_points,
+            object: 'card',
+          },
+          object: 'member_card',
+        },
+      ],
+    };
+  } catch (failure) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw failure;
+  } finally {
+    client.release();
+  }
+  send(res, 200, answer);
+}
+
 const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
-  list(req, res).catch((failure) => {
+  handle(req, res).catch((failure) => {
     // planMemberList refuses a bad `order` with the service's 400 error.
     if (failure.status === 400) return send(res, 400, error(400, failure.key, failure.message, failure.extra?.details));
     process.stderr.write(`${failure.stack ?? failure}\n`);

@@ -13,10 +13,13 @@
 //      same SQL, key check, cursor signing and JSON), on the first page, the deep page and limit=100, in
 //      interleaved windows A B B A so machine noise hits both; both must first answer the same data;
 //   6. the rate limiter's cost: the first page on this API (limiter on, at a rate it never reaches) and on a
-//      second API with RATE_LIMIT_PER_SECOND=0, also in windows A B B A.
+//      second API with RATE_LIMIT_PER_SECOND=0, also in windows A B B A;
+//   7. the write path against the same baseline: POST /v2/loyalties/programs/{id}/members, a new customer
+//      each time, windows A B B A (figures only: the targets are the list's).
 //
 // Options: --members N (default 1000000), --duration S (8), --warmup S (2), --connections C (16),
-// --parts variants,raw,limiter (which of steps 4, 5 and 6 to run; all by default).
+// --parts variants,raw,limiter,write (which of steps 4 to 7 to run; all by default). BENCH_API_NODE_ARGS passes
+// options to the API's `node` (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
 // Every response must be 200; any other status or a socket error fails the run (exit 1), and so does a
 // missed target. Results go to bench/results/member-list.json.
 import { execFileSync, spawn } from 'node:child_process';
@@ -31,7 +34,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { startProcess } from './lib/processes.mjs';
 import { load as loadRun, measure as measureRun } from './lib/http-load.mjs';
-import { limiterCost, printRawBaseline, RAW_TARGETS, rawBaseline } from './lib/member-list-sides.mjs';
+import { limiterCost, printRawBaseline, RAW_TARGETS, rawBaseline, writeBaseline } from './lib/member-list-sides.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -40,7 +43,7 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '8' },
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '16' },
-    parts: { type: 'string', default: 'variants,raw,limiter' },
+    parts: { type: 'string', default: 'variants,raw,limiter,write' },
   },
 });
 const MEMBERS = positive(args.members, '--members');
@@ -48,7 +51,7 @@ const DURATION = positive(args.duration, '--duration');
 const WARMUP = args.warmup === '0' ? 0 : positive(args.warmup, '--warmup');
 const CONNECTIONS = positive(args.connections, '--connections');
 const PARTS = new Set(args.parts.split(',').filter(Boolean));
-for (const part of PARTS) if (!['variants', 'raw', 'limiter'].includes(part)) throw new Error(`--parts takes variants, raw and limiter; got '${part}'`);
+for (const part of PARTS) if (!['variants', 'raw', 'limiter', 'write'].includes(part)) throw new Error(`--parts takes variants, raw, limiter and write; got '${part}'`);
 const PAGE = 10;
 const WALK_PAGE = 100;
 const DEEP = Math.floor(MEMBERS / 2);
@@ -130,7 +133,7 @@ function freePort() {
 
 async function startApi(port, env = {}) {
   const log = createWriteStream(apiLog, { flags: 'a' });
-  const child = spawn(process.execPath, ['dist/main.js'], { cwd: root, env: { ...childEnv, RATE_LIMIT_PER_SECOND: RATE_LIMIT_ON, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(process.env.BENCH_API_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/main.js'], { cwd: root, env: { ...childEnv, RATE_LIMIT_PER_SECOND: RATE_LIMIT_ON, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   apis.push(child);
   child.stdout.pipe(log);
   child.stderr.pipe(log);
@@ -263,6 +266,7 @@ async function main() {
   const results = [];
   let limiter = null;
   let raw = null;
+  let write = null;
   try {
     // Write out what the seed and the walks left dirty now, not during a measured run.
     await db.query('CHECKPOINT').catch(() => undefined);
@@ -293,6 +297,7 @@ async function main() {
       ]);
     }
     if (PARTS.has('limiter')) limiter = await limiterCost(sides, pathOf(variants[0].params));
+    if (PARTS.has('write')) write = await writeBaseline(sides, listPath);
   } finally {
     await db.end();
   }
@@ -322,6 +327,7 @@ async function main() {
     if (pass) console.log(`  PASS: every p99 < ${P99_LIMIT_MS} ms, deep / first ${ratio.toFixed(2)} <= ${DEEP_RATIO_LIMIT}`);
   }
   if (raw) pass = printRawBaseline(raw) && pass;
+  if (write) printRawBaseline(write, 'the write path against the same baseline (windows A B B A; figures only)', false);
   if (limiter) {
     console.log(
       `\n  rate limiter (first page, windows A B B A, ${DURATION} s each): on ${limiter.on.rps.toFixed(0)} req/s, p99 ${limiter.on.p99_ms} ms, API CPU ${limiter.on.server_cpu_ms_per_request} ms/request; ` +
@@ -350,6 +356,7 @@ async function main() {
         deep_over_first_p99: Number(ratio.toFixed(3)),
         deep_over_first_p99_customer_id: Number(ratioCustomer.toFixed(3)),
         raw_baseline: raw,
+        write_baseline: write,
         rate_limiter: limiter,
         pass,
         total_seconds: Number(((performance.now() - started) / 1000).toFixed(1)),

@@ -7,9 +7,18 @@ import { LoyaltyProgram } from './loyalty-program.entity.js';
 export class LoyaltyProgramRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** With its campaign, deleted or not: a deleted campaign's program answers with status DELETED. */
+  /**
+   * With its campaign, deleted or not: a deleted campaign's program answers with status DELETED. One
+   * statement: `findOne` with a relation sends two (the ids in a DISTINCT subquery, then the rows), and
+   * every program-scoped request (enrolment, the member list's 404 aside) starts here.
+   */
   async findById(projectId: string, id: string): Promise<LoyaltyProgram | null> {
-    return this.dataSource.getRepository(LoyaltyProgram).findOne({ where: { projectId, id }, relations: { campaign: true } });
+    return this.dataSource
+      .getRepository(LoyaltyProgram)
+      .createQueryBuilder('p')
+      .leftJoinAndSelect('p.campaign', 'c')
+      .where('p.project_id = :projectId AND p.id = :id', { projectId, id })
+      .getOne();
   }
 
   /** Newest first, keyset after `(createdAt, id)`; programs of deleted campaigns are left out. */

@@ -68,8 +68,13 @@ export class MemberRepository {
           [member.id, member.projectId, member.programId, member.customerId, member.status, member.metadata],
         )) as unknown[];
         if (inserted.length === 0) throw new Rollback({ ok: false, reason: 'member_exists' });
-        const card = await this.assignCard(manager, member, source);
+        const { cardId, made } = await this.assignCard(manager, member, source);
+        const card = await this.card(manager, cardId);
         const row = await manager.getRepository(Member).findOneByOrFail({ id: member.id });
+        // A new card counts towards the campaign, and the target moves with it so generation still makes
+        // exactly the cards it was asked for. Last before the commit: the campaign's row stays locked from
+        // here to the commit, and every enrolment that makes a card waits for that lock.
+        if (made) await manager.query('UPDATE campaigns SET vouchers_count = vouchers_count + 1, vouchers_target = vouchers_target + 1 WHERE id = $1', [source.campaignId]);
         return { ok: true as const, member: row, card };
       });
     } catch (error) {
@@ -78,14 +83,15 @@ export class MemberRepository {
     }
   }
 
-  private async assignCard(manager: EntityManager, member: NewMember, source: CardSource): Promise<LoyaltyCard> {
+  /** The member's card: a given code, a free card, or (AUTO_UPDATE) a new one, `made`. */
+  private async assignCard(manager: EntityManager, member: NewMember, source: CardSource): Promise<{ cardId: string; made: boolean }> {
     const publish = `SET member_id = $1, holder_id = $2, published_at = now(), updated_at = now()`;
     if (source.code !== undefined) {
       const [claimed] = (await manager.query(
         `UPDATE vouchers ${publish} WHERE project_id = $3 AND campaign_id = $4 AND code = $5 AND member_id IS NULL RETURNING id`,
         [member.id, member.customerId, member.projectId, source.campaignId, source.code],
       )) as [{ id: string }[], number];
-      if (claimed.length) return this.card(manager, claimed[0].id);
+      if (claimed.length) return { cardId: claimed[0].id, made: false };
       const existing = await manager.getRepository(LoyaltyCard).findOneBy({ projectId: member.projectId, campaignId: source.campaignId, code: source.code });
       throw new Rollback({ ok: false, reason: existing ? 'code_published' : 'code_not_found', cardId: existing?.id });
     }
@@ -95,7 +101,7 @@ export class MemberRepository {
        RETURNING id`,
       [member.id, member.customerId, source.campaignId],
     )) as [{ id: string }[], number];
-    if (free.length) return this.card(manager, free[0].id);
+    if (free.length) return { cardId: free[0].id, made: false };
     if (!source.makeCard) throw new Rollback({ ok: false, reason: 'no_free_card' });
     for (let attempt = 0; attempt < NEW_CODE_ATTEMPTS; attempt += 1) {
       const made = (await manager.query(
@@ -104,12 +110,7 @@ export class MemberRepository {
          ON CONFLICT (project_id, code) DO NOTHING RETURNING id`,
         [source.makeCard.newId(), member.projectId, source.campaignId, source.makeCard.newCode(), source.makeCard.initialPoints, member.id, member.customerId],
       )) as { id: string }[];
-      if (made.length) {
-        // The card counts towards the campaign, and the target moves with it so generation still makes
-        // exactly the cards it was asked for.
-        await manager.query('UPDATE campaigns SET vouchers_count = vouchers_count + 1, vouchers_target = vouchers_target + 1 WHERE id = $1', [source.campaignId]);
-        return this.card(manager, made[0].id);
-      }
+      if (made.length) return { cardId: made[0].id, made: true };
     }
     throw new Rollback({ ok: false, reason: 'code_space_exhausted' });
   }
