@@ -19,6 +19,9 @@
 // campaign), the card's and the member's reads, and the campaign's card count. Ids and codes come from the API's own
 // generators (dist/), and the answer has the API's shape.
 //
+// And the manual activation, POST /v1/loyalties/members/{code}/pending-points/{id}/activate, with the API's
+// statements (bench/member-list-raw-activate.sql.mjs, and the activation statement itself from dist/).
+//
 // No logging, no request ids, no rate limit. Started by bench/member-list.mjs with DATABASE_URL and PORT in
 // the environment; prints "listening" when ready.
 import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
@@ -28,6 +31,8 @@ import { CodeGenerator } from '../dist/campaigns/code-config.js';
 import { base62Id, hexId } from '../dist/common/ids.js';
 import { planMemberList } from '../dist/members/member-list-query.js';
 import { memberPageQuery } from '../dist/members/member-page.sql.js';
+import { ACTIVATE } from '../dist/points/pending/activation.repository.js';
+import { ACTIVATE_SQL } from './member-list-raw-activate.sql.mjs';
 import { ENROL_SQL } from './member-list-raw-enrol.sql.mjs';
 
 const POOL_SIZE = 10;
@@ -37,6 +42,7 @@ const CURSOR_TTL_MS = 60 * 60 * 1000;
 const MAC_BYTES = 16;
 const DEFAULT_LIMIT = 10;
 const PATH = /^\/v2\/loyalties\/programs\/([^/?]+)\/members$/;
+const ACTIVATE_PATH = /^\/v1\/loyalties\/members\/([^/?]+)\/pending-points\/([^/?]+)\/activate$/;
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: POOL_SIZE, application_name: 'loyalty-raw-baseline', keepAlive: true, query_timeout: 15_000 });
 const [{ value: cursorKey }] = (await pool.query(`SELECT value FROM instance_secrets WHERE name = 'cursor'`)).rows;
@@ -87,14 +93,17 @@ const error = (code, key, message, details) => ({ code, key, message, ...(detail
 
 async function handle(req, res) {
   const mark = req.url.indexOf('?');
-  const match = PATH.exec(mark < 0 ? req.url : req.url.slice(0, mark));
-  if ((req.method !== 'GET' && req.method !== 'POST') || !match) return send(res, 404, error(404, 'not_found', 'Resource not found'));
+  const pathname = mark < 0 ? req.url : req.url.slice(0, mark);
+  const match = PATH.exec(pathname);
+  const activation = req.method === 'POST' ? ACTIVATE_PATH.exec(pathname) : null;
+  if (!activation && ((req.method !== 'GET' && req.method !== 'POST') || !match)) return send(res, 404, error(404, 'not_found', 'Resource not found'));
   const appId = req.headers['x-app-id'];
   const appToken = req.headers['x-app-token'];
   if (!appId || !appToken || appId.length > 200 || appToken.length > 200) return send(res, 401, error(401, 'unauthorized', 'Unauthorized'));
   const projectId = await authenticate(appId, appToken);
   if (!projectId) return send(res, 401, error(401, 'unauthorized', 'Unauthorized'));
 
+  if (activation) return activate(res, projectId, appId, decodeURIComponent(activation[1]), decodeURIComponent(activation[2]));
   const programId = decodeURIComponent(match[1]);
   if (req.method === 'POST') return enrol(req, res, projectId, programId);
   const query = new URLSearchParams(mark < 0 ? '' : req.url.slice(mark + 1));
@@ -240,6 +249,32 @@ async function enrol(req, res, projectId, programId) {
     client.release();
   }
   send(res, 200, answer);
+}
+
+/** The manual activation of one PENDING entry of the card with this code, as the API does it. */
+async function activate(res, projectId, appId, code, entryId) {
+  const [card] = (await pool.query(ACTIVATE_SQL.card, [projectId, code, null])).rows;
+  if (!card) return send(res, 404, error(404, 'not_found', 'Resource not found', `Cannot find voucher with id ${code}`));
+  const [entry] = (await pool.query(ACTIVATE_SQL.entry, [entryId, projectId])).rows;
+  if (!entry || entry.voucher_id !== card.id) return send(res, 404, error(404, 'not_found', 'Resource not found', `Cannot find pending_points with id ${entryId}`));
+  const client = await pool.connect();
+  let done;
+  try {
+    await client.query('START TRANSACTION');
+    const [locked] = (await client.query(ACTIVATE_SQL.lockPending, [entryId, projectId])).rows;
+    if (locked) {
+      await client.query(ACTIVATE_SQL.lockCards, [[locked.voucher_id]]);
+      [done] = (await client.query(ACTIVATE, [[locked.id], 'MANUAL', hexId('v-'), JSON.stringify({ channel: 'API', api_key: { app_id: appId } })])).rows;
+    }
+    await client.query('COMMIT');
+  } catch (failure) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw failure;
+  } finally {
+    client.release();
+  }
+  if (!done) return send(res, 400, error(400, 'invalid_pending_points_state', 'Invalid pending points state', `Pending points ${entryId} cannot be activated`));
+  send(res, 200, { points: done.points, total: done.total, balance: done.balance, type: 'loyalty_card', object: 'balance', related_object: { type: 'voucher', id: card.id }, operation_type: 'MANUAL' });
 }
 
 const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {

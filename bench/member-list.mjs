@@ -14,8 +14,9 @@
 //      interleaved windows A B B A so machine noise hits both; both must first answer the same data;
 //   6. the rate limiter's cost: the first page on this API (limiter on, at a rate it never reaches) and on a
 //      second API with RATE_LIMIT_PER_SECOND=0, also in windows A B B A;
-//   7. the write path against the same baseline: POST /v2/loyalties/programs/{id}/members, a new customer
-//      each time, windows A B B A (figures only: the targets are the list's).
+//   7. the write paths against the same baseline, windows A B B A (figures only: the targets are the list's):
+//      POST /v2/loyalties/programs/{id}/members, a new customer each time, and the manual activation of a
+//      different PENDING entry each time (60,000 made, one per member, due in a day).
 //
 // Options: --members N (default 1000000), --duration S (8), --warmup S (2), --connections C (16),
 // --parts variants,raw,limiter,write (which of steps 4 to 7 to run; all by default). BENCH_API_NODE_ARGS passes
@@ -34,7 +35,8 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { startProcess } from './lib/processes.mjs';
 import { load as loadRun, measure as measureRun } from './lib/http-load.mjs';
-import { limiterCost, printRawBaseline, RAW_TARGETS, rawBaseline, writeBaseline } from './lib/member-list-sides.mjs';
+import { limiterCost, printRawBaseline, RAW_TARGETS, rawBaseline } from './lib/member-list-sides.mjs';
+import { activationBaseline, enrolBaseline, makePendingEntries } from './lib/write-paths.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -57,6 +59,8 @@ const WALK_PAGE = 100;
 const DEEP = Math.floor(MEMBERS / 2);
 const P99_LIMIT_MS = 25;
 const DEEP_RATIO_LIMIT = 1.2;
+/** PENDING entries made for the manual activation part, one per request, at most one per member. */
+const PENDING_ENTRIES = 60_000;
 
 function positive(value, name) {
   const n = Number(value.replace(/_/g, ''));
@@ -297,7 +301,11 @@ async function main() {
       ]);
     }
     if (PARTS.has('limiter')) limiter = await limiterCost(sides, pathOf(variants[0].params));
-    if (PARTS.has('write')) write = await writeBaseline(sides, listPath);
+    if (PARTS.has('write')) {
+      // Made first: the enrolments add cards to the campaign.
+      const entries = await makePendingEntries(db, seeded, Math.min(MEMBERS, PENDING_ENTRIES));
+      write = { enrolment: await enrolBaseline(sides, listPath), activation: await activationBaseline(sides, entries) };
+    }
   } finally {
     await db.end();
   }
@@ -327,7 +335,7 @@ async function main() {
     if (pass) console.log(`  PASS: every p99 < ${P99_LIMIT_MS} ms, deep / first ${ratio.toFixed(2)} <= ${DEEP_RATIO_LIMIT}`);
   }
   if (raw) pass = printRawBaseline(raw) && pass;
-  if (write) printRawBaseline(write, 'the write path against the same baseline (windows A B B A; figures only)', false);
+  if (write) printRawBaseline({ pages: [...write.enrolment.pages, ...write.activation.pages] }, 'the write paths against the same baseline (windows A B B A; figures only)', false);
   if (limiter) {
     console.log(
       `\n  rate limiter (first page, windows A B B A, ${DURATION} s each): on ${limiter.on.rps.toFixed(0)} req/s, p99 ${limiter.on.p99_ms} ms, API CPU ${limiter.on.server_cpu_ms_per_request} ms/request; ` +

@@ -64,36 +64,6 @@ export function printRawBaseline({ pages }, title = 'the API against the plain n
 }
 
 /**
- * The write path: POST /v2/loyalties/programs/{id}/members (a new customer by source id each time, so each
- * request enrols one and makes its card) on the API and on the baseline, in windows A B B A. Both first
- * enrol one customer and must answer the same shape (values apart from ids, codes and times). Each window
- * adds members to the program, so the list parts run before this one.
- */
-export async function writeBaseline(ctx, path) {
-  const raw = await ctx.startRaw();
-  const headers = { ...ctx.headers, 'content-type': 'application/json' };
-  const body = (sourceId) => JSON.stringify({ customer_identification: { type: 'customer_source_id', customer_source_id: sourceId } });
-  const tag = Date.now().toString(36);
-  const [fromApi, fromRaw] = await Promise.all([postJson(ctx.base + path, headers, body(`check-api-${tag}`)), postJson(raw.base + path, headers, body(`check-raw-${tag}`))]);
-  const shape = (member) =>
-    JSON.stringify({
-      ...member,
-      id: member.id.slice(0, 5),
-      customer_id: member.customer_id.slice(0, 5),
-      created_at: typeof member.created_at,
-      cards: member.cards.map((card) => ({ ...card, created_at: typeof card.created_at, card: { ...card.card, id: card.card.id.slice(0, 2), code: card.card.code.length } })),
-    });
-  if (shape(fromApi) !== shape(fromRaw)) throw new Error(`enrolment: the API and the baseline answer differently:\n${JSON.stringify(fromApi)}\n${JSON.stringify(fromRaw)}`);
-  const run = { path, headers, method: 'POST', body: body('bench-[<id>]'), idReplacement: true, seconds: ctx.seconds, connections: ctx.connections };
-  // Neither has enrolled anyone yet: the same warm-up for both.
-  for (const base of [ctx.base, raw.base]) await load({ ...run, base, seconds: Math.max(ctx.warmup, 2 * ctx.seconds) });
-  const { a: api, b: baseline } = await interleaved(ctx.db, { a: { pid: ctx.api.pid, base: ctx.base }, b: { pid: raw.child.pid, base: raw.base } }, run);
-  if (api.non2xx || baseline.non2xx) throw new Error(`enrolment: non-2xx answers (API ${api.non2xx}, baseline ${baseline.non2xx})`);
-  const result = { key: 'enrol', page: 'enrolment (POST …/members)', path, api, baseline, throughput_ratio: Number((api.rps / baseline.rps).toFixed(3)), p99_ratio: Number((api.p99_ms / baseline.p99_ms).toFixed(3)) };
-  return { method: 'windows A B B A (A = the API, B = bench/member-list-raw-server.mjs), each request a new customer source id', pages: [result] };
-}
-
-/**
  * The limiter's cost: the same page from this API (limiter on) and from a second one started with
  * RATE_LIMIT_PER_SECOND=0, in windows A B B A.
  */
@@ -109,13 +79,6 @@ export async function limiterCost(ctx, path) {
   const { a: on, b: offFigures } = await interleaved(ctx.db, { a: { pid: ctx.api.pid, base: ctx.base }, b: { pid: off.child.pid, base: offBase } }, { path, headers: ctx.headers, seconds: ctx.seconds, connections: ctx.connections });
   if (on.non2xx || offFigures.non2xx) throw new Error(`rate limiter comparison: non-2xx answers (on ${on.non2xx}, off ${offFigures.non2xx})`);
   return { method: 'first page, windows A B B A (A = limiter on at 1,000,000/s, B = RATE_LIMIT_PER_SECOND=0)', on, off: offFigures, throughput_on_over_off: Number((on.rps / offFigures.rps).toFixed(3)) };
-}
-
-async function postJson(url, headers, body) {
-  const response = await fetch(url, { method: 'POST', headers, body });
-  const answer = await response.json();
-  if (response.status !== 200) throw new Error(`POST ${url} answered ${response.status}: ${JSON.stringify(answer)}`);
-  return answer;
 }
 
 async function getJson(url, headers) {

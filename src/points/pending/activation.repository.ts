@@ -29,8 +29,10 @@ export interface ActivatedEntry {
  *
  * Building rows and payloads in PostgreSQL, not in Node, doubled the worker's activations per second
  * (bench/README.md): the database has a core of its own, and the worker's is needed for the queue.
+ * Exported for the plain baseline of the benchmarks (bench/member-list-raw-server.mjs), which must send the
+ * same statement.
  */
-const ACTIVATE = `
+export const ACTIVATE = `
 WITH upd AS (
   UPDATE loyalty_pending_points p SET status = 'ACTIVATED', updated_at = now(), settled_at = clock_timestamp()
   WHERE p.id = ANY($1::text[]) AND p.status = 'PENDING'
