@@ -9,6 +9,7 @@ import { StartupQuietLogger } from '../common/logging/startup-quiet.logger.js';
 import { answerClientErrorsWithJson } from '../common/http/client-errors.js';
 import { bodyGuard, jsonBodyParser, parseQuery, requestGuard } from '../common/http/request-guard.js';
 import { requestIdMiddleware } from '../common/http/request-id.middleware.js';
+import { cacheValidationMetadata } from '../common/validation/metadata-cache.js';
 import type { AppConfig } from '../config/app-config.js';
 import { httpMetricsMiddleware } from '../metrics/http-metrics.js';
 import { Metrics } from '../metrics/metrics.js';
@@ -21,6 +22,7 @@ import { setupSwagger } from './openapi.js';
  * OpenAPI generator), without listening.
  */
 export async function createApiApp(config: AppConfig): Promise<NestExpressApplication> {
+  cacheValidationMetadata();
   const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(config), {
     bodyParser: false,
     bufferLogs: true,
