@@ -26,7 +26,8 @@ export function cacheValidationMetadata(): void {
   storage.getTargetValidationMetadatas = (target, schema, always, strictGroups, groups) => {
     let byOptions = kept.get(target);
     if (!byOptions) kept.set(target, (byOptions = new Map()));
-    const key = `${schema ?? ''}\u0000${always}\u0000${strictGroups}\u0000${groups?.join('\u0000') ?? ''}`;
+    // Every argument, none confused with another (no schema is not the schema named '').
+    const key = JSON.stringify([schema ?? null, always, strictGroups, groups ?? null]);
     let found = byOptions.get(key);
     if (!found) byOptions.set(key, (found = lookup(target, schema, always, strictGroups, groups)));
     return found;
