@@ -4,56 +4,61 @@ import { AppConfig } from '../config/app-config.js';
 
 /**
  * A token bucket kept as one number per project (GCRA, "generic cell rate algorithm"): the time at which
- * the bucket will be full again (the theoretical arrival time, µs). A request is accepted when taking one
- * token keeps that time within `capacity` tokens of now; a refused request changes nothing, so hammering
- * a full bucket does not push its refill further back. Redis's own clock is used, so every API process
- * agrees on "now", and the whole check is one script: one round trip per request.
+ * the bucket will be full again (the theoretical arrival time, µs). Taking n tokens is accepted when it
+ * keeps that time within `capacity` tokens of now; fewer are granted when fewer are left (at least one, or
+ * none and the request is refused). A refused request changes nothing, so hammering a full bucket does not
+ * push its refill further back. Redis's own clock is used, so every API process agrees on "now", and the
+ * whole check is one script.
  *
  * Numbers are integers of microseconds (below 2^53, exact in Lua's doubles) and are stored with '%.0f' so
  * that Lua's default 14-digit number formatting cannot round them.
  */
-const TAKE_TOKEN = `
+const TAKE_TOKENS = `
 local capacity = tonumber(ARGV[1])
 local interval = tonumber(ARGV[2])
+local wanted = tonumber(ARGV[3])
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 local tat = tonumber(redis.call('GET', KEYS[1]) or now)
 if tat < now then tat = now end
 local window = capacity * interval
-local next_tat = tat + interval
-if next_tat - now > window then
-  return {0, 0, next_tat - window - now}
+local available = math.floor((window - (tat - now)) / interval)
+if available < 1 then
+  return {0, 0, tat + interval - window - now}
 end
+local granted = math.min(wanted, available)
+local next_tat = tat + granted * interval
 redis.call('SET', KEYS[1], string.format('%.0f', next_tat), 'PX', math.ceil((next_tat - now) / 1000))
 local remaining = math.floor((window - (next_tat - now)) / interval)
 local wait = 0
 if remaining < 1 then wait = next_tat + interval - window - now end
-return {1, remaining, wait}
+return {granted, remaining, wait}
 `;
 
-/** The answer for one request. */
+/** The answer for one take. */
 export interface TokenBucketResult {
-  accepted: boolean;
+  /** Tokens taken: from 1 to the number asked for, or 0 (refused). */
+  granted: number;
   /** Requests left in the bucket now. */
   remaining: number;
   /** Milliseconds until the next request would be accepted (0 while tokens remain). */
   retryAfterMs: number;
 }
 
-type TakeToken = (key: string, capacity: number, intervalUs: number) => Promise<[number, number, number]>;
+type TakeTokens = (key: string, capacity: number, intervalUs: number, wanted: number) => Promise<[number, number, number]>;
 
 /** Redis-held token buckets (one key each); what a bucket is for is the caller's business. */
 @Injectable()
 export class TokenBucketStore implements OnModuleInit, OnModuleDestroy {
-  private readonly redis: Redis & { takeToken: TakeToken };
+  private readonly redis: Redis & { takeTokens: TakeTokens };
 
   constructor(config: AppConfig) {
     // No offline queue: while Redis is unreachable a request must not wait for it (the guard then lets
     // requests through); the command timeout covers a connection that hangs without closing.
     this.redis = new Redis(config.redisUrl, { connectionName: `${config.queuePrefix}:rate-limit`, enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 2_000, commandTimeout: 1_000, lazyConnect: true }) as Redis & {
-      takeToken: TakeToken;
+      takeTokens: TakeTokens;
     };
-    this.redis.defineCommand('takeToken', { numberOfKeys: 1, lua: TAKE_TOKEN });
+    this.redis.defineCommand('takeTokens', { numberOfKeys: 1, lua: TAKE_TOKENS });
     // Failures reach the guard through the rejected command; the client's own 'error' events would
     // otherwise be printed as unhandled.
     this.redis.on('error', () => undefined);
@@ -64,10 +69,10 @@ export class TokenBucketStore implements OnModuleInit, OnModuleDestroy {
     await this.redis.connect().catch(() => undefined);
   }
 
-  /** Takes a token from the bucket `key` of `capacity` tokens that gains one every `intervalUs` µs. */
-  async take(key: string, capacity: number, intervalUs: number): Promise<TokenBucketResult> {
-    const [accepted, remaining, waitUs] = await this.redis.takeToken(key, capacity, intervalUs);
-    return { accepted: accepted === 1, remaining, retryAfterMs: Math.ceil(waitUs / 1_000) };
+  /** Takes up to `wanted` tokens from the bucket `key` of `capacity` tokens that gains one every `intervalUs` µs. */
+  async take(key: string, capacity: number, intervalUs: number, wanted = 1): Promise<TokenBucketResult> {
+    const [granted, remaining, waitUs] = await this.redis.takeTokens(key, capacity, intervalUs, wanted);
+    return { granted, remaining, retryAfterMs: Math.ceil(waitUs / 1_000) };
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -110,10 +110,8 @@ describe('rate limits per project', () => {
     for (const name of HEADERS) expect(answers[0]!.headers[name]).toBeUndefined();
   });
 
-  it('costs one Redis command per request (one script run)', async () => {
-    const app = await startApi(testConfig({ RATE_LIMIT_PER_SECOND: '1000' }));
-    apps.push(app);
-    const project = await createProject(app);
+  /** The commands this API's limiter connection sends while `run` runs. */
+  async function limiterCommands(run: () => Promise<void>, expectedAtLeast: number): Promise<string[]> {
     const redis = new Redis(testConfig().redisUrl);
     // The limiters' connections (the other tests' APIs are idle): the only commands expected from them
     // are this API's.
@@ -126,15 +124,49 @@ describe('rate limits per project', () => {
       if (limiters.has(source)) commands.push(String(args[0]).toLowerCase());
     });
     try {
-      for (let i = 0; i < 20; i++) expect((await http(app).get(LIST).set(project.headers)).status).toBe(200);
-      await waitFor(async () => (commands.length >= 20 ? true : undefined), { timeoutMs: 5_000 });
-      // EVAL the first time this connection runs the script, EVALSHA after.
-      expect(commands).toHaveLength(20);
-      expect(commands.every((command) => command === 'evalsha' || command === 'eval')).toBe(true);
+      await run();
+      await waitFor(async () => (commands.length >= expectedAtLeast ? true : undefined), { timeoutMs: 5_000 });
+      // Let late commands arrive, so that a count above the expected one is seen.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return commands;
     } finally {
       monitor.disconnect();
       redis.disconnect();
     }
+  }
+
+  it('costs one Redis command per request (one script run) below 40 requests a second per project', async () => {
+    const app = await startApi(testConfig({ RATE_LIMIT_PER_SECOND: '39' }));
+    apps.push(app);
+    const project = await createProject(app);
+    const commands = await limiterCommands(async () => {
+      for (let i = 0; i < 20; i++) expect((await http(app).get(LIST).set(project.headers)).status).toBe(200);
+    }, 20);
+    // EVAL the first time this connection runs the script, EVALSHA after.
+    expect(commands).toHaveLength(20);
+    expect(commands.every((command) => command === 'evalsha' || command === 'eval')).toBe(true);
+  });
+
+  it('a busy project takes its tokens from Redis several at a time, and never more than the bucket holds', async () => {
+    // 100 a second, bursts of 200: 400 requests, 16 at a time, from a full bucket.
+    const app = await startApi(testConfig({ RATE_LIMIT_PER_SECOND: '100' }));
+    apps.push(app);
+    const project = await createProject(app);
+    let answers: Response[] = [];
+    const started = Date.now();
+    const commands = await limiterCommands(async () => {
+      for (let i = 0; i < 400; i += 16) answers.push(...(await Promise.all(Array.from({ length: 16 }, () => http(app).get(LIST).set(project.headers)))));
+    }, 1);
+    const seconds = (Date.now() - started) / 1000;
+    answers = answers.slice(0, 400);
+    // Never more than the bucket and its refill; at most one lease (5 tokens at 100 a second) dropped.
+    expect(accepted(answers)).toBeLessThanOrEqual(200 + Math.ceil(100 * seconds) + 1);
+    expect(accepted(answers)).toBeGreaterThanOrEqual(195);
+    expect(statuses(answers).every((status) => status === 200 || status === 429)).toBe(true);
+    // Fewer round trips than requests: the accepted ones were mostly served from leases.
+    expect(commands.length).toBeLessThan(answers.length - 100);
+    const remaining = answers.filter((answer) => answer.status === 200).map((answer) => Number(answer.headers['x-rate-limit-remaining']));
+    expect(Math.max(...remaining)).toBeLessThanOrEqual(200);
   });
 
   it('lets requests through uncounted while Redis is unreachable, and counts again once it is back', async () => {
