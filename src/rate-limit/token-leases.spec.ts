@@ -53,9 +53,10 @@ describe('TokenLeases', () => {
     const leases = new TokenLeases(1_000);
     arrive(leases, 40, 1_000);
     arrive(leases, 1, 1_100);
-    expect(leases.granted('p', leases.wanted('p'), bucket(3, 0), 1_100)).toEqual({ accepted: true, remaining: 2, retryAfterMs: 0 });
-    expect(leases.spend('p', 1_101)?.remaining).toBe(1);
-    expect(leases.spend('p', 1_101)?.remaining).toBe(0);
+    expect(leases.granted('p', leases.wanted('p'), bucket(3, 0, 9), 1_100)).toEqual({ accepted: true, remaining: 2, retryAfterMs: 0 });
+    expect(leases.spend('p', 1_101)).toEqual({ accepted: true, remaining: 1, retryAfterMs: 0 });
+    // The last token held: the next request waits for the bucket, as Redis said.
+    expect(leases.spend('p', 1_102)).toEqual({ accepted: true, remaining: 0, retryAfterMs: 7 });
     expect(leases.spend('p', 1_101)).toBeNull();
     expect(leases.granted('p', 1, bucket(0, 0, 7), 1_101)).toEqual({ accepted: false, remaining: 0, retryAfterMs: 7 });
   });

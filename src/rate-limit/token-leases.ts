@@ -17,6 +17,8 @@ interface Lease {
   tokens: number;
   /** What Redis said was left after they were taken. */
   remaining: number;
+  /** When Redis said its next token would come (epoch ms; now while it had some left). */
+  retryAt: number;
   expiresAt: number;
 }
 
@@ -58,7 +60,8 @@ export class TokenLeases {
       return null;
     }
     lease.tokens -= 1;
-    return { accepted: true, remaining: lease.remaining + lease.tokens, retryAfterMs: 0 };
+    const remaining = lease.remaining + lease.tokens;
+    return { accepted: true, remaining, retryAfterMs: remaining > 0 ? 0 : Math.max(0, lease.retryAt - now) };
   }
 
   /**
@@ -86,7 +89,7 @@ export class TokenLeases {
     const spare = bucket.granted - 1;
     const held = this.leases.get(projectId);
     const tokens = spare + (held && held.expiresAt > now ? held.tokens : 0);
-    if (tokens > 0) this.leases.set(projectId, { tokens, remaining: bucket.remaining, expiresAt: now + LEASE_MS });
+    if (tokens > 0) this.leases.set(projectId, { tokens, remaining: bucket.remaining, retryAt: now + bucket.retryAfterMs, expiresAt: now + LEASE_MS });
     else this.leases.delete(projectId);
     const remaining = bucket.remaining + tokens;
     return { accepted: true, remaining, retryAfterMs: remaining > 0 ? 0 : bucket.retryAfterMs };
