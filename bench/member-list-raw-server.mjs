@@ -16,8 +16,9 @@
 // with the statements the API sends for it, in the same order and transaction, as PostgreSQL logged them
 // (log_statement = all) on 2026-11-25: the program with its campaign, the customer's upsert and read, then
 // in one transaction the member's insert, the search for a free card, the new card (an AUTO_UPDATE
-// campaign), the card's and the member's reads, and the campaign's card count. Ids and codes come from the API's own
-// generators (dist/), and the answer has the API's shape.
+// campaign), the card's and the member's reads, and the campaign's card count
+// (bench/member-list-raw-enrol.sql.mjs). Ids and codes come from the API's own generators (dist/), and the
+// answer has the API's shape.
 //
 // And the manual activation, POST /v1/loyalties/members/{code}/pending-points/{id}/activate, with the API's
 // statements (bench/member-list-raw-activate.sql.mjs, and the activation statement itself from dist/).

@@ -57,8 +57,8 @@ describe('TokenLeases', () => {
     expect(leases.spend('p', 1_101)).toEqual({ accepted: true, remaining: 1, retryAfterMs: 0 });
     // The last token held: the next request waits for the bucket, as Redis said.
     expect(leases.spend('p', 1_102)).toEqual({ accepted: true, remaining: 0, retryAfterMs: 7 });
-    expect(leases.spend('p', 1_101)).toBeNull();
-    expect(leases.granted('p', 1, bucket(0, 0, 7), 1_101)).toEqual({ accepted: false, remaining: 0, retryAfterMs: 7 });
+    expect(leases.spend('p', 1_102)).toBeNull();
+    expect(leases.granted('p', 1, bucket(0, 0, 7), 1_102)).toEqual({ accepted: false, remaining: 0, retryAfterMs: 7 });
   });
 
   it('tokens not spent within LEASE_MS are dropped', () => {
