@@ -19,7 +19,7 @@ export const ENROL_SQL = {
        WHERE id = (SELECT id FROM vouchers WHERE campaign_id = $3 AND member_id IS NULL LIMIT 1 FOR UPDATE SKIP LOCKED)
        RETURNING id`,
   newCard: `INSERT INTO vouchers (id, project_id, campaign_id, code, initial_points, points, balance, member_id, holder_id, published_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $5, $5, $6, $7, now(), now())
+         VALUES ($1, $2, $3, $4, $5::int, $5::int, $5::int, $6, $7, now(), now())
          ON CONFLICT (project_id, code) DO NOTHING RETURNING id`,
   countCard: `UPDATE campaigns SET vouchers_count = vouchers_count + 1, vouchers_target = vouchers_target + 1 WHERE id = $1`,
   card: `SELECT "LoyaltyCard"."id" AS "LoyaltyCard_id", "LoyaltyCard"."project_id" AS "LoyaltyCard_project_id", "LoyaltyCard"."campaign_id" AS "LoyaltyCard_campaign_id", "LoyaltyCard"."code" AS "LoyaltyCard_code", "LoyaltyCard"."type" AS "LoyaltyCard_type", "LoyaltyCard"."initial_points" AS "LoyaltyCard_initial_points", "LoyaltyCard"."points" AS "LoyaltyCard_points", "LoyaltyCard"."balance" AS "LoyaltyCard_balance", "LoyaltyCard"."pending_points" AS "LoyaltyCard_pending_points", "LoyaltyCard"."member_id" AS "LoyaltyCard_member_id", "LoyaltyCard"."holder_id" AS "LoyaltyCard_holder_id", "LoyaltyCard"."published_at" AS "LoyaltyCard_published_at", "LoyaltyCard"."created_at" AS "LoyaltyCard_created_at", "LoyaltyCard"."updated_at" AS "LoyaltyCard_updated_at" FROM "vouchers" "LoyaltyCard" WHERE (("LoyaltyCard"."id" = $1)) LIMIT 1`,

@@ -262,10 +262,10 @@ async function activate(res, projectId, appId, code, entryId) {
   let done;
   try {
     await client.query('START TRANSACTION');
+    await client.query(ACTIVATE_SQL.lockCards, [[card.id]]);
     const [locked] = (await client.query(ACTIVATE_SQL.lockPending, [entryId, projectId])).rows;
-    if (locked) {
-      await client.query(ACTIVATE_SQL.lockCards, [[locked.voucher_id]]);
-      [done] = (await client.query(ACTIVATE, [[locked.id], 'MANUAL', hexId('v-'), JSON.stringify({ channel: 'API', api_key: { app_id: appId } })])).rows;
+    if (locked && locked.voucher_id === card.id) {
+      [done] = (await client.query(ACTIVATE, [[locked.id], 'MANUAL', hexId('v-'), JSON.stringify({ channel: 'API', api_key: { app_id: appId } }), [card.id]])).rows;
     }
     await client.query('COMMIT');
   } catch (failure) {

@@ -18,7 +18,7 @@ class Stop extends Error {}
 
 const INSERT = `
   INSERT INTO vouchers (id, project_id, campaign_id, code, initial_points, points, balance)
-  SELECT t.id, $3, $4, t.code, $5, $5, $5 FROM unnest($1::text[], $2::text[]) AS t(id, code)`;
+  SELECT t.id, $3, $4, t.code, $5::int, $5::int, $5::int FROM unnest($1::text[], $2::text[]) AS t(id, code)`;
 
 @Injectable()
 export class VoucherRepository {

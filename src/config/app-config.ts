@@ -19,6 +19,10 @@ export class AppConfig {
   readonly databaseUrl: string;
   /** How long a statement may wait for PostgreSQL's answer before the client gives up (0 = no limit). */
   readonly databaseQueryTimeoutMs: number;
+  /** How long a statement may wait for a row lock before PostgreSQL gives up (lock_timeout; 0 = no limit). */
+  readonly databaseLockTimeoutMs: number;
+  /** Connections per process, and how long a request waits for a free one before it is answered 503 database_busy. */
+  readonly databasePool: { size: number; waitMs: number };
   readonly redisUrl: string;
   readonly bootstrapKey: { appId: string; appToken: string } | null;
   readonly pendingPointsDayMs: number;
@@ -40,6 +44,8 @@ export class AppConfig {
     this.port = env.PORT;
     this.databaseUrl = env.DATABASE_URL;
     this.databaseQueryTimeoutMs = env.DATABASE_QUERY_TIMEOUT_MS;
+    this.databaseLockTimeoutMs = env.DATABASE_LOCK_TIMEOUT_MS;
+    this.databasePool = { size: env.DATABASE_POOL_SIZE, waitMs: env.DATABASE_POOL_WAIT_MS };
     this.redisUrl = env.REDIS_URL;
     this.bootstrapKey =
       env.BOOTSTRAP_APP_ID && env.BOOTSTRAP_APP_TOKEN

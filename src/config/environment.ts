@@ -103,6 +103,24 @@ export class EnvironmentVariables {
   DATABASE_QUERY_TIMEOUT_MS: number = 15_000;
 
   @Transform(toInt)
+  @IsInt({ message: 'DATABASE_LOCK_TIMEOUT_MS must be an integer from 0 to 600000 (milliseconds; 0 = no limit)' })
+  @Min(0, { message: 'DATABASE_LOCK_TIMEOUT_MS must be an integer from 0 to 600000 (milliseconds; 0 = no limit)' })
+  @Max(600_000, { message: 'DATABASE_LOCK_TIMEOUT_MS must be an integer from 0 to 600000 (milliseconds; 0 = no limit)' })
+  DATABASE_LOCK_TIMEOUT_MS: number = 3_000;
+
+  @Transform(toInt)
+  @IsInt({ message: 'DATABASE_POOL_SIZE must be an integer from 2 to 200' })
+  @Min(2, { message: 'DATABASE_POOL_SIZE must be an integer from 2 to 200' })
+  @Max(200, { message: 'DATABASE_POOL_SIZE must be an integer from 2 to 200' })
+  DATABASE_POOL_SIZE: number = 10;
+
+  @Transform(toInt)
+  @IsInt({ message: 'DATABASE_POOL_WAIT_MS must be an integer from 100 to 60000 (milliseconds)' })
+  @Min(100, { message: 'DATABASE_POOL_WAIT_MS must be an integer from 100 to 60000 (milliseconds)' })
+  @Max(60_000, { message: 'DATABASE_POOL_WAIT_MS must be an integer from 100 to 60000 (milliseconds)' })
+  DATABASE_POOL_WAIT_MS: number = 2_000;
+
+  @Transform(toInt)
   @IsInt({ message: 'PENDING_POINTS_DAY_MS must be a positive integer (milliseconds)' })
   @Min(1, { message: 'PENDING_POINTS_DAY_MS must be a positive integer (milliseconds)' })
   PENDING_POINTS_DAY_MS: number = 86_400_000;

@@ -63,7 +63,7 @@ export class CustomerRepository {
   /** Balance per campaign over the customer's cards held by live members of live campaigns. */
   async pointsByCampaign(projectId: string, customerId: string): Promise<CampaignPoints[]> {
     const rows = (await this.dataSource.query(
-      `SELECT c.name AS campaign, sum(v.balance)::int AS points
+      `SELECT c.name AS campaign, sum(v.balance)::float8 AS points
        FROM vouchers v
        JOIN members m ON m.id = v.member_id AND m.status <> 'DELETED'
        JOIN campaigns c ON c.id = v.campaign_id AND c.deleted_at IS NULL

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { dataSourceOptions } from './database.options.js';
+import { PoolWatch } from './pool-watch.js';
 
 @Module({
   imports: [
@@ -10,5 +11,6 @@ import { dataSourceOptions } from './database.options.js';
       useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config), retryAttempts: 3, retryDelay: 1_000 }),
     }),
   ],
+  providers: [PoolWatch],
 })
 export class DatabaseModule {}

@@ -106,7 +106,7 @@ export class MemberRepository {
     for (let attempt = 0; attempt < NEW_CODE_ATTEMPTS; attempt += 1) {
       const made = (await manager.query(
         `INSERT INTO vouchers (id, project_id, campaign_id, code, initial_points, points, balance, member_id, holder_id, published_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $5, $5, $6, $7, now(), now())
+         VALUES ($1, $2, $3, $4, $5::int, $5::int, $5::int, $6, $7, now(), now())
          ON CONFLICT (project_id, code) DO NOTHING RETURNING id`,
         [source.makeCard.newId(), member.projectId, source.campaignId, source.makeCard.newCode(), source.makeCard.initialPoints, member.id, member.customerId],
       )) as { id: string }[];

@@ -137,7 +137,7 @@ describe('orders and earning (/v1/orders)', () => {
       expect((await members(plain.campaign.program_id)).body.data).toHaveLength(0);
       const joined = (await members(joining.campaign.program_id)).body.data;
       expect(joined).toHaveLength(1);
-      const cards = await db.query<{ balance: number }>('SELECT balance FROM vouchers WHERE holder_id = $1', [order.body.customer_id]);
+      const cards = await db.query<{ balance: number }>('SELECT balance::float8 AS balance FROM vouchers WHERE holder_id = $1', [order.body.customer_id]);
       expect(cards).toEqual([{ balance: 6 }]);
     });
 

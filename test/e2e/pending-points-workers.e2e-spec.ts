@@ -57,7 +57,7 @@ describe('pending points with worker processes', () => {
     expect(rows).toHaveLength(orderIds.length);
     expect(rows.filter((row) => row.status !== 'ACTIVATED' || row.ledger !== 1 || row.events !== 1)).toEqual([]);
     const [credited] = await db.query<{ sum: number }>(
-      `SELECT sum(v.balance)::int AS sum FROM vouchers v WHERE v.id IN (SELECT voucher_id FROM loyalty_pending_points WHERE order_id = ANY($1::text[]))`,
+      `SELECT sum(v.balance)::float8 AS sum FROM vouchers v WHERE v.id IN (SELECT voucher_id FROM loyalty_pending_points WHERE order_id = ANY($1::text[]))`,
       [orderIds],
     );
     expect(credited.sum).toBe(orderIds.length * points);

@@ -68,7 +68,7 @@ export class PointsDb {
   }
 
   async card(code: string): Promise<{ id: string; points: number; balance: number; pending_points: number }> {
-    const [card] = await this.query<{ id: string; points: number; balance: number; pending_points: number }>('SELECT id, points, balance, pending_points FROM vouchers WHERE code = $1', [code]);
+    const [card] = await this.query<{ id: string; points: number; balance: number; pending_points: number }>('SELECT id, points::float8 AS points, balance::float8 AS balance, pending_points::float8 AS pending_points FROM vouchers WHERE code = $1', [code]);
     return card;
   }
 
@@ -90,7 +90,7 @@ export class PointsDb {
     return this.query(
       `SELECT v.id, v.balance, v.points, v.pending_points, coalesce(t.sum, 0) AS ledger, coalesce(p.sum, 0) AS pending
        FROM vouchers v
-       LEFT JOIN (SELECT voucher_id, sum(points)::int AS sum FROM voucher_transactions GROUP BY voucher_id) t ON t.voucher_id = v.id
+       LEFT JOIN (SELECT voucher_id, sum(points)::bigint AS sum FROM voucher_transactions GROUP BY voucher_id) t ON t.voucher_id = v.id
        LEFT JOIN (SELECT voucher_id, sum(points)::int AS sum FROM loyalty_pending_points WHERE status = 'PENDING' GROUP BY voucher_id) p ON p.voucher_id = v.id
        WHERE v.balance <> coalesce(t.sum, 0) OR v.points <> coalesce(t.sum, 0) OR v.pending_points <> coalesce(p.sum, 0)`,
     );

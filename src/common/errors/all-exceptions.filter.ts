@@ -1,7 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiError } from './api-error.js';
-import { dataError, unavailableDependency } from './infrastructure-errors.js';
+import { dataError, databaseBusy, unavailableDependency } from './infrastructure-errors.js';
 import { BODY_LIMIT_BYTES } from '../http/body-limit.js';
 
 const DEPENDENCY_NAMES = { postgres: 'PostgreSQL', redis: 'Redis' } as const;
@@ -25,7 +25,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       response.end();
       return;
     }
-    if (error.status === 503) response.setHeader('Retry-After', '5');
+    if (error.status === 503) response.setHeader('Retry-After', error.key === 'database_busy' ? '1' : '5');
     response.status(error.status).json(error.toBody(requestId));
   }
 
@@ -35,6 +35,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (exception instanceof HttpException && exception.cause instanceof ApiError) return exception.cause;
     if (exception instanceof HttpException) return this.fromHttpException(exception, request);
 
+    if (databaseBusy(exception)) {
+      this.logger.warn({ request_id: requestId, err: exception }, 'PostgreSQL busy');
+      return ApiError.databaseBusy();
+    }
     const dependency = unavailableDependency(exception);
     if (dependency) {
       this.logger.warn({ request_id: requestId, err: exception }, `${DEPENDENCY_NAMES[dependency]} unreachable`);

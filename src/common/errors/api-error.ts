@@ -21,6 +21,7 @@ export const ERROR_KEYS = [
   'too_many_requests',
   'internal_server_error',
   'service_unavailable',
+  'database_busy',
 ] as const;
 export type ErrorKey = (typeof ERROR_KEYS)[number];
 
@@ -88,6 +89,11 @@ export class ApiError extends Error {
 
   static serviceUnavailable(details: string): ApiError {
     return new ApiError(503, 'service_unavailable', 'Service unavailable', { details });
+  }
+
+  /** PostgreSQL is up but could not serve this request in time (docs/errors.md); nothing was written. */
+  static databaseBusy(): ApiError {
+    return new ApiError(503, 'database_busy', 'Database busy', { details: 'The database is busy and nothing was changed; retry after the Retry-After seconds' });
   }
 
   toBody(requestId: string | undefined): ErrorBody {

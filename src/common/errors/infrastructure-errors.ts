@@ -27,7 +27,6 @@ const NETWORK_CODES = new Set([
 ]);
 
 const MESSAGE_PATTERNS = [
-  /timeout exceeded when trying to connect/i,
   /Connection terminated/i,
   /Client has encountered a connection error/i,
   /connection is closed/i,
@@ -39,6 +38,22 @@ const MESSAGE_PATTERNS = [
 ];
 
 export type Dependency = 'postgres' | 'redis';
+
+/**
+ * PostgreSQL answers, but not in time for this request: every connection of the pool was in use for the
+ * whole wait (pg-pool's queue timeout; a new connection that cannot be made fails with another message),
+ * a row lock was not granted within `lock_timeout` (55P03), a statement ran past `statement_timeout`
+ * (57014), or a deadlock or serialization failure survived the transaction's retries (40P01, 40001).
+ */
+const BUSY_CODES = new Set(['55P03', '57014', '40P01', '40001']);
+
+export function databaseBusy(error: unknown, depth = 0): boolean {
+  if (depth > 5 || error === null || typeof error !== 'object') return false;
+  const e = error as { code?: unknown; message?: unknown; cause?: unknown; driverError?: unknown };
+  if (typeof e.message === 'string' && /^timeout exceeded when trying to connect$/i.test(e.message)) return true;
+  if (typeof e.code === 'string' && BUSY_CODES.has(e.code)) return true;
+  return databaseBusy(e.driverError, depth + 1) || databaseBusy(e.cause, depth + 1);
+}
 
 export function unavailableDependency(error: unknown, depth = 0): Dependency | null {
   if (depth > 5 || error === null || typeof error !== 'object') return null;
@@ -58,11 +73,12 @@ function looksLikeRedis(e: { message?: unknown; stack?: unknown; name?: unknown 
 
 /**
  * A PostgreSQL error caused by a value rather than by the query or the server: class 22 (data exception:
- * invalid text, out-of-range numbers, malformed JSON…) and 54000 (a value too large for an index row).
+ * invalid text, out-of-range numbers, malformed JSON…), 54000 (a value too large for an index row) and
+ * 23514 (a check constraint, e.g. a card's points past their cap).
  */
 export function dataError(error: unknown): { code: string; message: string } | null {
   const driverError = (error as { driverError?: { code?: unknown; message?: unknown } } | null)?.driverError ?? (error as { code?: unknown; message?: unknown } | null);
   const code = typeof driverError?.code === 'string' ? driverError.code : '';
-  if (!/^22[0-9A-Z]{3}$/.test(code) && code !== '54000') return null;
+  if (!/^22[0-9A-Z]{3}$/.test(code) && code !== '54000' && code !== '23514') return null;
   return { code, message: typeof driverError?.message === 'string' ? driverError.message : code };
 }

@@ -28,17 +28,27 @@ export interface CardDelta {
   pending: number;
 }
 
+/** bigint columns: node-postgres hands them over as strings. */
 interface CardBalanceRow {
   id: string;
-  points: number;
-  balance: number;
-  pending_points: number;
+  points: string;
+  balance: string;
+  pending_points: string;
 }
 
 /**
- * The point columns of loyalty cards. Every change is one statement inside the caller's transaction, after
- * the cards are locked in id order: two transactions that touch the same cards (an activation batch and an
- * order earning on several campaigns) then always lock them in the same order and cannot deadlock.
+ * The point columns of loyalty cards, and the one lock discipline of every write that touches a card
+ * (docs/architecture.md, "How the engine locks"): the cards a transaction will change are locked first, in
+ * one statement, in id order, `FOR NO KEY UPDATE`; only then are rows that reference them written (order
+ * earnings, pending entries, ledger rows, events) and their point columns changed. The repositories that
+ * write such rows take the `LockedCards` that `lock` returns instead of a bare transaction, so a write
+ * before the lock does not compile, and a write to a card outside the lock throws.
+ *
+ * Why NO KEY UPDATE and not UPDATE: inserting a row that references a card takes `FOR KEY SHARE` on it
+ * (the foreign key check). `FOR UPDATE` conflicts with that share lock, so two orders on one card that
+ * had each inserted a referencing row and then asked for `FOR UPDATE` waited for each other (a deadlock).
+ * `FOR NO KEY UPDATE` is the lock an UPDATE of the point columns takes anyway; it serialises writers of
+ * the card and lets foreign-key checks through.
  */
 @Injectable()
 export class CardRepository {
@@ -79,19 +89,36 @@ export class CardRepository {
     return rows.length > 0;
   }
 
-  /** Locks the cards, in id order, waiting for transactions that hold them. */
-  async lock(tx: Tx, cardIds: string[]): Promise<void> {
-    await tx.query('SELECT 1 FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', [[...new Set(cardIds)].sort()]);
+  /**
+   * Locks the cards, in id order, waiting for transactions that hold them: the first step of any write
+   * that changes them. The lock is held until the transaction ends.
+   */
+  async lock(tx: Tx, cardIds: Iterable<string>): Promise<LockedCards> {
+    const ids = [...new Set(cardIds)].sort();
+    if (ids.length) await tx.query('SELECT 1 FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE', [ids]);
+    return new LockedCards(tx, ids);
   }
 
-  /** Locks the cards that no other transaction holds, in id order, without waiting; returns the ones locked. */
-  async lockAvailable(tx: Tx, cardIds: string[]): Promise<Set<string>> {
-    const rows = (await tx.query('SELECT id FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE SKIP LOCKED', [[...new Set(cardIds)]])) as { id: string }[];
-    return new Set(rows.map((row) => row.id));
+  /** Locks the cards of the order's PENDING entries (the order's row is locked by the caller, so none are added meanwhile). */
+  async lockForOrder(tx: Tx, orderId: string): Promise<LockedCards> {
+    const rows = (await tx.query(
+      `SELECT id FROM vouchers WHERE id IN (SELECT voucher_id FROM loyalty_pending_points WHERE order_id = $1 AND status = 'PENDING')
+       ORDER BY id FOR NO KEY UPDATE`,
+      [orderId],
+    )) as { id: string }[];
+    return new LockedCards(tx, rows.map((row) => row.id));
   }
 
-  /** Applies the deltas (several per card are summed) and returns every touched card's point columns after. */
-  async apply(tx: Tx, deltas: CardDelta[]): Promise<Map<string, CardBalance>> {
+  /** Locks the cards that no other transaction holds, in id order, without waiting; the ones locked. */
+  async lockAvailable(tx: Tx, cardIds: Iterable<string>): Promise<LockedCards> {
+    const ids = [...new Set(cardIds)].sort();
+    if (!ids.length) return new LockedCards(tx, []);
+    const rows = (await tx.query('SELECT id FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE SKIP LOCKED', [ids])) as { id: string }[];
+    return new LockedCards(tx, rows.map((row) => row.id));
+  }
+
+  /** Applies the deltas (several per card are summed) to locked cards; every touched card's point columns after. */
+  async apply(locked: LockedCards, deltas: CardDelta[]): Promise<Map<string, CardBalance>> {
     const byCard = new Map<string, { points: number; pending: number }>();
     for (const delta of deltas) {
       const sum = byCard.get(delta.cardId) ?? { points: 0, pending: 0 };
@@ -99,15 +126,44 @@ export class CardRepository {
     }
     const ids = [...byCard.keys()].sort();
     if (!ids.length) return new Map();
-    await this.lock(tx, ids);
-    const rows = (await tx.query(
+    locked.require(ids);
+    const rows = (await locked.tx.query(
       `UPDATE vouchers v SET points = v.points + d.points, balance = v.balance + d.points,
          pending_points = v.pending_points + d.pending, updated_at = now()
-       FROM unnest($1::text[], $2::int[], $3::int[]) AS d(id, points, pending)
+       FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS d(id, points, pending)
        WHERE v.id = d.id
        RETURNING v.id, v.points, v.balance, v.pending_points`,
       [ids, ids.map((id) => byCard.get(id)?.points ?? 0), ids.map((id) => byCard.get(id)?.pending ?? 0)],
     )) as [CardBalanceRow[], number];
-    return new Map(rows[0].map((row) => [row.id, { id: row.id, points: row.points, balance: row.balance, pendingPoints: row.pending_points }]));
+    return new Map(rows[0].map((row) => [row.id, { id: row.id, points: Number(row.points), balance: Number(row.balance), pendingPoints: Number(row.pending_points) }]));
+  }
+}
+
+/**
+ * Proof that a transaction holds the locks of these cards (made only by `CardRepository`'s lock methods).
+ * Repositories that write rows referencing cards, or change their point columns, take it instead of a
+ * bare `Tx` and call `require` with the cards they write for.
+ */
+export class LockedCards {
+  private readonly ids: ReadonlySet<string>;
+
+  constructor(
+    readonly tx: Tx,
+    ids: string[],
+  ) {
+    this.ids = new Set(ids);
+  }
+
+  get cardIds(): string[] {
+    return [...this.ids];
+  }
+
+  has(cardId: string): boolean {
+    return this.ids.has(cardId);
+  }
+
+  /** Throws when a card is written for without its lock: a programming error, never a client's. */
+  require(cardIds: Iterable<string>): void {
+    for (const id of cardIds) if (!this.ids.has(id)) throw new Error(`card ${id} is written for without its lock (CardRepository.lock first)`);
   }
 }

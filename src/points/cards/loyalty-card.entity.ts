@@ -1,5 +1,6 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
 import { Campaign } from '../../campaigns/campaign.entity.js';
+import { BIGINT_AS_NUMBER } from '../../database/bigint-as-number.js';
 import type { Customer } from '../../customers/customer.entity.js';
 import type { Member } from '../../members/member.entity.js';
 
@@ -14,6 +15,8 @@ import type { Member } from '../../members/member.entity.js';
  * `balance` = Σ `voucher_transactions.points` of the card and `pending_points` = Σ its PENDING entries.
  */
 @Entity({ name: 'vouchers' })
+// bigint point columns, capped where a JSON number is still exact (migration CardPointsBigint).
+@Check('CHK_vouchers_points_safe', `"points" <= 9007199254740991 AND "balance" <= 9007199254740991 AND "pending_points" <= 9007199254740991`)
 @Index('uq_vouchers_project_code', ['projectId', 'code'], { unique: true })
 @Index('idx_vouchers_campaign', ['campaignId'])
 @Index('idx_vouchers_campaign_free', ['campaignId', 'id'], { where: '"member_id" IS NULL' })
@@ -44,15 +47,15 @@ export class LoyaltyCard {
   initialPoints: number;
 
   /** Points ever added to the card (Voucherify's `loyalty_card.points`). */
-  @Column({ type: 'integer', default: 0 })
+  @Column({ type: 'bigint', default: 0, transformer: BIGINT_AS_NUMBER })
   points: number;
 
   /** Points the holder can spend now. */
-  @Column({ type: 'integer', default: 0 })
+  @Column({ type: 'bigint', default: 0, transformer: BIGINT_AS_NUMBER })
   balance: number;
 
   /** Points earned but held until their activation date. */
-  @Column({ name: 'pending_points', type: 'integer', default: 0 })
+  @Column({ name: 'pending_points', type: 'bigint', default: 0, transformer: BIGINT_AS_NUMBER })
   pendingPoints: number;
 
   /** The member the card is published to; null while the card is free. A free card is handed out once. */

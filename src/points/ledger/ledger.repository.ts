@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import type { Tx } from '../../database/transaction-runner.js';
+import type { LockedCards } from '../cards/card.repository.js';
 import { type TransactionDetails, type TransactionType, VoucherTransaction } from './voucher-transaction.entity.js';
 
 export interface NewTransaction {
@@ -23,13 +23,14 @@ export class LedgerRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** One statement for the whole batch; `seq` follows the order of `rows`. */
-  async insert(tx: Tx, rows: NewTransaction[], createdAt: Date): Promise<void> {
+  async insert(locked: LockedCards, rows: NewTransaction[], createdAt: Date): Promise<void> {
     if (!rows.length) return;
-    await tx.query(
+    locked.require(rows.map((row) => row.voucherId));
+    await locked.tx.query(
       `INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, details, created_at)
        SELECT id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, details, $2
        FROM ROWS FROM (json_to_recordset($1::json) AS (id text, project_id text, voucher_id text, campaign_id text, type text, points int,
-            balance_after int, order_id text, pending_points_id text, details json)) WITH ORDINALITY AS t(id, project_id, voucher_id, campaign_id,
+            balance_after bigint, order_id text, pending_points_id text, details json)) WITH ORDINALITY AS t(id, project_id, voucher_id, campaign_id,
             type, points, balance_after, order_id, pending_points_id, details, n)
        ORDER BY n`,
       [

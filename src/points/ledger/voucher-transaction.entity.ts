@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, Generated, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
+import { BIGINT_AS_NUMBER } from '../../database/bigint-as-number.js';
 import { LoyaltyCard } from '../cards/loyalty-card.entity.js';
 
 /** Voucherify's loyalty card transaction types that this service writes. */
@@ -62,7 +63,7 @@ export class VoucherTransaction {
   points: number;
 
   /** The card's balance after this transaction. */
-  @Column({ name: 'balance_after', type: 'integer' })
+  @Column({ name: 'balance_after', type: 'bigint', transformer: BIGINT_AS_NUMBER })
   balanceAfter: number;
 
   @Column({ name: 'order_id', type: 'text', nullable: true })

@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import { BIGINT_AS_NUMBER } from '../../database/bigint-as-number.js';
 
 export const ORDER_STATUSES = ['CREATED', 'PAID', 'CANCELED', 'FULFILLED'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
@@ -12,8 +13,6 @@ export interface OrderItem {
   amount?: number;
 }
 
-/** Amounts are minor units (cents) in a bigint column; node-postgres returns bigints as strings. */
-const bigintAsNumber = { to: (value: number) => value, from: (value: string | null) => (value === null ? null : Number(value)) };
 
 /**
  * A customer's order (`ord_`). `source_id` is the caller's own order number, unique per project when
@@ -35,7 +34,7 @@ export class Order {
   @Column({ type: 'text' })
   status: OrderStatus;
 
-  @Column({ type: 'bigint', transformer: bigintAsNumber })
+  @Column({ type: 'bigint', transformer: BIGINT_AS_NUMBER })
   amount: number;
 
   @Column({ name: 'customer_id', type: 'text', nullable: true })

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { Tx } from '../../database/transaction-runner.js';
+import type { LockedCards } from '../cards/card.repository.js';
 import { Order, type OrderItem, type OrderStatus } from './order.entity.js';
 
 /** The columns a request sets; undefined leaves a column as it is. */
@@ -74,9 +75,10 @@ export class OrderRepository {
   }
 
   /** Claims (order, rule) pairs that never earned; returns the rule ids this call won. */
-  async claim(tx: Tx, orderId: string, projectId: string, claims: EarningClaim[]): Promise<Set<string>> {
+  async claim(locked: LockedCards, orderId: string, projectId: string, claims: EarningClaim[]): Promise<Set<string>> {
     if (!claims.length) return new Set();
-    const rows = (await tx.query(
+    locked.require(claims.map((c) => c.voucherId));
+    const rows = (await locked.tx.query(
       `INSERT INTO order_earnings (order_id, earning_rule_id, project_id, voucher_id, points)
        SELECT $1, c.rule, $2, c.card, c.points FROM unnest($3::text[], $4::text[], $5::int[]) AS c(rule, card, points)
        ON CONFLICT (order_id, earning_rule_id) DO NOTHING RETURNING earning_rule_id`,

@@ -4,9 +4,9 @@ import { ApiError } from '../../common/errors/api-error.js';
 import { hexId } from '../../common/ids.js';
 import { AppConfig } from '../../config/app-config.js';
 import { CustomersService } from '../../customers/customers.service.js';
-import { TransactionRunner, type Tx } from '../../database/transaction-runner.js';
+import { TransactionRunner } from '../../database/transaction-runner.js';
 import { type EventCause, requestCause } from '../../events/events.service.js';
-import { CardRepository } from '../cards/card.repository.js';
+import { CardRepository, type LockedCards } from '../cards/card.repository.js';
 import { EarningPlanner, earnedPoints, type PlannedEarning } from '../earning/earning-planner.service.js';
 import { LedgerRepository } from '../ledger/ledger.repository.js';
 import type { PendingPointsDetails } from '../pending/pending-points.entity.js';
@@ -69,10 +69,15 @@ export class OrdersService {
     const fields: OrderFields = { status: dto.status, amount: dto.amount, customerId: customer?.id, items: dto.items, metadata: dto.metadata };
     const cause = requestCause(project);
     const { order, entries } = await this.transactions.run(async (tx) => {
+      // The order's row first (concurrent sends of one order queue here), then the cards (CardRepository's
+      // discipline), then the rows that reference them.
       const saved = await this.orders.save(tx, { id: existing?.id ?? hexId('ord_'), projectId: project.id, sourceId, existing: existing !== null }, fields);
       let created: PendingPoints[] = [];
       if (saved.status === 'PAID' && saved.customerId !== null) {
-        created = await this.earn(tx, saved, plan.filter(() => saved.customerId === customerId), cause);
+        const earning = (saved.customerId === customerId ? plan : [])
+          .map((planned) => ({ planned, points: earnedPoints(planned, saved.amount) }))
+          .filter((e) => e.points > 0);
+        if (earning.length) created = await this.earn(await this.cards.lock(tx, earning.map((e) => e.planned.cardId)), saved, earning, cause);
       } else if (saved.status === 'CANCELED') {
         await this.pending.cancelForOrder(tx, saved.id, cause);
       }
@@ -82,11 +87,10 @@ export class OrdersService {
     return toOrderDto(order);
   }
 
-  /** Inside the order's transaction: claims, then accruals and pending entries for the rules this call won. */
-  private async earn(tx: Tx, order: Order, plan: PlannedEarning[], cause: EventCause): Promise<PendingPoints[]> {
-    const earning = plan.map((planned) => ({ planned, points: earnedPoints(planned, order.amount) })).filter((e) => e.points > 0);
+  /** Inside the order's transaction, its cards locked: claims, then accruals and pending entries for the rules this call won. */
+  private async earn(locked: LockedCards, order: Order, earning: { planned: PlannedEarning; points: number }[], cause: EventCause): Promise<PendingPoints[]> {
     const won = await this.orders.claim(
-      tx,
+      locked,
       order.id,
       order.projectId,
       earning.map((e) => ({ earningRuleId: e.planned.rule.id, voucherId: e.planned.cardId, points: e.points })),
@@ -97,7 +101,7 @@ export class OrdersService {
 
     const accruals = claimed.filter((e) => e.planned.rule.pendingPoints === null);
     if (accruals.length) {
-      const after = await this.cards.apply(tx, accruals.map((e) => ({ cardId: e.planned.cardId, points: e.points, pending: 0 })));
+      const after = await this.cards.apply(locked, accruals.map((e) => ({ cardId: e.planned.cardId, points: e.points, pending: 0 })));
       // Several accruals on one card: each ledger row shows the balance right after it.
       const later = new Map<string, number>();
       const balances = accruals
@@ -111,7 +115,7 @@ export class OrdersService {
         })
         .sort((a, b) => a.i - b.i);
       await this.ledger.insert(
-        tx,
+        locked,
         accruals.map((e, i) => ({
           id: hexId('vtx_'),
           projectId: order.projectId,
@@ -135,7 +139,7 @@ export class OrdersService {
 
     const held = claimed.filter((e) => e.planned.rule.pendingPoints !== null);
     return this.pending.add(
-      tx,
+      locked,
       held.map((e) => ({
         id: hexId('lopp_'),
         projectId: order.projectId,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Tx } from '../../database/transaction-runner.js';
+import type { LockedCards } from '../cards/card.repository.js';
 import type { EventCause } from '../../events/events.service.js';
 import { eventsInsertSql } from '../../events/event.repository.js';
 import { EVENTS } from '../../events/event-types.js';
@@ -35,17 +35,17 @@ export interface ActivatedEntry {
 export const ACTIVATE = `
 WITH upd AS (
   UPDATE loyalty_pending_points p SET status = 'ACTIVATED', updated_at = now(), settled_at = clock_timestamp()
-  WHERE p.id = ANY($1::text[]) AND p.status = 'PENDING'
+  WHERE p.id = ANY($1::text[]) AND p.status = 'PENDING' AND p.voucher_id = ANY($5::text[])
   RETURNING p.*
 ), agg AS (
-  SELECT voucher_id, sum(points)::int AS points FROM upd GROUP BY voucher_id
+  SELECT voucher_id, sum(points)::bigint AS points FROM upd GROUP BY voucher_id
 ), cards AS (
   UPDATE vouchers v SET points = v.points + agg.points, balance = v.balance + agg.points, pending_points = v.pending_points - agg.points, updated_at = now()
   FROM agg WHERE v.id = agg.voucher_id
   RETURNING v.*
 ), joined AS (
   SELECT ROW(u.*)::loyalty_pending_points AS entry, ROW(c.*)::vouchers AS card,
-         coalesce(sum(u.points) OVER (PARTITION BY u.voucher_id ORDER BY u.id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)::int AS later
+         coalesce(sum(u.points) OVER (PARTITION BY u.voucher_id ORDER BY u.id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)::bigint AS later
   FROM upd u JOIN cards c ON c.id = u.voucher_id
 ), run AS (
   SELECT entry, card, (entry).id, (entry).project_id, (entry).voucher_id, (entry).campaign_id, (entry).customer_id, (entry).order_id, (entry).points,
@@ -86,17 +86,20 @@ SELECT id, voucher_id, points, total, balance, pending FROM run ORDER BY voucher
 
 @Injectable()
 export class ActivationRepository {
-  /** Activates `ids` (locked by `tx`, with their cards) and writes their ledger rows and events. */
-  async activate(tx: Tx, ids: string[], operation: OperationType, cause: EventCause): Promise<ActivatedEntry[]> {
-    if (!ids.length) return [];
-    const rows = (await tx.query(ACTIVATE, [ids, operation, cause.groupId, JSON.stringify(cause.source)])) as {
+  /**
+   * Activates `ids` (locked by the transaction) and writes their ledger rows and events. Only entries whose
+   * card is in `locked` are activated: the statement itself keeps the lock discipline.
+   */
+  async activate(locked: LockedCards, ids: string[], operation: OperationType, cause: EventCause): Promise<ActivatedEntry[]> {
+    if (!ids.length || !locked.cardIds.length) return [];
+    const rows = (await locked.tx.query(ACTIVATE, [ids, operation, cause.groupId, JSON.stringify(cause.source), locked.cardIds])) as {
       id: string;
       voucher_id: string;
       points: number;
-      total: number;
-      balance: number;
-      pending: number;
+      total: string;
+      balance: string;
+      pending: string;
     }[];
-    return rows.map((row) => ({ id: row.id, voucherId: row.voucher_id, points: row.points, total: row.total, balance: row.balance, pending: row.pending }));
+    return rows.map((row) => ({ id: row.id, voucherId: row.voucher_id, points: row.points, total: Number(row.total), balance: Number(row.balance), pending: Number(row.pending) }));
   }
 }

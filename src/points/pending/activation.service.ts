@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
+import { dataError } from '../../common/errors/infrastructure-errors.js';
 import { TransactionRunner } from '../../database/transaction-runner.js';
 import type { EventCause } from '../../events/events.service.js';
 import { type ActivationTrigger, Metrics } from '../../metrics/metrics.js';
-import { CardRepository } from '../cards/card.repository.js';
+import { CardRepository, type LockedCards } from '../cards/card.repository.js';
 import { type ActivatedEntry, ActivationRepository } from './activation.repository.js';
 import type { OperationType } from './pending-events.repository.js';
 import { PendingPointsRepository } from './pending-points.repository.js';
@@ -25,6 +26,8 @@ export interface ActivationResult {
    * its next batch rather than wait (two batches then never queue behind each other's card locks).
    */
   deferred: string[];
+  /** Entries that could not be activated (a value PostgreSQL refused), set aside with their error. */
+  setAside: { id: string; error: string }[];
 }
 
 /**
@@ -35,6 +38,8 @@ export interface ActivationResult {
  */
 @Injectable()
 export class ActivationService {
+  private readonly logger = new Logger(ActivationService.name);
+
   constructor(
     private readonly transactions: TransactionRunner,
     private readonly pending: PendingPointsRepository,
@@ -47,12 +52,13 @@ export class ActivationService {
    * By hand (POST …/pending-points/{id}/activate): the entry is activated unless it is no longer PENDING. A transaction holding it
    * (the worker settling it this very moment) is waited for, so the answer says what happened.
    */
-  async activateManually(projectId: string, entryId: string, cause: EventCause): Promise<ActivatedEntry | null> {
+  async activateManually(projectId: string, cardId: string, entryId: string, cause: EventCause): Promise<ActivatedEntry | null> {
     const done = await this.transactions.run(async (tx) => {
+      // The card first, then its entry: the order every write on a card takes (CardRepository).
+      const locked = await this.cards.lock(tx, [cardId]);
       const entry = await this.pending.lockPending(tx, projectId, entryId);
-      if (!entry) return null;
-      await this.cards.lock(tx, [entry.voucherId]);
-      const [activated] = await this.activation.activate(tx, [entry.id], 'MANUAL', cause);
+      if (!entry || entry.voucherId !== cardId) return null;
+      const [activated] = await this.activation.activate(locked, [entry.id], 'MANUAL', cause);
       return activated ?? null;
     });
     // Counted once committed (the transaction may run its callback again after a deadlock).
@@ -73,19 +79,47 @@ export class ActivationService {
       const ready = candidates.filter((c) => cards.has(c.voucherId)).map((c) => c.id);
       const requested = new Set(request.ids);
       const deferred = candidates.filter((c) => !cards.has(c.voucherId) && requested.has(c.id)).map((c) => c.id);
-      return { activated: await this.activation.activate(tx, ready, request.operation, request.cause), deferred };
+      return { ...(await this.activateOrSetAside(cards, ready, request)), deferred };
     });
     this.metrics.activated(request.operation, request.trigger ?? 'job', result.activated.length);
+    if (result.setAside.length) this.logger.warn({ entries: result.setAside }, 'pending entries could not be activated and were set aside (activation_error)');
     return result;
+  }
+
+  /**
+   * The batch in one statement; if PostgreSQL refuses a value in it (a card's points past their cap), each
+   * entry again on its own, and the ones it still refuses are set aside (`activation_error`, out of the due
+   * index) so that the rest commit and no later batch or sweep takes them first again.
+   */
+  private async activateOrSetAside(locked: LockedCards, ids: string[], request: ActivationRequest): Promise<Pick<ActivationResult, 'activated' | 'setAside'>> {
+    const tx = locked.tx;
+    try {
+      return { activated: await this.transactions.savepoint(tx, () => this.activation.activate(locked, ids, request.operation, request.cause)), setAside: [] };
+    } catch (error) {
+      if (!dataError(error)) throw error;
+    }
+    const activated: ActivatedEntry[] = [];
+    const setAside: { id: string; error: string }[] = [];
+    for (const id of ids) {
+      try {
+        activated.push(...(await this.transactions.savepoint(tx, () => this.activation.activate(locked, [id], request.operation, request.cause))));
+      } catch (error) {
+        const refused = dataError(error);
+        if (!refused) throw error;
+        setAside.push({ id, error: refused.message });
+      }
+    }
+    await this.pending.setAside(tx, setAside);
+    return { activated, setAside };
   }
 
   /** Activates due entries in batches until a batch finds fewer than it could take; returns how many. */
   async sweep(batchSize: number, cause: EventCause): Promise<number> {
     let total = 0;
     for (;;) {
-      const { activated } = await this.activate({ ids: [], extraDue: batchSize, operation: 'AUTOMATIC', cause, trigger: 'sweep' });
+      const { activated, setAside } = await this.activate({ ids: [], extraDue: batchSize, operation: 'AUTOMATIC', cause, trigger: 'sweep' });
       total += activated.length;
-      if (activated.length < batchSize) return total;
+      if (activated.length + setAside.length < batchSize) return total;
     }
   }
 }

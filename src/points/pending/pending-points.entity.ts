@@ -29,7 +29,7 @@ export interface PendingPointsDetails {
  * two batches taking due entries side by side (SKIP LOCKED) take different cards and never wait on each other.
  */
 @Entity({ name: 'loyalty_pending_points' })
-@Index('idx_pending_points_due', ['activatesAt', 'voucherId'], { where: `"status" = 'PENDING'` })
+@Index('idx_pending_points_due', ['activatesAt', 'voucherId'], { where: `"status" = 'PENDING' AND "activation_error" IS NULL` })
 @Index('idx_pending_points_card', ['voucherId', 'id'], { where: `"status" = 'PENDING'` })
 @Index('idx_pending_points_campaign', ['campaignId', 'id'], { where: `"status" = 'PENDING'` })
 @Index('idx_pending_points_order', ['orderId'])
@@ -77,6 +77,14 @@ export class PendingPoints {
 
   @Column({ name: 'updated_at', type: 'timestamptz', precision: 3, nullable: true })
   updatedAt: Date | null;
+
+  /**
+   * Why the worker could not activate this PENDING entry (e.g. its card's balance would pass the cap): it
+   * is set aside, out of the due index, so that it does not hold back every other due entry; shown on
+   * the entry, and activating it by hand tries again.
+   */
+  @Column({ name: 'activation_error', type: 'text', nullable: true })
+  activationError: string | null;
 
   /** When it left PENDING (activated or canceled): lateness is `settled_at - activates_at`. */
   @Column({ name: 'settled_at', type: 'timestamptz', precision: 3, nullable: true })

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { Tx } from '../../database/transaction-runner.js';
+import type { LockedCards } from '../cards/card.repository.js';
 import type { PendingPoints, PendingPointsDetails, PendingPointsStatus } from './pending-points.entity.js';
 
 export interface NewPendingPoints {
@@ -29,7 +30,7 @@ export interface PendingListQuery {
 }
 
 const COLUMNS = `id, project_id, voucher_id, campaign_id, customer_id, order_id, earning_rule_id, points, status, activates_at,
-  details, created_at, updated_at, settled_at`;
+  details, activation_error, created_at, updated_at, settled_at`;
 
 interface Row {
   id: string;
@@ -43,6 +44,7 @@ interface Row {
   status: PendingPointsStatus;
   activates_at: Date;
   details: PendingPointsDetails;
+  activation_error: string | null;
   created_at: Date;
   updated_at: Date | null;
   settled_at: Date | null;
@@ -61,6 +63,7 @@ function entity(row: Row): PendingPoints {
     status: row.status,
     activatesAt: row.activates_at,
     details: row.details,
+    activationError: row.activation_error,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     settledAt: row.settled_at,
@@ -76,9 +79,10 @@ function entity(row: Row): PendingPoints {
 export class PendingPointsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async insert(tx: Tx, entries: NewPendingPoints[]): Promise<PendingPoints[]> {
+  async insert(locked: LockedCards, entries: NewPendingPoints[]): Promise<PendingPoints[]> {
     if (!entries.length) return [];
-    const rows = (await tx.query(
+    locked.require(entries.map((e) => e.voucherId));
+    const rows = (await locked.tx.query(
       `INSERT INTO loyalty_pending_points (id, project_id, voucher_id, campaign_id, customer_id, order_id, earning_rule_id, points, activates_at, details)
        SELECT e.id, e.project_id, e.voucher_id, e.campaign_id, e.customer_id, e.order_id, e.earning_rule_id, e.points,
               now() + e.delay_ms * interval '1 millisecond', e.details
@@ -122,7 +126,7 @@ export class PendingPointsRepository {
    */
   async lockForActivation(tx: Tx, ids: string[], extraDue: number): Promise<{ id: string; voucherId: string }[]> {
     const requested = ids.length
-      ? ((await tx.query(`SELECT id, voucher_id FROM loyalty_pending_points WHERE id = ANY($1::text[]) AND status = 'PENDING' FOR UPDATE SKIP LOCKED`, [ids])) as {
+      ? ((await tx.query(`SELECT id, voucher_id FROM loyalty_pending_points WHERE id = ANY($1::text[]) AND status = 'PENDING' AND activation_error IS NULL FOR UPDATE SKIP LOCKED`, [ids])) as {
           id: string;
           voucher_id: string;
         }[])
@@ -130,7 +134,7 @@ export class PendingPointsRepository {
     const due =
       extraDue > 0
         ? ((await tx.query(
-            `SELECT id, voucher_id FROM loyalty_pending_points WHERE status = 'PENDING' AND activates_at <= now() AND NOT (id = ANY($1::text[]))
+            `SELECT id, voucher_id FROM loyalty_pending_points WHERE status = 'PENDING' AND activation_error IS NULL AND activates_at <= now() AND NOT (id = ANY($1::text[]))
              ORDER BY activates_at, voucher_id LIMIT $2 FOR UPDATE SKIP LOCKED`,
             [ids, extraDue],
           )) as { id: string; voucher_id: string }[])
@@ -138,9 +142,19 @@ export class PendingPointsRepository {
     return [...requested, ...due].map((row) => ({ id: row.id, voucherId: row.voucher_id }));
   }
 
-  /** PENDING → CANCELED for one entry, or for every PENDING entry of an order. */
-  async cancel(tx: Tx, where: { id: string; projectId: string } | { orderId: string }): Promise<PendingPoints[]> {
-    const [rows] = (await tx.query(
+  /** Sets aside PENDING entries the worker could not activate, with the reason (they leave the due index). */
+  async setAside(tx: Tx, failures: { id: string; error: string }[]): Promise<void> {
+    if (!failures.length) return;
+    await tx.query(
+      `UPDATE loyalty_pending_points p SET activation_error = f.error, updated_at = now()
+       FROM unnest($1::text[], $2::text[]) AS f(id, error) WHERE p.id = f.id AND p.status = 'PENDING'`,
+      [failures.map((f) => f.id), failures.map((f) => f.error)],
+    );
+  }
+
+  /** PENDING → CANCELED for one entry, or for every PENDING entry of an order; their cards are locked. */
+  async cancel(locked: LockedCards, where: { id: string; projectId: string } | { orderId: string }): Promise<PendingPoints[]> {
+    const [rows] = (await locked.tx.query(
       'id' in where
         ? `UPDATE loyalty_pending_points SET status = 'CANCELED', updated_at = now(), settled_at = clock_timestamp()
            WHERE id = $1 AND project_id = $2 AND status = 'PENDING' RETURNING ${COLUMNS}`
@@ -148,16 +162,18 @@ export class PendingPointsRepository {
            WHERE order_id = $1 AND status = 'PENDING' RETURNING ${COLUMNS}`,
       'id' in where ? [where.id, where.projectId] : [where.orderId],
     )) as [Row[], number];
+    locked.require(rows.map((row) => row.voucher_id));
     return rows.map(entity);
   }
 
   /** Adds `delta` to a PENDING entry's points if the result stays above 0; null when it does not apply. */
-  async adjust(tx: Tx, id: string, projectId: string, delta: number): Promise<PendingPoints | null> {
-    const [rows] = (await tx.query(
+  async adjust(locked: LockedCards, id: string, projectId: string, delta: number): Promise<PendingPoints | null> {
+    const [rows] = (await locked.tx.query(
       `UPDATE loyalty_pending_points SET points = points + $3, updated_at = now()
        WHERE id = $1 AND project_id = $2 AND status = 'PENDING' AND points + $3 > 0 RETURNING ${COLUMNS}`,
       [id, projectId, delta],
     )) as [Row[], number];
+    locked.require(rows.map((row) => row.voucher_id));
     return rows[0] ? entity(rows[0]) : null;
   }
 

@@ -7,7 +7,7 @@ import { type EventCause, requestCause } from '../../events/events.service.js';
 import { EVENTS, type EventType } from '../../events/event-types.js';
 import { JobQueueService } from '../../queue/job-queue.service.js';
 import { JobName } from '../../queue/queue.definitions.js';
-import { type CardBalance, CardRepository, type CardRef } from '../cards/card.repository.js';
+import { type CardBalance, CardRepository, type CardRef, type LockedCards } from '../cards/card.repository.js';
 import { ActivationService } from './activation.service.js';
 import { type OperationType, PendingEventsRepository } from './pending-events.repository.js';
 import {
@@ -37,17 +37,18 @@ export class PendingPointsService {
     private readonly jobs: JobQueueService,
   ) {}
 
-  /** Inside the earning transaction: the entries, the cards' pending totals and one `added` event each. */
-  async add(tx: Tx, entries: NewPendingPoints[], cause: EventCause): Promise<PendingPoints[]> {
-    const created = await this.pending.insert(tx, entries);
-    await this.changed(tx, created, created.map((e) => e.points), PENDING.ADDED, 'AUTOMATIC', cause);
+  /** Inside the earning transaction, its cards locked: the entries, the cards' pending totals and one `added` event each. */
+  async add(locked: LockedCards, entries: NewPendingPoints[], cause: EventCause): Promise<PendingPoints[]> {
+    const created = await this.pending.insert(locked, entries);
+    await this.changed(locked, created, created.map((e) => e.points), PENDING.ADDED, 'AUTOMATIC', cause);
     return created;
   }
 
-  /** Inside the order's transaction: every PENDING entry of a canceled order is canceled. */
+  /** Inside the order's transaction (its row locked): every PENDING entry of a canceled order is canceled. */
   async cancelForOrder(tx: Tx, orderId: string, cause: EventCause): Promise<PendingPoints[]> {
-    const canceled = await this.pending.cancel(tx, { orderId });
-    await this.changed(tx, canceled, canceled.map((e) => -e.points), PENDING.CANCELED, 'AUTOMATIC', cause);
+    const locked = await this.cards.lockForOrder(tx, orderId);
+    const canceled = await this.pending.cancel(locked, { orderId });
+    await this.changed(locked, canceled, canceled.map((e) => -e.points), PENDING.CANCELED, 'AUTOMATIC', cause);
     return canceled;
   }
 
@@ -88,7 +89,7 @@ export class PendingPointsService {
   async activate(project: ProjectContext, code: string, entryId: string): Promise<ActivationBalanceDto> {
     const card = await this.card(project, code);
     await this.entryOf(project, card, entryId);
-    const done = await this.activation.activateManually(project.id, entryId, requestCause(project));
+    const done = await this.activation.activateManually(project.id, card.id, entryId, requestCause(project));
     if (!done) throw await this.stateError(project, entryId, 'activated');
     return {
       points: done.points,
@@ -105,9 +106,10 @@ export class PendingPointsService {
     const card = await this.card(project, code);
     await this.entryOf(project, card, entryId);
     const after = await this.transactions.run(async (tx) => {
-      const entry = await this.pending.adjust(tx, entryId, project.id, points);
+      const locked = await this.cards.lock(tx, [card.id]);
+      const entry = await this.pending.adjust(locked, entryId, project.id, points);
       if (!entry) return null;
-      const cards = await this.changed(tx, [entry], [points], PENDING.UPDATED, 'MANUAL', requestCause(project));
+      const cards = await this.changed(locked, [entry], [points], PENDING.UPDATED, 'MANUAL', requestCause(project));
       return cards.get(card.id) ?? null;
     });
     if (!after) {
@@ -126,18 +128,19 @@ export class PendingPointsService {
     const card = await this.card(project, code);
     await this.entryOf(project, card, entryId);
     const canceled = await this.transactions.run(async (tx) => {
-      const rows = await this.pending.cancel(tx, { id: entryId, projectId: project.id });
-      await this.changed(tx, rows, rows.map((e) => -e.points), PENDING.CANCELED, 'MANUAL', requestCause(project));
+      const locked = await this.cards.lock(tx, [card.id]);
+      const rows = await this.pending.cancel(locked, { id: entryId, projectId: project.id });
+      await this.changed(locked, rows, rows.map((e) => -e.points), PENDING.CANCELED, 'MANUAL', requestCause(project));
       return rows.length > 0;
     });
     if (!canceled) throw await this.stateError(project, entryId, 'canceled');
   }
 
   /** The cards' pending totals follow the entries' change, and each entry gets its event. */
-  private async changed(tx: Tx, entries: PendingPoints[], changes: number[], type: EventType, operation: OperationType, cause: EventCause): Promise<Map<string, CardBalance>> {
+  private async changed(locked: LockedCards, entries: PendingPoints[], changes: number[], type: EventType, operation: OperationType, cause: EventCause): Promise<Map<string, CardBalance>> {
     if (!entries.length) return new Map();
-    const after = await this.cards.apply(tx, entries.map((entry, i) => ({ cardId: entry.voucherId, points: 0, pending: changes[i] })));
-    await this.events.record(tx, entries.map((entry, i) => ({ id: entry.id, change: changes[i] })), type, operation, cause);
+    const after = await this.cards.apply(locked, entries.map((entry, i) => ({ cardId: entry.voucherId, points: 0, pending: changes[i] })));
+    await this.events.record(locked.tx, entries.map((entry, i) => ({ id: entry.id, change: changes[i] })), type, operation, cause);
     return after;
   }
 

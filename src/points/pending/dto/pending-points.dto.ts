@@ -99,6 +99,13 @@ export class PendingPointsDto {
 
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   updated_at: string | null;
+
+  @ApiPropertyOptional({
+    description:
+      'Present only when the worker could not activate this PENDING entry (PostgreSQL refused the change, e.g. its card\'s points would pass 9007199254740991): ' +
+      'the entry is set aside and no longer activated automatically; `POST …/activate` tries again. An extension of this service; Voucherify has no such field.',
+  })
+  activation_error?: string;
 }
 
 export class PendingPointsListDto {
@@ -203,5 +210,6 @@ export function toPendingPointsDto(entry: PendingPoints): PendingPointsDto {
     details: entry.details,
     created_at: entry.createdAt.toISOString(),
     updated_at: entry.updatedAt?.toISOString() ?? null,
+    ...(entry.activationError !== null ? { activation_error: entry.activationError } : {}),
   };
 }
