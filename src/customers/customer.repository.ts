@@ -1,7 +1,55 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { prepared, runPrepared } from '../database/prepared.js';
 import { Customer } from './customer.entity.js';
+
+const CUSTOMER_COLUMNS = 'id, project_id, source_id, name, description, email, phone, birthdate, address, metadata, created_at, updated_at';
+
+interface CustomerRow {
+  id: string;
+  project_id: string;
+  source_id: string | null;
+  name: string | null;
+  description: string | null;
+  email: string | null;
+  phone: string | null;
+  birthdate: string | null;
+  address: Customer['address'];
+  metadata: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date | null;
+}
+
+function customerFromRow(row: CustomerRow): Customer {
+  return Object.assign(new Customer(), {
+    id: row.id,
+    projectId: row.project_id,
+    sourceId: row.source_id,
+    name: row.name,
+    description: row.description,
+    email: row.email,
+    phone: row.phone,
+    birthdate: row.birthdate,
+    address: row.address,
+    metadata: row.metadata,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  });
+}
+
+const ENSURE_BY_SOURCE_ID = prepared(
+  'customers_ensure',
+  `WITH made AS (
+     INSERT INTO customers (id, project_id, source_id) VALUES ($1, $2, $3)
+     ON CONFLICT (project_id, source_id) WHERE source_id IS NOT NULL DO NOTHING
+     RETURNING ${CUSTOMER_COLUMNS}
+   )
+   SELECT * FROM made
+   UNION ALL
+   SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE project_id = $2 AND source_id = $3 AND NOT EXISTS (SELECT 1 FROM made)`,
+);
+const BY_SOURCE_ID = prepared('customers_by_source_id', `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE project_id = $1 AND source_id = $2`);
 
 /** The fields a caller may set on a customer; undefined leaves a field as it is. */
 export type CustomerFields = Partial<Pick<Customer, 'name' | 'description' | 'email' | 'phone' | 'birthdate' | 'address' | 'metadata'>>;
@@ -39,8 +87,22 @@ export class CustomerRepository {
    */
   async upsertBySourceId(projectId: string, id: string, sourceId: string, fields: CustomerFields): Promise<Customer> {
     const names = given(fields).map(([key]) => key);
-    const set = names.length ? `${names.map((name) => `${name} = EXCLUDED.${name}`).join(', ')}, updated_at = now()` : 'source_id = EXCLUDED.source_id';
+    if (!names.length) return this.ensureBySourceId(projectId, id, sourceId);
+    const set = `${names.map((name) => `${name} = EXCLUDED.${name}`).join(', ')}, updated_at = now()`;
     return this.insert(projectId, id, sourceId, fields, `ON CONFLICT (project_id, source_id) WHERE source_id IS NOT NULL DO UPDATE SET ${set}`);
+  }
+
+  /**
+   * The customer with this source id, created if missing, changing nothing if it exists (a paid order of a
+   * known customer, the common case): one statement that writes no new row version. The statement's own
+   * snapshot cannot see a customer that another transaction created after it began (its INSERT then
+   * conflicts and returns nothing), so that rare case reads it again.
+   */
+  private async ensureBySourceId(projectId: string, id: string, sourceId: string): Promise<Customer> {
+    const [row] = await runPrepared<CustomerRow[]>(this.dataSource, ENSURE_BY_SOURCE_ID, [id, projectId, sourceId]);
+    if (row) return customerFromRow(row);
+    const [again] = await runPrepared<CustomerRow[]>(this.dataSource, BY_SOURCE_ID, [projectId, sourceId]);
+    return customerFromRow(again);
   }
 
   private async insert(projectId: string, id: string, sourceId: string | null, fields: CustomerFields, onConflict: string): Promise<Customer> {
@@ -48,10 +110,10 @@ export class CustomerRepository {
     const [row] = (await this.dataSource.query(
       `INSERT INTO customers (id, project_id, source_id${columns.map(([name]) => `, ${name}`).join('')})
        VALUES ($1, $2, $3${columns.map((_, i) => `, $${i + 4}`).join('')})
-       ${onConflict} RETURNING id`,
+       ${onConflict} RETURNING ${CUSTOMER_COLUMNS}`,
       [id, projectId, sourceId, ...columns.map(([name, value]) => ((name === 'address' || name === 'metadata') && value !== null ? JSON.stringify(value) : value))],
-    )) as { id: string }[];
-    return this.dataSource.getRepository(Customer).findOneByOrFail({ id: row.id });
+    )) as CustomerRow[];
+    return customerFromRow(row);
   }
 
   async update(projectId: string, id: string, fields: CustomerFields): Promise<Customer> {

@@ -1,7 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { prepared, runPrepared } from '../../database/prepared.js';
 import type { Tx } from '../../database/transaction-runner.js';
+
+const ACTIVE_CARDS = prepared(
+  'cards_active_of',
+  `SELECT v.campaign_id, v.id FROM vouchers v
+   JOIN members m ON m.id = v.member_id AND m.status = 'ACTIVE' AND m.customer_id = $2
+   WHERE v.holder_id = $2 AND v.project_id = $1 AND v.campaign_id = ANY($3::text[])`,
+);
+const LOCK = prepared('cards_lock', 'SELECT 1 FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE');
+const APPLY = prepared(
+  'cards_apply',
+  `UPDATE vouchers v SET points = v.points + d.points, balance = v.balance + d.points,
+     pending_points = v.pending_points + d.pending, updated_at = now()
+   FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS d(id, points, pending)
+   WHERE v.id = d.id
+   RETURNING v.id, v.points, v.balance, v.pending_points`,
+);
 
 /** The point columns of a card after a change. */
 export interface CardBalance {
@@ -67,15 +84,14 @@ export class CardRepository {
     return row ? { id: row.id, code: row.code, campaignId: row.campaign_id, holderId: row.holder_id, projectId: row.project_id } : null;
   }
 
-  /** The cards of the customer's ACTIVE memberships in these campaigns (INACTIVE members do not earn), by campaign. */
+  /**
+   * The cards of the customer's ACTIVE memberships in these campaigns (INACTIVE members do not earn), by
+   * campaign. Found by the card's `holder_id` (its index), not through the members' table: that join read
+   * every card of the project's campaigns on each paid order.
+   */
   async activeCardsOf(projectId: string, customerId: string, campaignIds: string[]): Promise<Map<string, string>> {
     if (!campaignIds.length) return new Map();
-    const rows = (await this.dataSource.query(
-      `SELECT v.campaign_id, v.id FROM vouchers v
-       JOIN members m ON m.id = v.member_id AND m.status = 'ACTIVE'
-       WHERE v.project_id = $1 AND m.customer_id = $2 AND v.campaign_id = ANY($3::text[])`,
-      [projectId, customerId, campaignIds],
-    )) as { campaign_id: string; id: string }[];
+    const rows = await runPrepared<{ campaign_id: string; id: string }[]>(this.dataSource, ACTIVE_CARDS, [projectId, customerId, campaignIds]);
     return new Map(rows.map((row) => [row.campaign_id, row.id]));
   }
 
@@ -95,7 +111,7 @@ export class CardRepository {
    */
   async lock(tx: Tx, cardIds: Iterable<string>): Promise<LockedCards> {
     const ids = [...new Set(cardIds)].sort();
-    if (ids.length) await tx.query('SELECT 1 FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE', [ids]);
+    if (ids.length) await runPrepared(tx, LOCK, [ids]);
     return new LockedCards(tx, ids);
   }
 
@@ -127,14 +143,7 @@ export class CardRepository {
     const ids = [...byCard.keys()].sort();
     if (!ids.length) return new Map();
     locked.require(ids);
-    const rows = (await locked.tx.query(
-      `UPDATE vouchers v SET points = v.points + d.points, balance = v.balance + d.points,
-         pending_points = v.pending_points + d.pending, updated_at = now()
-       FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS d(id, points, pending)
-       WHERE v.id = d.id
-       RETURNING v.id, v.points, v.balance, v.pending_points`,
-      [ids, ids.map((id) => byCard.get(id)?.points ?? 0), ids.map((id) => byCard.get(id)?.pending ?? 0)],
-    )) as [CardBalanceRow[], number];
+    const rows = await runPrepared<[CardBalanceRow[], number]>(locked.tx, APPLY, [ids, ids.map((id) => byCard.get(id)?.points ?? 0), ids.map((id) => byCard.get(id)?.pending ?? 0)]);
     return new Map(rows[0].map((row) => [row.id, { id: row.id, points: Number(row.points), balance: Number(row.balance), pendingPoints: Number(row.pending_points) }]));
   }
 }

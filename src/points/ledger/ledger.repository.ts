@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { prepared, runPrepared } from '../../database/prepared.js';
 import type { LockedCards } from '../cards/card.repository.js';
 import { type TransactionDetails, type TransactionType, VoucherTransaction } from './voucher-transaction.entity.js';
 
@@ -17,6 +18,16 @@ export interface NewTransaction {
   details: TransactionDetails;
 }
 
+const INSERT = prepared(
+  'ledger_insert',
+  `INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, details, created_at)
+       SELECT id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, details, $2
+       FROM ROWS FROM (json_to_recordset($1::json) AS (id text, project_id text, voucher_id text, campaign_id text, type text, points int,
+            balance_after bigint, order_id text, pending_points_id text, details json)) WITH ORDINALITY AS t(id, project_id, voucher_id, campaign_id,
+            type, points, balance_after, order_id, pending_points_id, details, n)
+       ORDER BY n`,
+);
+
 /** The cards' ledger: rows are only ever inserted, inside the transaction that changes the balance. */
 @Injectable()
 export class LedgerRepository {
@@ -26,14 +37,7 @@ export class LedgerRepository {
   async insert(locked: LockedCards, rows: NewTransaction[], createdAt: Date): Promise<void> {
     if (!rows.length) return;
     locked.require(rows.map((row) => row.voucherId));
-    await locked.tx.query(
-      `INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, details, created_at)
-       SELECT id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, details, $2
-       FROM ROWS FROM (json_to_recordset($1::json) AS (id text, project_id text, voucher_id text, campaign_id text, type text, points int,
-            balance_after bigint, order_id text, pending_points_id text, details json)) WITH ORDINALITY AS t(id, project_id, voucher_id, campaign_id,
-            type, points, balance_after, order_id, pending_points_id, details, n)
-       ORDER BY n`,
-      [
+    await runPrepared(locked.tx, INSERT, [
         JSON.stringify(
           rows.map((row) => ({
             id: row.id,
@@ -49,8 +53,7 @@ export class LedgerRepository {
           })),
         ),
         createdAt,
-      ],
-    );
+    ]);
   }
 
   /** A card's transactions, newest first; one extra row tells whether there is a next page. */

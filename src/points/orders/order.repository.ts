@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { prepared, runPrepared } from '../../database/prepared.js';
 import type { Tx } from '../../database/transaction-runner.js';
 import type { LockedCards } from '../cards/card.repository.js';
 import { Order, type OrderItem, type OrderStatus } from './order.entity.js';
@@ -21,6 +22,42 @@ export interface EarningClaim {
 }
 
 const JSON_COLUMNS = new Set(['items', 'metadata']);
+const ORDER_COLUMNS = 'id, project_id, source_id, status, amount, customer_id, items, metadata, created_at, updated_at';
+
+interface OrderRow {
+  id: string;
+  project_id: string;
+  source_id: string | null;
+  status: OrderStatus;
+  amount: string;
+  customer_id: string | null;
+  items: OrderItem[];
+  metadata: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date | null;
+}
+
+function orderFromRow(row: OrderRow): Order {
+  return Object.assign(new Order(), {
+    id: row.id,
+    projectId: row.project_id,
+    sourceId: row.source_id,
+    status: row.status,
+    amount: Number(row.amount),
+    customerId: row.customer_id,
+    items: row.items,
+    metadata: row.metadata,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  });
+}
+
+const CLAIM = prepared(
+  'orders_claim',
+  `INSERT INTO order_earnings (order_id, earning_rule_id, project_id, voucher_id, points)
+   SELECT $1, c.rule, $2, c.card, c.points FROM unnest($3::text[], $4::text[], $5::int[]) AS c(rule, card, points)
+   ON CONFLICT (order_id, earning_rule_id) DO NOTHING RETURNING earning_rule_id`,
+);
 const COLUMN: Record<keyof OrderFields, string> = { status: 'status', amount: 'amount', customerId: 'customer_id', items: 'items', metadata: 'metadata' };
 
 @Injectable()
@@ -51,8 +88,12 @@ export class OrderRepository {
     const values = given.map(([name, value]) => (JSON_COLUMNS.has(name) ? JSON.stringify(value) : value));
     if (key.existing) {
       const set = given.map(([name], i) => `${COLUMN[name]} = $${i + 3}`);
-      await tx.query(`UPDATE orders SET ${[...set, 'updated_at = now()'].join(', ')} WHERE id = $1 AND project_id = $2`, [key.id, key.projectId, ...values]);
-      return this.load(tx, key.id);
+      const [[updated]] = (await tx.query(`UPDATE orders SET ${[...set, 'updated_at = now()'].join(', ')} WHERE id = $1 AND project_id = $2 RETURNING ${ORDER_COLUMNS}`, [
+        key.id,
+        key.projectId,
+        ...values,
+      ])) as [OrderRow[], number];
+      return orderFromRow(updated);
     }
     const columns = given.map(([name]) => COLUMN[name]);
     const update = key.sourceId !== undefined
@@ -61,7 +102,7 @@ export class OrderRepository {
     const [row] = (await tx.query(
       `INSERT INTO orders (id, project_id, source_id, status, amount${columns.filter((c) => c !== 'status' && c !== 'amount').map((c) => `, ${c}`).join('')})
        VALUES ($1, $2, $3, $4, $5${columns.filter((c) => c !== 'status' && c !== 'amount').map((_, i) => `, $${i + 6}`).join('')})
-       ${update} RETURNING id`,
+       ${update} RETURNING ${ORDER_COLUMNS}`,
       [
         key.id,
         key.projectId,
@@ -70,24 +111,21 @@ export class OrderRepository {
         fields.amount ?? 0,
         ...given.filter(([name]) => name !== 'status' && name !== 'amount').map(([name, value]) => (JSON_COLUMNS.has(name) ? JSON.stringify(value) : value)),
       ],
-    )) as { id: string }[];
-    return this.load(tx, row.id);
+    )) as OrderRow[];
+    return orderFromRow(row);
   }
 
   /** Claims (order, rule) pairs that never earned; returns the rule ids this call won. */
   async claim(locked: LockedCards, orderId: string, projectId: string, claims: EarningClaim[]): Promise<Set<string>> {
     if (!claims.length) return new Set();
     locked.require(claims.map((c) => c.voucherId));
-    const rows = (await locked.tx.query(
-      `INSERT INTO order_earnings (order_id, earning_rule_id, project_id, voucher_id, points)
-       SELECT $1, c.rule, $2, c.card, c.points FROM unnest($3::text[], $4::text[], $5::int[]) AS c(rule, card, points)
-       ON CONFLICT (order_id, earning_rule_id) DO NOTHING RETURNING earning_rule_id`,
-      [orderId, projectId, claims.map((c) => c.earningRuleId), claims.map((c) => c.voucherId), claims.map((c) => c.points)],
-    )) as { earning_rule_id: string }[];
+    const rows = await runPrepared<{ earning_rule_id: string }[]>(locked.tx, CLAIM, [
+      orderId,
+      projectId,
+      claims.map((c) => c.earningRuleId),
+      claims.map((c) => c.voucherId),
+      claims.map((c) => c.points),
+    ]);
     return new Set(rows.map((row) => row.earning_rule_id));
-  }
-
-  private async load(tx: Tx, id: string): Promise<Order> {
-    return tx.getRepository(Order).findOneByOrFail({ id });
   }
 }

@@ -6,15 +6,21 @@ import { AppConfig } from '../../config/app-config.js';
 import { CustomersService } from '../../customers/customers.service.js';
 import { TransactionRunner } from '../../database/transaction-runner.js';
 import { type EventCause, requestCause } from '../../events/events.service.js';
-import { CardRepository, type LockedCards } from '../cards/card.repository.js';
+import { type CardBalance, CardRepository, type LockedCards } from '../cards/card.repository.js';
 import { EarningPlanner, earnedPoints, type PlannedEarning } from '../earning/earning-planner.service.js';
-import { LedgerRepository } from '../ledger/ledger.repository.js';
+import { LedgerRepository, type NewTransaction } from '../ledger/ledger.repository.js';
 import type { PendingPointsDetails } from '../pending/pending-points.entity.js';
 import type { PendingPoints } from '../pending/pending-points.entity.js';
 import { PendingPointsService } from '../pending/pending-points.service.js';
 import { type CreateOrderDto, type OrderDto, type OrderFieldsDto, toOrderDto } from './dto/order.dto.js';
 import type { Order } from './order.entity.js';
 import { type OrderFields, OrderRepository } from './order.repository.js';
+
+/** A rule of the plan and the points it earns on this order. */
+interface Earning {
+  planned: PlannedEarning;
+  points: number;
+}
 
 /**
  * Orders, and earning on them (issue 10): when an order is or becomes PAID, every rule of the plan earns
@@ -41,7 +47,11 @@ export class OrdersService {
       if (!existing || existing.id !== dto.id) throw ApiError.notFound('order', dto.id);
       return this.save(project, existing, undefined, dto);
     }
-    const existing = dto.source_id !== undefined ? await this.orders.findBySourceId(project.id, dto.source_id) : null;
+    if (dto.source_id === undefined) return this.save(project, null, undefined, dto);
+    // The upsert by source id needs the stored order only for what the request leaves out: its status, or its
+    // customer when it is PAID. A shop's paid order names both, and saves a read.
+    const complete = dto.status !== undefined && (dto.status !== 'PAID' || dto.customer !== undefined);
+    const existing = complete ? null : await this.orders.findBySourceId(project.id, dto.source_id);
     return this.save(project, existing, existing ? undefined : dto.source_id, dto);
   }
 
@@ -88,7 +98,7 @@ export class OrdersService {
   }
 
   /** Inside the order's transaction, its cards locked: claims, then accruals and pending entries for the rules this call won. */
-  private async earn(locked: LockedCards, order: Order, earning: { planned: PlannedEarning; points: number }[], cause: EventCause): Promise<PendingPoints[]> {
+  private async earn(locked: LockedCards, order: Order, earning: Earning[], cause: EventCause): Promise<PendingPoints[]> {
     const won = await this.orders.claim(
       locked,
       order.id,
@@ -100,45 +110,9 @@ export class OrdersService {
     const paid = this.paidEvent(order, cause);
 
     const accruals = claimed.filter((e) => e.planned.rule.pendingPoints === null);
-    if (accruals.length) {
-      const after = await this.cards.apply(locked, accruals.map((e) => ({ cardId: e.planned.cardId, points: e.points, pending: 0 })));
-      // Several accruals on one card: each ledger row shows the balance right after it.
-      const later = new Map<string, number>();
-      const balances = accruals
-        .map((e, i) => ({ e, i }))
-        .reverse()
-        .map(({ e, i }) => {
-          const card = after.get(e.planned.cardId) as { points: number; balance: number };
-          const moved = later.get(e.planned.cardId) ?? 0;
-          later.set(e.planned.cardId, moved + e.points);
-          return { i, points: card.points - moved, balance: card.balance - moved };
-        })
-        .sort((a, b) => a.i - b.i);
-      await this.ledger.insert(
-        locked,
-        accruals.map((e, i) => ({
-          id: hexId('vtx_'),
-          projectId: order.projectId,
-          voucherId: e.planned.cardId,
-          campaignId: e.planned.rule.campaignId,
-          type: 'POINTS_ACCRUAL',
-          points: e.points,
-          balanceAfter: balances[i].balance,
-          orderId: order.id,
-          pendingPointsId: null,
-          details: {
-            balance: { type: 'loyalty_card', total: balances[i].points, object: 'balance', points: e.points, balance: balances[i].balance, related_object: { id: e.planned.cardId, type: 'voucher' } },
-            order: paid.order,
-            event: { id: paid.event.id, type: paid.event.type },
-            earning_rule: { id: e.planned.rule.id, source: { banner: e.planned.rule.banner } },
-          },
-        })),
-        new Date(),
-      );
-    }
-
     const held = claimed.filter((e) => e.planned.rule.pendingPoints !== null);
-    return this.pending.add(
+    // The pending entries and their events, and every card change of this order (accruals too) in one statement.
+    const { created, cards } = await this.pending.add(
       locked,
       held.map((e) => ({
         id: hexId('lopp_'),
@@ -153,7 +127,42 @@ export class OrdersService {
         details: { ...paid, earning_rule: { id: e.planned.rule.id, source: { banner: e.planned.rule.banner } } },
       })),
       cause,
+      accruals.map((e) => ({ cardId: e.planned.cardId, points: e.points, pending: 0 })),
     );
+    if (accruals.length) await this.ledger.insert(locked, this.accrualTransactions(order, accruals, cards, paid), new Date());
+    return created;
+  }
+
+  /** One POINTS_ACCRUAL ledger row per accrual; several on one card each show the balance right after it. */
+  private accrualTransactions(order: Order, accruals: Earning[], after: Map<string, CardBalance>, paid: Omit<PendingPointsDetails, 'earning_rule'>): NewTransaction[] {
+    const later = new Map<string, number>();
+    const balances = accruals
+      .map((e, i) => ({ e, i }))
+      .reverse()
+      .map(({ e, i }) => {
+        const card = after.get(e.planned.cardId) as CardBalance;
+        const moved = later.get(e.planned.cardId) ?? 0;
+        later.set(e.planned.cardId, moved + e.points);
+        return { i, points: card.points - moved, balance: card.balance - moved };
+      })
+      .sort((a, b) => a.i - b.i);
+    return accruals.map((e, i) => ({
+      id: hexId('vtx_'),
+      projectId: order.projectId,
+      voucherId: e.planned.cardId,
+      campaignId: e.planned.rule.campaignId,
+      type: 'POINTS_ACCRUAL',
+      points: e.points,
+      balanceAfter: balances[i].balance,
+      orderId: order.id,
+      pendingPointsId: null,
+      details: {
+        balance: { type: 'loyalty_card', total: balances[i].points, object: 'balance', points: e.points, balance: balances[i].balance, related_object: { id: e.planned.cardId, type: 'voucher' } },
+        order: paid.order,
+        event: { id: paid.event.id, type: paid.event.type },
+        earning_rule: { id: e.planned.rule.id, source: { banner: e.planned.rule.banner } },
+      },
+    }));
   }
 
   /** The payment of the order as pending entries and transactions show where their points came from. */

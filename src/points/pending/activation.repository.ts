@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { prepared, runPrepared } from '../../database/prepared.js';
 import type { LockedCards } from '../cards/card.repository.js';
 import type { EventCause } from '../../events/events.service.js';
 import { eventsInsertSql } from '../../events/event.repository.js';
@@ -84,6 +85,8 @@ WITH upd AS (
 )
 SELECT id, voucher_id, points, total, balance, pending FROM run ORDER BY voucher_id, id`;
 
+const ACTIVATE_STATEMENT = prepared('pending_activate', ACTIVATE);
+
 @Injectable()
 export class ActivationRepository {
   /**
@@ -92,7 +95,7 @@ export class ActivationRepository {
    */
   async activate(locked: LockedCards, ids: string[], operation: OperationType, cause: EventCause): Promise<ActivatedEntry[]> {
     if (!ids.length || !locked.cardIds.length) return [];
-    const rows = (await locked.tx.query(ACTIVATE, [ids, operation, cause.groupId, JSON.stringify(cause.source), locked.cardIds])) as {
+    const rows = (await runPrepared(locked.tx, ACTIVATE_STATEMENT, [ids, operation, cause.groupId, JSON.stringify(cause.source), locked.cardIds])) as {
       id: string;
       voucher_id: string;
       points: number;

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { prepared, runPrepared } from '../../database/prepared.js';
 import type { Tx } from '../../database/transaction-runner.js';
 import type { EventCause } from '../../events/events.service.js';
 import { eventsInsertSql } from '../../events/event.repository.js';
@@ -12,7 +13,9 @@ export type OperationType = 'MANUAL' | 'AUTOMATIC';
  * voucher_pending_points_balance (the change and the card's pending total) and pending_points, built by the
  * payload functions of the migration that activation events use too.
  */
-const RECORD = eventsInsertSql(`
+const RECORD = prepared(
+  'pending_events_record',
+  eventsInsertSql(`
   SELECT p.project_id, $3::text AS type, p.customer_id AS entity_id, $4::text AS group_id, $5::jsonb AS event_source,
          json_build_object(
            'customer', loyalty_customer_json(cu),
@@ -29,12 +32,13 @@ const RECORD = eventsInsertSql(`
   JOIN customers cu ON cu.id = p.customer_id
   JOIN campaigns ca ON ca.id = p.campaign_id
   LEFT JOIN orders o ON o.id = p.order_id
-  ORDER BY ch.n`);
+  ORDER BY ch.n`),
+);
 
 @Injectable()
 export class PendingEventsRepository {
   async record(tx: Tx, changes: { id: string; change: number }[], type: EventType, operation: OperationType, cause: EventCause): Promise<void> {
     if (!changes.length) return;
-    await tx.query(RECORD, [changes.map((c) => c.id), changes.map((c) => c.change), type, cause.groupId, JSON.stringify(cause.source), operation]);
+    await runPrepared(tx, RECORD, [changes.map((c) => c.id), changes.map((c) => c.change), type, cause.groupId, JSON.stringify(cause.source), operation]);
   }
 }

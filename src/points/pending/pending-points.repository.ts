@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { prepared, runPrepared } from '../../database/prepared.js';
 import type { Tx } from '../../database/transaction-runner.js';
 import type { LockedCards } from '../cards/card.repository.js';
 import type { PendingPoints, PendingPointsDetails, PendingPointsStatus } from './pending-points.entity.js';
@@ -75,6 +76,16 @@ function entity(row: Row): PendingPoints {
  * READ COMMITTED a second writer waits for the first, re-reads the row and matches nothing, so an entry is
  * activated or canceled once whoever races for it (the job, the sweep, two workers, fifty API calls).
  */
+const INSERT = prepared(
+  'pending_insert',
+  `INSERT INTO loyalty_pending_points (id, project_id, voucher_id, campaign_id, customer_id, order_id, earning_rule_id, points, activates_at, details)
+       SELECT e.id, e.project_id, e.voucher_id, e.campaign_id, e.customer_id, e.order_id, e.earning_rule_id, e.points,
+              now() + e.delay_ms * interval '1 millisecond', e.details
+       FROM jsonb_to_recordset($1::jsonb) AS e(id text, project_id text, voucher_id text, campaign_id text, customer_id text, order_id text,
+            earning_rule_id text, points int, delay_ms bigint, details jsonb)
+       RETURNING ${COLUMNS}`,
+);
+
 @Injectable()
 export class PendingPointsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -82,14 +93,7 @@ export class PendingPointsRepository {
   async insert(locked: LockedCards, entries: NewPendingPoints[]): Promise<PendingPoints[]> {
     if (!entries.length) return [];
     locked.require(entries.map((e) => e.voucherId));
-    const rows = (await locked.tx.query(
-      `INSERT INTO loyalty_pending_points (id, project_id, voucher_id, campaign_id, customer_id, order_id, earning_rule_id, points, activates_at, details)
-       SELECT e.id, e.project_id, e.voucher_id, e.campaign_id, e.customer_id, e.order_id, e.earning_rule_id, e.points,
-              now() + e.delay_ms * interval '1 millisecond', e.details
-       FROM jsonb_to_recordset($1::jsonb) AS e(id text, project_id text, voucher_id text, campaign_id text, customer_id text, order_id text,
-            earning_rule_id text, points int, delay_ms bigint, details jsonb)
-       RETURNING ${COLUMNS}`,
-      [
+    const rows = await runPrepared<Row[]>(locked.tx, INSERT, [
         JSON.stringify(
           entries.map((e) => ({
             id: e.id,
@@ -104,8 +108,7 @@ export class PendingPointsRepository {
             details: e.details,
           })),
         ),
-      ],
-    )) as Row[];
+    ]);
     return rows.map(entity);
   }
 

@@ -7,7 +7,7 @@ import { type EventCause, requestCause } from '../../events/events.service.js';
 import { EVENTS, type EventType } from '../../events/event-types.js';
 import { JobQueueService } from '../../queue/job-queue.service.js';
 import { JobName } from '../../queue/queue.definitions.js';
-import { type CardBalance, CardRepository, type CardRef, type LockedCards } from '../cards/card.repository.js';
+import { type CardBalance, type CardDelta, CardRepository, type CardRef, type LockedCards } from '../cards/card.repository.js';
 import { ActivationService } from './activation.service.js';
 import { type OperationType, PendingEventsRepository } from './pending-events.repository.js';
 import {
@@ -37,11 +37,15 @@ export class PendingPointsService {
     private readonly jobs: JobQueueService,
   ) {}
 
-  /** Inside the earning transaction, its cards locked: the entries, the cards' pending totals and one `added` event each. */
-  async add(locked: LockedCards, entries: NewPendingPoints[], cause: EventCause): Promise<PendingPoints[]> {
+  /**
+   * Inside the earning transaction, its cards locked: the entries, the cards' pending totals and one `added`
+   * event each. `alongside`: other changes of these cards in the same transaction (an order's accruals),
+   * made by the same statement; the cards' point columns after all of them are returned.
+   */
+  async add(locked: LockedCards, entries: NewPendingPoints[], cause: EventCause, alongside: CardDelta[] = []): Promise<{ created: PendingPoints[]; cards: Map<string, CardBalance> }> {
     const created = await this.pending.insert(locked, entries);
-    await this.changed(locked, created, created.map((e) => e.points), PENDING.ADDED, 'AUTOMATIC', cause);
-    return created;
+    const cards = await this.changed(locked, created, created.map((e) => e.points), PENDING.ADDED, 'AUTOMATIC', cause, alongside);
+    return { created, cards };
   }
 
   /** Inside the order's transaction (its row locked): every PENDING entry of a canceled order is canceled. */
@@ -137,9 +141,17 @@ export class PendingPointsService {
   }
 
   /** The cards' pending totals follow the entries' change, and each entry gets its event. */
-  private async changed(locked: LockedCards, entries: PendingPoints[], changes: number[], type: EventType, operation: OperationType, cause: EventCause): Promise<Map<string, CardBalance>> {
-    if (!entries.length) return new Map();
-    const after = await this.cards.apply(locked, entries.map((entry, i) => ({ cardId: entry.voucherId, points: 0, pending: changes[i] })));
+  private async changed(
+    locked: LockedCards,
+    entries: PendingPoints[],
+    changes: number[],
+    type: EventType,
+    operation: OperationType,
+    cause: EventCause,
+    alongside: CardDelta[] = [],
+  ): Promise<Map<string, CardBalance>> {
+    const after = await this.cards.apply(locked, [...alongside, ...entries.map((entry, i) => ({ cardId: entry.voucherId, points: 0, pending: changes[i] }))]);
+    if (!entries.length) return after;
     await this.events.record(locked.tx, entries.map((entry, i) => ({ id: entry.id, change: changes[i] })), type, operation, cause);
     return after;
   }
