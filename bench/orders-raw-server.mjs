@@ -1,0 +1,244 @@
+// The baseline of the paid orders benchmark (bench/orders.mjs, part c): POST /v1/orders served by a plain
+// `node:http` server and a `pg` pool, with none of the service's framework around it. For a PAID order by
+// source id with a customer by source id it sends the statements the API sends, in the same order and
+// transaction (bench/orders-raw.sql.mjs, from PostgreSQL's statement log), with the same ids and payloads:
+//
+//   - the same application key check as bench/member-list-raw-server.mjs (one statement, cached for
+//     APP_KEY_CACHE_MS, SHA-256 of the token compared in constant time);
+//   - before the transaction: the order by source id, the customer's upsert and read, the earning rules with
+//     their campaigns, the customer's cards in those campaigns;
+//   - in one transaction: the order's upsert and read, the claims, then the accruals (cards locked in id order
+//     and updated, ledger rows with the API's details) and the pending entries (inserted, cards locked and
+//     updated, one `added` event each, whose trigger writes the webhook outbox), COMMIT;
+//   - after the commit, one delayed activation job per entry on the service's BullMQ queue (job id = entry
+//     id), as the API schedules them;
+//   - the API's JSON for the order.
+//
+// It supports what the benchmark sends (status PAID, amount, customer by source_id, FIXED rules, no
+// auto-join); anything else is a 400. No logging, request ids, validation library or rate limit. Started by
+// bench/orders.mjs with DATABASE_URL, REDIS_URL, QUEUE_PREFIX and PORT in the environment; prints
+// "listening" when ready.
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer } from 'node:http';
+import { Queue } from 'bullmq';
+import pg from 'pg';
+import { base62Id, hexId } from '../dist/common/ids.js';
+import { loadConfig } from '../dist/config/app-config.js';
+import { DEFAULT_JOB_OPTIONS, JOB_OPTIONS, JobName, QueueName } from '../dist/queue/queue.definitions.js';
+import { redisOptions } from '../dist/queue/redis-options.js';
+import { ORDER_SQL } from './orders-raw.sql.mjs';
+
+const POOL_SIZE = 10;
+const config = loadConfig();
+const KEY_CACHE_MS = config.appKeyCacheMs;
+const ADDED = 'customer.voucher.loyalty_card.pending_points.added';
+
+const pool = new pg.Pool({ connectionString: config.databaseUrl, max: POOL_SIZE, application_name: 'loyalty-raw-baseline', keepAlive: true, query_timeout: 15_000 });
+const activations = new Queue(QueueName.PendingPoints, { connection: redisOptions(config.redisUrl, false), prefix: config.queuePrefix, defaultJobOptions: DEFAULT_JOB_OPTIONS });
+const dummyHash = sha256(randomUUID());
+const keys = new Map();
+
+function sha256(text) {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
+
+async function authenticate(appId, appToken) {
+  const now = Date.now();
+  let key = keys.get(appId);
+  if (!key || key.until <= now) {
+    const [row] = (await pool.query('SELECT k.project_id, k.token_sha256, p.areas_and_stores FROM app_keys k JOIN projects p ON p.id = k.project_id WHERE k.app_id = $1', [appId])).rows;
+    key = row ? { projectId: row.project_id, tokenSha256: row.token_sha256, until: now + KEY_CACHE_MS } : null;
+    if (key && KEY_CACHE_MS > 0) keys.set(appId, key);
+  }
+  const matches = timingSafeEqual(sha256(appToken), key?.tokenSha256 ?? dummyHash);
+  return key && matches ? key.projectId : null;
+}
+
+function send(res, status, body) {
+  const json = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
+  res.end(json);
+}
+
+const error = (code, key, message, details) => ({ code, key, message, ...(details ? { details } : {}) });
+const invalid = (details) => error(400, 'invalid_payload', 'Invalid payload', details);
+
+async function jsonBody(req) {
+  const chunks = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += chunk.length;
+    if (size > 1024 * 1024) return undefined;
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+async function handle(req, res) {
+  if (req.method !== 'POST' || req.url !== '/v1/orders') return send(res, 404, error(404, 'not_found', 'Resource not found'));
+  const appId = req.headers['x-app-id'];
+  const appToken = req.headers['x-app-token'];
+  if (!appId || !appToken || appId.length > 200 || appToken.length > 200) return send(res, 401, error(401, 'unauthorized', 'Unauthorized'));
+  const projectId = await authenticate(appId, appToken);
+  if (!projectId) return send(res, 401, error(401, 'unauthorized', 'Unauthorized'));
+
+  const body = await jsonBody(req);
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return send(res, 400, invalid('the body must be a JSON object'));
+  const { source_id: sourceId, status, amount, customer } = body;
+  if (typeof sourceId !== 'string' || !/\S/.test(sourceId) || sourceId.length > 255) return send(res, 400, invalid('the baseline takes a source_id'));
+  if (status !== 'PAID') return send(res, 400, invalid('the baseline takes status PAID'));
+  if (!Number.isSafeInteger(amount) || amount < 0) return send(res, 400, invalid('amount must be a whole number, 0 or more'));
+  if (typeof customer?.source_id !== 'string' || customer.source_id === '' || Object.keys(customer).length !== 1) return send(res, 400, invalid('the baseline takes customer {source_id}'));
+
+  // The order by source id (an existing one would be updated: the baseline only makes new ones).
+  const [existing] = (await pool.query(ORDER_SQL.orderBySourceId, [projectId, sourceId])).rows;
+  if (existing) return send(res, 400, invalid('the baseline makes new orders only'));
+  const [{ id: customerId }] = (await pool.query(ORDER_SQL.upsertCustomer, [base62Id('cust_', 24), projectId, customer.source_id])).rows;
+  await pool.query(ORDER_SQL.customer, [customerId]);
+
+  // The plan: every rule whose campaign has a card of the customer's (FIXED points only).
+  const rules = (await pool.query(ORDER_SQL.rules, [projectId])).rows;
+  let plan = [];
+  if (rules.length) {
+    const campaignIds = [...new Set(rules.map((rule) => rule.r_campaign_id))];
+    const cards = new Map((await pool.query(ORDER_SQL.cards, [projectId, customerId, campaignIds])).rows.map((row) => [row.campaign_id, row.id]));
+    for (const rule of rules) {
+      if (rule.r_loyalty.type !== 'FIXED') return send(res, 400, invalid('the baseline takes FIXED earning rules only'));
+      if (!cards.has(rule.r_campaign_id)) continue;
+      plan.push({ rule, cardId: cards.get(rule.r_campaign_id), points: rule.r_loyalty.points });
+    }
+    plan = plan.filter((e) => e.points > 0);
+  }
+
+  const groupId = hexId('v-');
+  const source = { channel: 'API', api_key: { app_id: appId } };
+  const client = await pool.connect();
+  let order;
+  let entries = [];
+  try {
+    await client.query('START TRANSACTION');
+    const [{ id: orderId }] = (await client.query(ORDER_SQL.upsertOrder, [hexId('ord_'), projectId, sourceId, status, amount, customerId])).rows;
+    [order] = (await client.query(ORDER_SQL.order, [orderId])).rows;
+    if (plan.length) {
+      const won = new Set(
+        (await client.query(ORDER_SQL.claim, [orderId, projectId, plan.map((e) => e.rule.r_id), plan.map((e) => e.cardId), plan.map((e) => e.points)])).rows.map((row) => row.earning_rule_id),
+      );
+      const claimed = plan.filter((e) => won.has(e.rule.r_id));
+      const paid = {
+        event: { id: hexId('evcus_'), type: 'customer.order.paid', group_id: groupId, entity_id: customerId, created_at: new Date().toISOString(), category: 'ACTION', event_source: source },
+        order: { id: orderId, source_id: sourceId },
+      };
+      const accruals = claimed.filter((e) => e.rule.r_pending_points === null);
+      if (accruals.length) {
+        const after = await applyCards(client, accruals.map((e) => ({ cardId: e.cardId, points: e.points, pending: 0 })));
+        // Several accruals on one card: each ledger row shows the balance right after it.
+        const later = new Map();
+        const balances = [];
+        for (let i = accruals.length - 1; i >= 0; i -= 1) {
+          const e = accruals[i];
+          const card = after.get(e.cardId);
+          const moved = later.get(e.cardId) ?? 0;
+          later.set(e.cardId, moved + e.points);
+          balances[i] = { points: card.points - moved, balance: card.balance - moved };
+        }
+        await client.query(ORDER_SQL.ledger, [
+          JSON.stringify(
+            accruals.map((e, i) => ({
+              id: hexId('vtx_'),
+              project_id: projectId,
+              voucher_id: e.cardId,
+              campaign_id: e.rule.r_campaign_id,
+              type: 'POINTS_ACCRUAL',
+              points: e.points,
+              balance_after: balances[i].balance,
+              order_id: orderId,
+              pending_points_id: null,
+              details: {
+                balance: { type: 'loyalty_card', total: balances[i].points, object: 'balance', points: e.points, balance: balances[i].balance, related_object: { id: e.cardId, type: 'voucher' } },
+                order: paid.order,
+                event: { id: paid.event.id, type: paid.event.type },
+                earning_rule: { id: e.rule.r_id, source: { banner: e.rule.r_banner } },
+              },
+            })),
+          ),
+          new Date(),
+        ]);
+      }
+      const held = claimed.filter((e) => e.rule.r_pending_points !== null);
+      if (held.length) {
+        entries = (
+          await client.query(ORDER_SQL.pending, [
+            JSON.stringify(
+              held.map((e) => ({
+                id: hexId('lopp_'),
+                project_id: projectId,
+                voucher_id: e.cardId,
+                campaign_id: e.rule.r_campaign_id,
+                customer_id: customerId,
+                order_id: orderId,
+                earning_rule_id: e.rule.r_id,
+                points: e.points,
+                delay_ms: (e.rule.r_pending_points.period_value ?? 0) * config.pendingPointsDayMs,
+                details: { ...paid, earning_rule: { id: e.rule.r_id, source: { banner: e.rule.r_banner } } },
+              })),
+            ),
+          ])
+        ).rows;
+        await applyCards(client, entries.map((entry) => ({ cardId: entry.voucher_id, points: 0, pending: entry.points })));
+        await client.query(ORDER_SQL.pendingEvents, [entries.map((entry) => entry.id), entries.map((entry) => entry.points), ADDED, groupId, JSON.stringify(source), 'AUTOMATIC']);
+      }
+    }
+    await client.query('COMMIT');
+  } catch (failure) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw failure;
+  } finally {
+    client.release();
+  }
+  if (entries.length) {
+    await activations
+      .addBulk(entries.map((entry) => ({ name: JobName.ActivatePendingPoints, data: { pendingPointsId: entry.id }, opts: { ...JOB_OPTIONS[JobName.ActivatePendingPoints], jobId: entry.id, delay: Math.max(0, entry.activates_at.getTime() - Date.now()) } })))
+      .catch((failure) => process.stderr.write(`could not schedule: ${failure}\n`));
+  }
+  send(res, 200, {
+    id: order.Order_id,
+    source_id: order.Order_source_id,
+    status: order.Order_status,
+    amount: Number(order.Order_amount),
+    total_amount: Number(order.Order_amount),
+    items: order.Order_items,
+    metadata: order.Order_metadata,
+    customer_id: order.Order_customer_id,
+    customer: order.Order_customer_id ? { id: order.Order_customer_id, object: 'customer' } : null,
+    referrer_id: null,
+    created_at: order.Order_created_at.toISOString(),
+    updated_at: order.Order_updated_at?.toISOString() ?? null,
+    object: 'order',
+  });
+}
+
+/** The cards' point columns, locked in id order first (CardRepository.apply). */
+async function applyCards(client, deltas) {
+  const byCard = new Map();
+  for (const delta of deltas) {
+    const sum = byCard.get(delta.cardId) ?? { points: 0, pending: 0 };
+    byCard.set(delta.cardId, { points: sum.points + delta.points, pending: sum.pending + delta.pending });
+  }
+  const ids = [...byCard.keys()].sort();
+  await client.query(ORDER_SQL.lockCards, [ids]);
+  const { rows } = await client.query(ORDER_SQL.applyCards, [ids, ids.map((id) => byCard.get(id).points), ids.map((id) => byCard.get(id).pending)]);
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
+  handle(req, res).catch((failure) => {
+    process.stderr.write(`${failure.stack ?? failure}\n`);
+    if (!res.headersSent) send(res, 500, error(500, 'internal_server_error', 'Internal server error'));
+  });
+});
+server.listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('listening\n'));
+process.once('SIGTERM', () => server.close(() => Promise.all([pool.end(), activations.close()]).then(() => process.exit(0))));
