@@ -96,3 +96,105 @@ export class PointsDb {
     );
   }
 }
+
+/** The answers of a race, counted by status and error key (`{ '200': 38, '500 internal_server_error': 2 }`), one body kept per error key. */
+export class Answers {
+  readonly histogram: Record<string, number> = {};
+  private readonly samples: Record<string, unknown> = {};
+
+  add(res: { status: number; body: unknown }): string {
+    const body = res.body as { key?: string } | undefined;
+    const key = res.status >= 300 ? `${res.status} ${body?.key ?? ''}`.trim() : String(res.status);
+    this.histogram[key] = (this.histogram[key] ?? 0) + 1;
+    if (res.status >= 300) this.samples[key] ??= res.body;
+    return key;
+  }
+
+  /** The histogram, and a body for each answer outside `allowed` (none expected). */
+  report(allowed: string[]): { histogram: Record<string, number>; unexpected: Record<string, unknown> } {
+    return { histogram: this.histogram, unexpected: Object.fromEntries(Object.entries(this.samples).filter(([key]) => !allowed.includes(key))) };
+  }
+}
+
+/** Runs the tasks `concurrency` at a time (each a parallel client), in order; their results in order. */
+export async function inParallel<T>(tasks: (() => Promise<T>)[], concurrency: number): Promise<T[]> {
+  const results: T[] = new Array(tasks.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, tasks.length) }, async () => {
+      while (next < tasks.length) {
+        const i = next++;
+        results[i] = await tasks[i]();
+      }
+    }),
+  );
+  return results;
+}
+
+const PENDING_EVENT = 'customer.voucher.loyalty_card.pending_points.';
+
+/**
+ * Every ledger invariant of a project's cards, entries and earnings, as a list of what breaks (empty when
+ * sound): balance = Σ ledger, points = Σ positive ledger, pending_points = Σ PENDING entries (`offsets`:
+ * what a test added to a card's columns directly, by card id); one order_earnings row per (order, rule)
+ * with one entry (pending rule) or one POINTS_ACCRUAL row (accrual rule), and nothing without one; per
+ * entry one `added` event, and one `activated` event and ledger row if ACTIVATED, one `canceled` if CANCELED.
+ */
+export async function projectViolations(db: PointsDb, projectId: string, offsets: Record<string, { balance: number; points: number }> = {}): Promise<unknown[]> {
+  const broken: unknown[] = [];
+  const cards = await db.query<{ id: string; code: string; balance: string; points: string; pending_points: string; ledger: string; earned: string; pending: string }>(
+    `SELECT v.id, v.code, v.balance::bigint, v.points::bigint, v.pending_points::bigint,
+            coalesce((SELECT sum(t.points) FROM voucher_transactions t WHERE t.voucher_id = v.id), 0)::bigint AS ledger,
+            coalesce((SELECT sum(t.points) FROM voucher_transactions t WHERE t.voucher_id = v.id AND t.points > 0), 0)::bigint AS earned,
+            coalesce((SELECT sum(p.points) FROM loyalty_pending_points p WHERE p.voucher_id = v.id AND p.status = 'PENDING'), 0)::bigint AS pending
+     FROM vouchers v WHERE v.project_id = $1`,
+    [projectId],
+  );
+  for (const card of cards) {
+    const offset = offsets[card.id] ?? { balance: 0, points: 0 };
+    const [balance, points, pending] = [Number(card.balance) - offset.balance, Number(card.points) - offset.points, Number(card.pending_points)];
+    if (balance !== Number(card.ledger) || points !== Number(card.earned) || pending !== Number(card.pending)) broken.push({ card: card.code, balance, points, pending, ledger: Number(card.ledger), earned: Number(card.earned), entries: Number(card.pending) });
+  }
+  const entries = await db.query<{ id: string; status: string; added: number; activated: number; canceled: number; ledger: number }>(
+    `SELECT p.id, p.status,
+            (SELECT count(*)::int FROM events e WHERE e.project_id = $1 AND e.type = $2 || 'added' AND e.data->'pending_points'->>'id' = p.id) AS added,
+            (SELECT count(*)::int FROM events e WHERE e.project_id = $1 AND e.type = $2 || 'activated' AND e.data->'pending_points'->>'id' = p.id) AS activated,
+            (SELECT count(*)::int FROM events e WHERE e.project_id = $1 AND e.type = $2 || 'canceled' AND e.data->'pending_points'->>'id' = p.id) AS canceled,
+            (SELECT count(*)::int FROM voucher_transactions t WHERE t.pending_points_id = p.id) AS ledger
+     FROM loyalty_pending_points p WHERE p.project_id = $1`,
+    [projectId, PENDING_EVENT],
+  );
+  for (const e of entries) {
+    const want = { added: 1, activated: e.status === 'ACTIVATED' ? 1 : 0, canceled: e.status === 'CANCELED' ? 1 : 0, ledger: e.status === 'ACTIVATED' ? 1 : 0 };
+    if (e.added !== want.added || e.activated !== want.activated || e.canceled !== want.canceled || e.ledger !== want.ledger) broken.push({ entry: e.id, ...e, want });
+  }
+  const [events] = await db.query<{ added: number; activated: number; canceled: number }>(
+    `SELECT count(*) FILTER (WHERE type = $2 || 'added')::int AS added, count(*) FILTER (WHERE type = $2 || 'activated')::int AS activated,
+            count(*) FILTER (WHERE type = $2 || 'canceled')::int AS canceled
+     FROM events WHERE project_id = $1 AND type LIKE $2 || '%'`,
+    [projectId, PENDING_EVENT],
+  );
+  const byStatus = (status: string) => entries.filter((e) => e.status === status).length;
+  const counted = { added: entries.length, activated: byStatus('ACTIVATED'), canceled: byStatus('CANCELED') };
+  if (events.added !== counted.added || events.activated !== counted.activated || events.canceled !== counted.canceled) broken.push({ events, entries: counted });
+  const earnings = await db.query<{ order_id: string; earning_rule_id: string; pending_rule: boolean; entries: number; accruals: number }>(
+    `SELECT oe.order_id, oe.earning_rule_id, r.pending_points IS NOT NULL AS pending_rule,
+            (SELECT count(*)::int FROM loyalty_pending_points p WHERE p.order_id = oe.order_id AND p.earning_rule_id = oe.earning_rule_id) AS entries,
+            (SELECT count(*)::int FROM voucher_transactions t WHERE t.order_id = oe.order_id AND t.type = 'POINTS_ACCRUAL' AND t.details->'earning_rule'->>'id' = oe.earning_rule_id) AS accruals
+     FROM order_earnings oe JOIN earning_rules r ON r.id = oe.earning_rule_id WHERE oe.project_id = $1`,
+    [projectId],
+  );
+  broken.push(...earnings.filter((e) => e.entries !== (e.pending_rule ? 1 : 0) || e.accruals !== (e.pending_rule ? 0 : 1)));
+  broken.push(
+    ...(await db.query(
+      `SELECT 'entry without its order_earnings row' AS problem, p.id FROM loyalty_pending_points p
+       WHERE p.project_id = $1 AND NOT EXISTS (SELECT 1 FROM order_earnings oe WHERE oe.order_id = p.order_id AND oe.earning_rule_id = p.earning_rule_id)
+       UNION ALL
+       SELECT 'accrual without its order_earnings row', t.id FROM voucher_transactions t
+       WHERE t.project_id = $1 AND t.type = 'POINTS_ACCRUAL'
+         AND NOT EXISTS (SELECT 1 FROM order_earnings oe WHERE oe.order_id = t.order_id AND oe.earning_rule_id = t.details->'earning_rule'->>'id')`,
+      [projectId],
+    )),
+  );
+  return broken;
+}
