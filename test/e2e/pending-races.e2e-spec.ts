@@ -153,37 +153,36 @@ describe('pending entries under concurrent cancel, adjust and activation', () =>
     expect(await projectViolations(db, who.project.id)).toEqual([]);
   });
 
-  it('a card near the int4 limit: no 5xx, and its entry holds back no due entry of another project', async () => {
-    const LIMIT_NEAR = 2_147_483_000;
-    const big = await createProject(app, 'Card at the int4 limit');
+  /**
+   * Two cards of one project set `near` points below a limit (directly: the ledger does not show it, so they
+   * are checked as offsets and taken back after): one with a pending entry that its activation would take past
+   * the limit, one that an accrual would. Only the sweep activates (as when Redis lost the jobs): it takes every
+   * due entry at once, so a batch that failed on one entry would hold back another project's entry.
+   */
+  async function cardsNear(near: number, check: (r: { answers: Answers; poison: string; pendingCode: string; big: TestProject }) => Promise<void>) {
+    const big = await createProject(app, 'Cards near a limit');
     const normal = await createProject(app, 'Card next to it');
     const answers = new Answers();
     const cardIds: string[] = [];
-    // Balance and points set directly (the ledger does not show them): checked as offsets, and taken back after.
-    const nearLimit = async (code: string) => {
+    const setNear = async (code: string) => {
       const card = await db.card(code);
-      await db.query('UPDATE vouchers SET balance = balance + $2, points = points + $2 WHERE id = $1', [card.id, LIMIT_NEAR]);
+      await db.query('UPDATE vouchers SET balance = balance + $2, points = points + $2 WHERE id = $1', [card.id, near]);
       cardIds.push(card.id);
     };
-    // Only the sweep activates these entries (as when Redis lost their jobs): it takes every due entry at once,
-    // so a batch that fails on one entry would hold back all the others.
     const queue = app.get<Queue>(getQueueToken('pending-points'), { strict: false });
     const dropJob = async (entryId: string) => expect(await queue.remove(entryId)).toBe(1);
     try {
-      // A pending entry (due in one day) that would take its card past 2^31 - 1 when activated.
       const pending = await pointsCampaign(app, big, [{ points: 1_000, days: 1 }]);
       const holder = unique('whale');
       const pendingCode = await enrol(app, big, pending.campaign, holder);
-      await nearLimit(pendingCode);
+      await setNear(pendingCode);
       answers.add(await payOrder(app, big, { source_id: unique('whale-pending'), customer: holder }));
       const [poison] = await db.entries({ cardCode: pendingCode });
       await dropJob(poison.id);
-      // An accrual that would take another card past it at once, and the entry activated by hand.
       const accrual = await pointsCampaign(app, big, [{ points: 1_000 }]);
       const earner = unique('whale');
-      await nearLimit(await enrol(app, big, accrual.campaign, earner));
+      await setNear(await enrol(app, big, accrual.campaign, earner));
       answers.add(await payOrder(app, big, { source_id: unique('whale-accrual'), customer: earner }));
-      answers.add(await http(app).post(`${entryPath(pendingCode, poison.id)}/activate`).set(big.headers));
 
       // Another project's entry comes due after the big card's: the sweep activates it all the same.
       const small = await pointsCampaign(app, normal, [{ points: 9, days: 1 }]);
@@ -196,18 +195,47 @@ describe('pending entries under concurrent cancel, adjust and activation', () =>
       const status = async () => (await db.entries({ orderId: order.body.id }))[0].status;
       await waitFor(async () => ((await status()) === 'ACTIVATED' ? true : undefined), { timeoutMs: DAY_MS + 4 * SWEEP_MS + 5_000, intervalMs: 100 }).catch(() => undefined);
       expect({ otherProjectsEntry: await status(), answers: answers.histogram }).toEqual({ otherProjectsEntry: 'ACTIVATED', answers: answers.histogram });
-
-      expect(Object.keys(answers.histogram).filter((key) => Number(key.slice(0, 3)) >= 500)).toEqual([]);
       expect(await db.card(smallCode)).toMatchObject({ balance: 9, points: 9, pending_points: 0 });
       expect(await projectViolations(db, normal.project.id)).toEqual([]);
-      const offsets = Object.fromEntries(cardIds.map((id) => [id, { balance: LIMIT_NEAR, points: LIMIT_NEAR }]));
+
+      await check({ answers, poison: poison.id, pendingCode, big });
+      expect(Object.keys(answers.histogram).filter((key) => Number(key.slice(0, 3)) >= 500)).toEqual([]);
+      const offsets = Object.fromEntries(cardIds.map((id) => [id, { balance: near, points: near }]));
       expect(await projectViolations(db, big.project.id, offsets)).toEqual([]);
     } finally {
       // Leave no entry that cannot be activated and no card off its ledger behind for the suites that follow.
       for (const e of await db.query<{ id: string; code: string }>("SELECT p.id, v.code FROM loyalty_pending_points p JOIN vouchers v ON v.id = p.voucher_id WHERE p.project_id = $1 AND p.status = 'PENDING'", [big.project.id])) {
         await http(app).post(`${entryPath(e.code, e.id)}/cancel`).set(big.headers);
       }
-      await db.query('UPDATE vouchers SET balance = balance - $2, points = points - $2 WHERE id = ANY($1::text[])', [cardIds, LIMIT_NEAR]);
+      await db.query('UPDATE vouchers SET balance = balance - $2, points = points - $2 WHERE id = ANY($1::text[])', [cardIds, near]);
     }
+  }
+
+  it('cards past the int4 limit: every order and activation is applied (the point columns are bigint)', async () => {
+    await cardsNear(2_147_483_000, async ({ answers, poison, pendingCode }) => {
+      expect(answers.histogram).toEqual({ '200': 2 });
+      // The sweep activated the entry that would have overflowed an int4 card (it was due before the other project's).
+      expect((await db.entries({ cardCode: pendingCode })).map((e) => [e.id, e.status])).toEqual([[poison, 'ACTIVATED']]);
+      expect(await db.card(pendingCode)).toMatchObject({ balance: 2_147_483_000 + 1_000, pending_points: 0 });
+    });
+  });
+
+  it('cards at the 2^53 - 1 cap: the order is refused with 400, the entry is set aside with its error, and no other project waits for it', async () => {
+    const CAP = Number.MAX_SAFE_INTEGER;
+    await cardsNear(CAP - 500, async ({ answers, poison, pendingCode, big }) => {
+      // The pending order answers 200 (nothing reaches the balance yet); the accrual past the cap 400.
+      expect(answers.histogram).toEqual({ '200': 1, '400 invalid_payload': 1 });
+      // The sweep tried the entry and set it aside: still PENDING, counted in pending_points, with its error shown.
+      const listed = await waitFor(async () => {
+        const res = await http(app).get(`/v1/loyalties/members/${encodeURIComponent(pendingCode)}/pending-points`).set(big.headers);
+        return res.body.data?.[0]?.activation_error ? res.body.data[0] : undefined;
+      });
+      expect(listed).toMatchObject({ id: poison, status: 'PENDING', points: 1_000 });
+      expect(listed.activation_error).toMatch(/CHK_vouchers_points_safe/);
+      // By hand it is tried again, and refused with 400.
+      const manual = await http(app).post(`${entryPath(pendingCode, poison)}/activate`).set(big.headers);
+      expect(manual.status).toBe(400);
+      expect(await db.card(pendingCode)).toMatchObject({ balance: CAP - 500, pending_points: 1_000 });
+    });
   });
 });

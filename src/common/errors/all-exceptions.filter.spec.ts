@@ -2,7 +2,7 @@ import type { ArgumentsHost } from '@nestjs/common';
 import { HttpException, Logger, NotFoundException } from '@nestjs/common';
 import { AllExceptionsFilter } from './all-exceptions.filter.js';
 import { ApiError } from './api-error.js';
-import { unavailableDependency } from './infrastructure-errors.js';
+import { databaseBusy, unavailableDependency } from './infrastructure-errors.js';
 
 function render(exception: unknown, body?: unknown) {
   const sent: { status?: number; body?: Record<string, unknown>; headers: Record<string, string> } = { headers: {} };
@@ -80,11 +80,30 @@ describe('AllExceptionsFilter', () => {
     expect(sent.headers['Retry-After']).toBe('5');
     expect(sent.body).toMatchObject({ key: 'service_unavailable', details: 'PostgreSQL is unreachable; retry later' });
   });
+
+  it('maps a busy database (no free connection, a lock or statement timeout, a lost deadlock) to 503 database_busy with Retry-After: 1', () => {
+    for (const busy of [new Error('timeout exceeded when trying to connect'), { driverError: { code: '55P03' } }, { driverError: { code: '57014' } }, { driverError: { code: '40P01' } }]) {
+      const sent = render(busy);
+      expect(sent.status).toBe(503);
+      expect(sent.headers['Retry-After']).toBe('1');
+      expect(sent.body).toMatchObject({ key: 'database_busy', message: 'Database busy' });
+    }
+  });
+});
+
+describe('databaseBusy', () => {
+  it('tells a busy PostgreSQL from an unreachable one and from a bad query', () => {
+    expect(databaseBusy(new Error('timeout exceeded when trying to connect'))).toBe(true);
+    expect(databaseBusy({ cause: { code: '40001' } })).toBe(true);
+    expect(databaseBusy(new Error('Connection terminated due to connection timeout'))).toBe(false);
+    expect(databaseBusy(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBe(false);
+    expect(databaseBusy({ driverError: { code: '23505' } })).toBe(false);
+  });
 });
 
 describe('unavailableDependency', () => {
   it('recognises PostgreSQL and Redis outages, and nothing else', () => {
-    expect(unavailableDependency(new Error('timeout exceeded when trying to connect'))).toBe('postgres');
+    expect(unavailableDependency(new Error('Connection terminated due to connection timeout'))).toBe('postgres');
     expect(unavailableDependency({ driverError: { code: '57P01', message: 'terminating connection' } })).toBe('postgres');
     expect(unavailableDependency(new Error("Stream isn't writeable and enableOfflineQueue options is false"))).toBe('redis');
     expect(unavailableDependency(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBeNull();

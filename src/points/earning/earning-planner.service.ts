@@ -38,8 +38,13 @@ export class EarningPlanner {
     const cards = await this.cards.activeCardsOf(project.id, customerId, campaignIds);
     for (const rule of rules) {
       if (cards.has(rule.campaignId) || !rule.campaign?.autoJoin) continue;
-      // Auto-join only a customer who is not a member at all: an INACTIVE member does not earn.
-      if (await this.cards.hasLiveMembership(project.id, customerId, rule.campaignId)) continue;
+      // Auto-join only a customer who is not a member at all: an INACTIVE member does not earn. A member made
+      // since the cards were read (a concurrent first order of the same customer joined) earns on its card.
+      if (await this.cards.hasLiveMembership(project.id, customerId, rule.campaignId)) {
+        const card = (await this.cards.activeCardsOf(project.id, customerId, [rule.campaignId])).get(rule.campaignId);
+        if (card) cards.set(rule.campaignId, card);
+        continue;
+      }
       const joined = (await this.members.autoJoin(project, rule.campaignId, customerId)) ?? (await this.cards.activeCardsOf(project.id, customerId, [rule.campaignId])).get(rule.campaignId);
       if (joined) cards.set(rule.campaignId, joined);
       else this.logger.warn({ campaign_id: rule.campaignId, customer_id: customerId }, 'auto-join found no card to give; the order earns nothing in this campaign');
