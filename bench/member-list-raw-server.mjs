@@ -235,8 +235,8 @@ async function enrol(req, res, projectId, programId) {
             code: c.LoyaltyCard_code,
             campaign_id: c.LoyaltyCard_campaign_id,
             card_type: 'INDIVIDUAL',
-            balance: { points: c.LoyaltyCard_balance, pending_points: c.LoyaltyCard_pending_points },
-            points_total: c.LoyaltyCard_points,
+            balance: { points: Number(c.LoyaltyCard_balance), pending_points: Number(c.LoyaltyCard_pending_points) },
+            points_total: Number(c.LoyaltyCard_points),
             object: 'card',
           },
           object: 'member_card',
@@ -275,7 +275,7 @@ async function activate(res, projectId, appId, code, entryId) {
     client.release();
   }
   if (!done) return send(res, 400, error(400, 'invalid_pending_points_state', 'Invalid pending points state', `Pending points ${entryId} cannot be activated`));
-  send(res, 200, { points: done.points, total: done.total, balance: done.balance, type: 'loyalty_card', object: 'balance', related_object: { type: 'voucher', id: card.id }, operation_type: 'MANUAL' });
+  send(res, 200, { points: done.points, total: Number(done.total), balance: Number(done.balance), type: 'loyalty_card', object: 'balance', related_object: { type: 'voucher', id: card.id }, operation_type: 'MANUAL' });
 }
 
 const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {

@@ -27,13 +27,12 @@ import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { startProcess } from './lib/processes.mjs';
+import { freePort, run, startProcess } from './lib/processes.mjs';
 import { load as loadRun, measure as measureRun } from './lib/http-load.mjs';
 import { limiterCost, printRawBaseline, RAW_TARGETS, rawBaseline } from './lib/member-list-sides.mjs';
 import { activationBaseline, enrolBaseline, makePendingEntries } from './lib/write-paths.mjs';
@@ -112,28 +111,6 @@ process.once('SIGINT', () => {
 });
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function run(command, argv, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, argv, { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} ${argv.join(' ')} exited with ${code}`))));
-  });
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function startApi(port, env = {}) {
   const log = createWriteStream(apiLog, { flags: 'a' });

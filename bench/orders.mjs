@@ -23,16 +23,16 @@
 // p99 <= 200 ms; (b) no non-2xx answer and p99 <= 500 ms). Results: bench/results/orders.json.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, readdirSync } from 'node:fs';
-import { mkdir, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { startProcess, stopProcess } from './lib/processes.mjs';
-import { interleavedOrders, measureOrders, postLoad } from './lib/orders-load.mjs';
+import { freePort, run, startProcess, stopProcess } from './lib/processes.mjs';
+import { sampleStatements } from './lib/statement-log.mjs';
+import { apiWarnings, drain, interleavedOrders, measureOrders, postLoad } from './lib/orders-load.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -129,28 +129,6 @@ async function adminQuery(sql) {
   }
 }
 
-function run(command, argv, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, argv, { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} ${argv.join(' ')} exited with ${code}`))));
-  });
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** The API as production runs it (default LOG_LEVEL, its log to a file), on a free port. */
 async function startApi() {
   const port = await freePort();
@@ -225,103 +203,12 @@ function orders(tag, customers) {
   };
 }
 
-/** PostgreSQL's log file (BENCH_PG_LOG, else the Debian cluster's), or null when none is readable. */
-async function postgresLog() {
-  const candidates = process.env.BENCH_PG_LOG ? [process.env.BENCH_PG_LOG] : existsSync('/var/log/postgresql') ? readdirSync('/var/log/postgresql').filter((f) => /^postgresql-.*\.log$/.test(f)).map((f) => `/var/log/postgresql/${f}`) : [];
-  for (const path of candidates) {
-    try {
-      const handle = await open(path, 'r');
-      await handle.close();
-      return path;
-    } catch {
-      // not readable
-    }
-  }
-  return null;
-}
-
 /**
- * The statements the API sends per order of a part: log_statement = all on this database, a new API process
- * (only new sessions take the setting; the worker's and the benchmark's are older and their pids left
- * out), 3 orders to warm it, then SAMPLE_ORDERS orders one at a time; the log lines of those, by session.
+ * The statements the API sends per order of a part: a new API process (only new sessions log), 3 orders to
+ * warm it, then SAMPLE_ORDERS orders one at a time (bench/lib/statement-log.mjs).
  */
-async function statementSample(db, headers, bodyOf, start = startApi) {
-  const logPath = await postgresLog();
-  if (!logPath) return { note: 'PostgreSQL log not readable (set BENCH_PG_LOG): no statement sample' };
-  const older = new Set((await db.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')).rows.map((r) => r.pid));
-  await db.query(`ALTER DATABASE ${dbName} SET log_statement = 'all'`);
-  let api;
-  let from;
-  let to;
-  try {
-    api = await start();
-    for (let i = 0; i < 3; i += 1) await call(api.base, headers, 'POST', '/v1/orders', JSON.parse(bodyOf()));
-    await sleep(200);
-    from = (await stat(logPath)).size;
-    for (let i = 0; i < SAMPLE_ORDERS; i += 1) await call(api.base, headers, 'POST', '/v1/orders', JSON.parse(bodyOf()));
-    await sleep(300);
-    to = (await stat(logPath)).size;
-  } finally {
-    await db.query(`ALTER DATABASE ${dbName} RESET log_statement`);
-    if (api) await stopChild(api.child);
-  }
-  const handle = await open(logPath, 'r');
-  const buffer = Buffer.alloc(to - from);
-  await handle.read(buffer, 0, buffer.length, from);
-  await handle.close();
-  // Entries start with the timestamp; continuation lines (multi-line statements) do not.
-  const entries = buffer.toString('utf8').split(/\n(?=\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)/);
-  const statements = [];
-  for (const entry of entries) {
-    const match = /^\S+ \S+ \S+ \[(\d+)\] \S*@(\S+) LOG:\s+(?:statement|execute [^:]*): ([\s\S]*)$/.exec(entry.trim());
-    if (!match || match[2] !== dbName || older.has(Number(match[1]))) continue;
-    statements.push(match[3].replace(/\s+/g, ' ').trim());
-  }
-  const shapes = new Map();
-  for (const text of statements) shapes.set(text, (shapes.get(text) ?? 0) + 1);
-  return {
-    orders: SAMPLE_ORDERS,
-    statements: statements.length,
-    statements_per_order: Number((statements.length / SAMPLE_ORDERS).toFixed(2)),
-    shapes: [...shapes].map(([text, count]) => ({ per_order: Number((count / SAMPLE_ORDERS).toFixed(2)), text })),
-  };
-}
-
-/**
- * Waits (up to 30 s) until no session of this database but the benchmark's and the webhook relay's is in a
- * transaction or running a statement: requests a window left in flight must not run into the next one.
- */
-async function drain(db) {
-  const started = performance.now();
-  for (let quiet = 0; quiet < 3 && performance.now() - started < 30_000; await sleep(100)) {
-    const [{ n }] = (
-      await db.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
-         AND state IN ('active', 'idle in transaction') AND application_name NOT LIKE 'loyalty-webhook%'`,
-      )
-    ).rows;
-    quiet = n === 0 ? quiet + 1 : 0;
-  }
-  return Number(((performance.now() - started) / 1000).toFixed(1));
-}
-
-/** What the API logged at warn level or above since byte `from` of its log: counts by message. */
-async function apiWarnings(from) {
-  const text = await readFile(apiLog, 'utf8').catch(() => '');
-  const counts = {};
-  for (const line of Buffer.from(text).subarray(from).toString('utf8').split('\n')) {
-    if (!line.startsWith('{')) continue;
-    let entry;
-    try {
-      entry = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (!(entry.level >= 40)) continue;
-    const key = `${entry.level >= 50 ? 'error' : 'warn'}: ${entry.msg}${entry.err?.message ? `: ${entry.err.message}` : ''}${entry.status ? ` (${entry.status})` : ''}`.slice(0, 200);
-    counts[key] = (counts[key] ?? 0) + 1;
-  }
-  return counts;
+function statementSample(db, headers, bodyOf, start = startApi) {
+  return sampleStatements({ db, dbName, orders: SAMPLE_ORDERS, start, stop: (api) => stopChild(api.child), send: (api) => call(api.base, headers, 'POST', '/v1/orders', JSON.parse(bodyOf())) });
 }
 
 /** A measured window of a part: the load, then the API's warnings during it and the time to drain. */
@@ -332,7 +219,7 @@ async function window(db, processes, run) {
   assertAlive('during a measured window');
   const drained = await drain(db);
   await sleep(200);
-  return { ...measured, drain_s: drained, api_warnings: await apiWarnings(from) };
+  return { ...measured, drain_s: drained, api_warnings: await apiWarnings(apiLog, from) };
 }
 
 /** Checks of the data a part wrote: earnings per order, and the cards' balances against ledger and entries. */

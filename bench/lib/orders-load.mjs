@@ -146,3 +146,40 @@ export async function interleavedOrders(db, sides, run) {
   });
   return { a: combine(runs.a), b: combine(runs.b) };
 }
+
+/**
+ * Waits (up to 30 s) until no session of this database but the benchmark's and the webhook relay's is in a
+ * transaction or running a statement: requests a window left in flight must not run into the next one.
+ */
+export async function drain(db) {
+  const started = performance.now();
+  for (let quiet = 0; quiet < 3 && performance.now() - started < 30_000; await sleep(100)) {
+    const [{ n }] = (
+      await db.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+         AND state IN ('active', 'idle in transaction') AND application_name NOT LIKE 'loyalty-webhook%'`,
+      )
+    ).rows;
+    quiet = n === 0 ? quiet + 1 : 0;
+  }
+  return Number(((performance.now() - started) / 1000).toFixed(1));
+}
+
+/** What the API logged at warn level or above since byte `from` of its log: counts by message. */
+export async function apiWarnings(apiLog, from) {
+  const text = await readFile(apiLog, 'utf8').catch(() => '');
+  const counts = {};
+  for (const line of Buffer.from(text).subarray(from).toString('utf8').split('\n')) {
+    if (!line.startsWith('{')) continue;
+    let entry;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (!(entry.level >= 40)) continue;
+    const key = `${entry.level >= 50 ? 'error' : 'warn'}: ${entry.msg}${entry.err?.message ? `: ${entry.err.message}` : ''}${entry.status ? ` (${entry.status})` : ''}`.slice(0, 200);
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}

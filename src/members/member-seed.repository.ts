@@ -67,7 +67,7 @@ export class MemberSeedRepository {
            FROM g
          )
          INSERT INTO vouchers (id, project_id, campaign_id, code, initial_points, points, balance, member_id, holder_id, published_at, created_at, updated_at)
-         SELECT card_id, $1, $3, 'SEED-' || $8 || '-' || lpad(i::text, 8, '0'), $4, $4, $4, member_id, customer_id, created_at, created_at, created_at
+         SELECT card_id, $1, $3, 'SEED-' || $8 || '-' || lpad(i::text, 8, '0'), $4::int, $4::int, $4::int, member_id, customer_id, created_at, created_at, created_at
          FROM g`,
         [target.projectId, target.programId, target.campaignId, target.initialPoints, chunk.base.toISOString(), chunk.from, chunk.to, chunk.tag],
       );
