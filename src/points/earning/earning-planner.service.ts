@@ -3,13 +3,13 @@ import type { ProjectContext } from '../../auth/auth.service.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { MembersService } from '../../members/members.service.js';
 import { CardRepository } from '../cards/card.repository.js';
-import type { EarningRule } from './earning-rule.entity.js';
+import type { EarningRuleNow } from './earning-rule.repository.js';
 import { EarningRulesService } from './earning-rules.service.js';
 import { pointsFor } from './earning.js';
 
 /** A card of the customer and a rule it earns under. */
 export interface PlannedEarning {
-  rule: EarningRule;
+  rule: EarningRuleNow;
   cardId: string;
 }
 
@@ -37,7 +37,7 @@ export class EarningPlanner {
     const campaignIds = [...new Set(rules.map((rule) => rule.campaignId))];
     const cards = await this.cards.activeCardsOf(project.id, customerId, campaignIds);
     for (const rule of rules) {
-      if (cards.has(rule.campaignId) || !rule.campaign?.autoJoin) continue;
+      if (cards.has(rule.campaignId) || !rule.campaignAutoJoin) continue;
       // Auto-join only a customer who is not a member at all: an INACTIVE member does not earn. A member made
       // since the cards were read (a concurrent first order of the same customer joined) earns on its card.
       if (await this.cards.hasLiveMembership(project.id, customerId, rule.campaignId)) {

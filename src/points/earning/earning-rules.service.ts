@@ -4,7 +4,7 @@ import { CampaignsService } from '../../campaigns/campaigns.service.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { base62Id } from '../../common/ids.js';
 import type { EarningLoyalty, EarningRule } from './earning-rule.entity.js';
-import { type EarningRulePatch, EarningRuleRepository } from './earning-rule.repository.js';
+import { type EarningRuleNow, type EarningRulePatch, EarningRuleRepository } from './earning-rule.repository.js';
 import {
   type CreateEarningRuleDto,
   type EarningLoyaltyDto,
@@ -79,7 +79,7 @@ export class EarningRulesService {
   }
 
   /** The rules that earn on a paid order right now (active, valid, of an active campaign). */
-  earningNow(project: ProjectContext): Promise<EarningRule[]> {
+  earningNow(project: ProjectContext): Promise<EarningRuleNow[]> {
     return this.rules.earningNow(project.id);
   }
 

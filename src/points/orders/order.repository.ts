@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { prepared, runPrepared } from '../../database/prepared.js';
+import { type PreparedStatement, prepared, runPrepared } from '../../database/prepared.js';
 import type { Tx } from '../../database/transaction-runner.js';
 import type { LockedCards } from '../cards/card.repository.js';
 import { Order, type OrderItem, type OrderStatus } from './order.entity.js';
@@ -52,6 +52,14 @@ function orderFromRow(row: OrderRow): Order {
   });
 }
 
+/** The upsert and update statements, one per set of columns a request sets, prepared once each per connection. */
+const SAVE_STATEMENTS = new Map<string, PreparedStatement>();
+function saveStatement(text: string): PreparedStatement {
+  let statement = SAVE_STATEMENTS.get(text);
+  if (!statement) SAVE_STATEMENTS.set(text, (statement = prepared('orders_save', text)));
+  return statement;
+}
+
 const CLAIM = prepared(
   'orders_claim',
   `INSERT INTO order_earnings (order_id, earning_rule_id, project_id, voucher_id, points)
@@ -88,21 +96,22 @@ export class OrderRepository {
     const values = given.map(([name, value]) => (JSON_COLUMNS.has(name) ? JSON.stringify(value) : value));
     if (key.existing) {
       const set = given.map(([name], i) => `${COLUMN[name]} = $${i + 3}`);
-      const [[updated]] = (await tx.query(`UPDATE orders SET ${[...set, 'updated_at = now()'].join(', ')} WHERE id = $1 AND project_id = $2 RETURNING ${ORDER_COLUMNS}`, [
+      const [[updated]] = await runPrepared<[OrderRow[], number]>(tx, saveStatement(`UPDATE orders SET ${[...set, 'updated_at = now()'].join(', ')} WHERE id = $1 AND project_id = $2 RETURNING ${ORDER_COLUMNS}`), [
         key.id,
         key.projectId,
         ...values,
-      ])) as [OrderRow[], number];
+      ]);
       return orderFromRow(updated);
     }
     const columns = given.map(([name]) => COLUMN[name]);
     const update = key.sourceId !== undefined
       ? `ON CONFLICT (project_id, source_id) WHERE source_id IS NOT NULL DO UPDATE SET ${[...columns.map((c) => `${c} = EXCLUDED.${c}`), 'updated_at = now()'].join(', ')}`
       : '';
-    const [row] = (await tx.query(
-      `INSERT INTO orders (id, project_id, source_id, status, amount${columns.filter((c) => c !== 'status' && c !== 'amount').map((c) => `, ${c}`).join('')})
+    const [row] = await runPrepared<OrderRow[]>(
+      tx,
+      saveStatement(`INSERT INTO orders (id, project_id, source_id, status, amount${columns.filter((c) => c !== 'status' && c !== 'amount').map((c) => `, ${c}`).join('')})
        VALUES ($1, $2, $3, $4, $5${columns.filter((c) => c !== 'status' && c !== 'amount').map((_, i) => `, $${i + 6}`).join('')})
-       ${update} RETURNING ${ORDER_COLUMNS}`,
+       ${update} RETURNING ${ORDER_COLUMNS}`),
       [
         key.id,
         key.projectId,
@@ -111,7 +120,7 @@ export class OrderRepository {
         fields.amount ?? 0,
         ...given.filter(([name]) => name !== 'status' && name !== 'amount').map(([name, value]) => (JSON_COLUMNS.has(name) ? JSON.stringify(value) : value)),
       ],
-    )) as OrderRow[];
+    );
     return orderFromRow(row);
   }
 
