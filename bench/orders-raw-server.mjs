@@ -8,8 +8,8 @@
 //   - before the transaction: the customer by source id, the earning rules with their campaigns, the
 //     customer's cards in those campaigns;
 //   - in one transaction: the order's upsert (its row returned), the cards locked in id order, the claims, the
-//     pending entries, one update of the cards, one `added` event per entry (whose trigger writes the webhook
-//     outbox), the accruals' ledger rows with the API's details, COMMIT;
+//     pending entries, one update of the cards, one `added` event per entry (planned once: SET LOCAL
+//     plan_cache_mode, as the API does; the events' trigger writes the webhook outbox), the accruals' ledger rows with the API's details, COMMIT;
 //   - after the commit, one delayed activation job per entry on the service's BullMQ queue (job id = entry
 //     id), as the API schedules them;
 //   - the API's JSON for the order.
@@ -102,12 +102,12 @@ async function handle(req, res) {
   const rules = (await pool.query(ORDER_SQL.rules, [projectId])).rows;
   let plan = [];
   if (rules.length) {
-    const campaignIds = [...new Set(rules.map((rule) => rule.r_campaign_id))];
+    const campaignIds = [...new Set(rules.map((rule) => rule.campaign_id))];
     const cards = new Map((await pool.query(ORDER_SQL.cards, [projectId, customerId, campaignIds])).rows.map((row) => [row.campaign_id, row.id]));
     for (const rule of rules) {
-      if (rule.r_loyalty.type !== 'FIXED') return send(res, 400, invalid('the baseline takes FIXED earning rules only'));
-      if (!cards.has(rule.r_campaign_id)) continue;
-      plan.push({ rule, cardId: cards.get(rule.r_campaign_id), points: rule.r_loyalty.points });
+      if (rule.loyalty.type !== 'FIXED') return send(res, 400, invalid('the baseline takes FIXED earning rules only'));
+      if (!cards.has(rule.campaign_id)) continue;
+      plan.push({ rule, cardId: cards.get(rule.campaign_id), points: rule.loyalty.points });
     }
     plan = plan.filter((e) => e.points > 0);
   }
@@ -124,15 +124,15 @@ async function handle(req, res) {
     if (plan.length) {
       await client.query(ORDER_SQL.lockCards, [[...new Set(plan.map((e) => e.cardId))].sort()]);
       const won = new Set(
-        (await client.query(ORDER_SQL.claim, [orderId, projectId, plan.map((e) => e.rule.r_id), plan.map((e) => e.cardId), plan.map((e) => e.points)])).rows.map((row) => row.earning_rule_id),
+        (await client.query(ORDER_SQL.claim, [orderId, projectId, plan.map((e) => e.rule.id), plan.map((e) => e.cardId), plan.map((e) => e.points)])).rows.map((row) => row.earning_rule_id),
       );
-      const claimed = plan.filter((e) => won.has(e.rule.r_id));
+      const claimed = plan.filter((e) => won.has(e.rule.id));
       const paid = {
         event: { id: hexId('evcus_'), type: 'customer.order.paid', group_id: groupId, entity_id: customerId, created_at: new Date().toISOString(), category: 'ACTION', event_source: source },
         order: { id: orderId, source_id: sourceId },
       };
-      const accruals = claimed.filter((e) => e.rule.r_pending_points === null);
-      const held = claimed.filter((e) => e.rule.r_pending_points !== null);
+      const accruals = claimed.filter((e) => e.rule.pending_points === null);
+      const held = claimed.filter((e) => e.rule.pending_points !== null);
       if (held.length) {
         entries = (
           await client.query(ORDER_SQL.pending, [
@@ -141,13 +141,13 @@ async function handle(req, res) {
                 id: hexId('lopp_'),
                 project_id: projectId,
                 voucher_id: e.cardId,
-                campaign_id: e.rule.r_campaign_id,
+                campaign_id: e.rule.campaign_id,
                 customer_id: customerId,
                 order_id: orderId,
-                earning_rule_id: e.rule.r_id,
+                earning_rule_id: e.rule.id,
                 points: e.points,
-                delay_ms: (e.rule.r_pending_points.period_value ?? 0) * config.pendingPointsDayMs,
-                details: { ...paid, earning_rule: { id: e.rule.r_id, source: { banner: e.rule.r_banner } } },
+                delay_ms: (e.rule.pending_points.period_value ?? 0) * config.pendingPointsDayMs,
+                details: { ...paid, earning_rule: { id: e.rule.id, source: { banner: e.rule.banner } } },
               })),
             ),
           ])
@@ -158,6 +158,7 @@ async function handle(req, res) {
         ...entries.map((entry) => ({ cardId: entry.voucher_id, points: 0, pending: entry.points })),
       ]);
       if (entries.length) {
+        await client.query(ORDER_SQL.genericPlans);
         await client.query(ORDER_SQL.pendingEvents, [entries.map((entry) => entry.id), entries.map((entry) => entry.points), ADDED, groupId, JSON.stringify(source), 'AUTOMATIC']);
       }
       if (accruals.length) {
@@ -177,7 +178,7 @@ async function handle(req, res) {
               id: hexId('vtx_'),
               project_id: projectId,
               voucher_id: e.cardId,
-              campaign_id: e.rule.r_campaign_id,
+              campaign_id: e.rule.campaign_id,
               type: 'POINTS_ACCRUAL',
               points: e.points,
               balance_after: balances[i].balance,
@@ -187,7 +188,7 @@ async function handle(req, res) {
                 balance: { type: 'loyalty_card', total: balances[i].points, object: 'balance', points: e.points, balance: balances[i].balance, related_object: { id: e.cardId, type: 'voucher' } },
                 order: paid.order,
                 event: { id: paid.event.id, type: paid.event.type },
-                earning_rule: { id: e.rule.r_id, source: { banner: e.rule.r_banner } },
+                earning_rule: { id: e.rule.id, source: { banner: e.rule.banner } },
               },
             })),
           ),

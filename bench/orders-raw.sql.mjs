@@ -2,12 +2,12 @@
 // status and customer, the customer by source id, FIXED earning rules), as PostgreSQL logged them
 // (log_statement = all; bench/orders.mjs keeps a fresh sample in bench/results/orders.json, `statement_samples`)
 // on 2026-11-26 after the money-path changes, for the plain baseline (bench/orders-raw-server.mjs). Before the
-// transaction: the customer by source id (made if missing, CustomerRepository), the earning rules with their
-// campaigns (query builder) and the customer's cards in those campaigns. In it: the order's upsert (its row
-// returned), the cards locked in id order, the claims (order_earnings), the pending entries, one update of the
-// cards (accruals and pending totals), one `…pending_points.added` event per entry (the events' INSERT, whose
-// trigger writes the webhook outbox), the accruals' ledger rows. The API sends the statements with a name
-// (prepared once per connection) where it does; so does the baseline. Change them when the API's change.
+// transaction: the customer by source id (made if missing, CustomerRepository), the earning rules that earn now
+// with their campaign's auto_join, and the customer's cards in those campaigns. In it: the order's upsert (its
+// row returned), the cards locked in id order, the claims (order_earnings), the pending entries, one update of
+// the cards (accruals and pending totals), SET LOCAL plan_cache_mode, one `…pending_points.added` event per
+// entry (its trigger writes the webhook outbox), the accruals' ledger rows. The API sends the statements with
+// a name (prepared once per connection) where it does; so does the baseline. Change them when the API's change.
 import { eventsInsertSql } from '../dist/events/event.repository.js';
 
 const named = (name, text) => ({ name: `raw_${name}`, text });
@@ -26,16 +26,28 @@ export const ORDER_SQL = {
    UNION ALL
    SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE project_id = $2 AND source_id = $3 AND NOT EXISTS (SELECT 1 FROM made)`,
   ),
-  rules: `SELECT "r"."id" AS "r_id", "r"."project_id" AS "r_project_id", "r"."campaign_id" AS "r_campaign_id", "r"."event" AS "r_event", "r"."loyalty" AS "r_loyalty", "r"."pending_points" AS "r_pending_points", "r"."banner" AS "r_banner", "r"."active" AS "r_active", "r"."start_date" AS "r_start_date", "r"."expiration_date" AS "r_expiration_date", "r"."metadata" AS "r_metadata", "r"."created_at" AS "r_created_at", "r"."updated_at" AS "r_updated_at", "c"."id" AS "c_id", "c"."project_id" AS "c_project_id", "c"."name" AS "c_name", "c"."description" AS "c_description", "c"."type" AS "c_type", "c"."auto_join" AS "c_auto_join", "c"."use_voucher_metadata_schema" AS "c_use_voucher_metadata_schema", "c"."active" AS "c_active", "c"."protected" AS "c_protected", "c"."start_date" AS "c_start_date", "c"."expiration_date" AS "c_expiration_date", "c"."validity_timeframe" AS "c_validity_timeframe", "c"."validity_day_of_week" AS "c_validity_day_of_week", "c"."validity_hours" AS "c_validity_hours", "c"."activity_duration_after_publishing" AS "c_activity_duration_after_publishing", "c"."category_id" AS "c_category_id", "c"."metadata" AS "c_metadata", "c"."voucher" AS "c_voucher", "c"."loyalty_tiers_expiration" AS "c_loyalty_tiers_expiration", "c"."access_assignments" AS "c_access_assignments", "c"."vouchers_target" AS "c_vouchers_target", "c"."vouchers_count" AS "c_vouchers_count", "c"."creation_status" AS "c_creation_status", "c"."vouchers_generation_status" AS "c_vouchers_generation_status", "c"."generation_error" AS "c_generation_error", "c"."created_at" AS "c_created_at", "c"."updated_at" AS "c_updated_at", "c"."deleted_at" AS "c_deleted_at" FROM "earning_rules" "r" INNER JOIN "campaigns" "c" ON "c"."id"="r"."campaign_id" WHERE "r"."project_id" = $1 AND "r"."event" = 'order.paid' AND "r"."active" AND ("r"."start_date" IS NULL OR "r"."start_date" <= now()) AND ("r"."expiration_date" IS NULL OR "r"."expiration_date" >= now()) AND "c"."deleted_at" IS NULL AND "c"."active" AND ("c"."start_date" IS NULL OR "c"."start_date" <= now()) AND ("c"."expiration_date" IS NULL OR "c"."expiration_date" >= now()) ORDER BY "r"."created_at" ASC, "r"."id" ASC`,
+  rules: named(
+    'earning_rules_now',
+    `SELECT r.id, r.project_id, r.campaign_id, r.event, r.loyalty, r.pending_points, r.banner, r.active, r.start_date, r.expiration_date,
+          r.metadata, r.created_at, r.updated_at, c.auto_join
+   FROM earning_rules r JOIN campaigns c ON c.id = r.campaign_id
+   WHERE r.project_id = $1 AND r.event = 'order.paid' AND r.active
+     AND (r.start_date IS NULL OR r.start_date <= now()) AND (r.expiration_date IS NULL OR r.expiration_date >= now())
+     AND c.deleted_at IS NULL AND c.active AND (c.start_date IS NULL OR c.start_date <= now()) AND (c.expiration_date IS NULL OR c.expiration_date >= now())
+   ORDER BY r.created_at, r.id`,
+  ),
+  upsertOrder: named(
+    'orders_save',
+    `INSERT INTO orders (id, project_id, source_id, status, amount, customer_id)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (project_id, source_id) WHERE source_id IS NOT NULL DO UPDATE SET status = EXCLUDED.status, amount = EXCLUDED.amount, customer_id = EXCLUDED.customer_id, updated_at = now() RETURNING ${ORDER_COLUMNS}`,
+  ),
   cards: named(
     'cards_active_of',
     `SELECT v.campaign_id, v.id FROM vouchers v
    JOIN members m ON m.id = v.member_id AND m.status = 'ACTIVE' AND m.customer_id = $2
    WHERE v.holder_id = $2 AND v.project_id = $1 AND v.campaign_id = ANY($3::text[])`,
   ),
-  upsertOrder: `INSERT INTO orders (id, project_id, source_id, status, amount, customer_id)
-       VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (project_id, source_id) WHERE source_id IS NOT NULL DO UPDATE SET status = EXCLUDED.status, amount = EXCLUDED.amount, customer_id = EXCLUDED.customer_id, updated_at = now() RETURNING ${ORDER_COLUMNS}`,
   lockCards: named('cards_lock', 'SELECT 1 FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE'),
   claim: named(
     'orders_claim',
@@ -61,6 +73,7 @@ export const ORDER_SQL = {
    WHERE v.id = d.id
    RETURNING v.id, v.points, v.balance, v.pending_points`,
   ),
+  genericPlans: 'SET LOCAL plan_cache_mode = force_generic_plan',
   pendingEvents: named(
     'pending_events_record',
     eventsInsertSql(`

@@ -163,7 +163,7 @@ async function sweepQueryCost(db, seed) {
   );
   await db.query('VACUUM (ANALYZE) loyalty_pending_points');
   const insertSeconds = (Date.now() - started) / 1000;
-  const due = `SELECT id FROM loyalty_pending_points WHERE status = 'PENDING' AND activates_at <= now() ORDER BY activates_at LIMIT 1000 FOR UPDATE SKIP LOCKED`;
+  const due = `SELECT id FROM loyalty_pending_points WHERE status = 'PENDING' AND activation_error IS NULL AND activates_at <= now() ORDER BY activates_at LIMIT 1000 FOR UPDATE SKIP LOCKED`;
   const plan = (await db.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${due}`)).rows[0]['QUERY PLAN'][0];
   const nodes = [];
   const walk = (node) => {

@@ -13,12 +13,12 @@ export class MetricsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * PENDING entries whose `activates_at` has passed and that nobody has activated yet: the range of the partial
-   * index `idx_pending_points_due` (status = 'PENDING', ordered by activates_at) up to now. It holds only
+   * PENDING entries whose `activates_at` has passed and that nobody has activated yet (nor set aside with an
+   * `activation_error`): the range of the partial index `idx_pending_points_due` (ordered by activates_at) up to now. It holds only
    * PENDING rows, so settled entries cost nothing, and when the worker keeps up the range is (nearly) empty.
    */
   async duePendingPoints(): Promise<number> {
-    const [row] = (await this.dataSource.query(`SELECT count(*) AS n FROM loyalty_pending_points WHERE status = 'PENDING' AND activates_at <= now()`)) as { n: string }[];
+    const [row] = (await this.dataSource.query(`SELECT count(*) AS n FROM loyalty_pending_points WHERE status = 'PENDING' AND activation_error IS NULL AND activates_at <= now()`)) as { n: string }[];
     return Number(row.n);
   }
 
