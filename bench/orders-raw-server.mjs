@@ -8,8 +8,8 @@
 //   - before the transaction: the customer by source id, the earning rules with their campaigns, the
 //     customer's cards in those campaigns;
 //   - in one transaction: the order's upsert (its row returned), the cards locked in id order, the claims, the
-//     pending entries, one update of the cards, one `added` event per entry (planned once: SET LOCAL
-//     plan_cache_mode, as the API does; the events' trigger writes the webhook outbox), the accruals' ledger rows with the API's details, COMMIT;
+//     pending entries, one update of the cards, one `added` event per entry (whose trigger writes the webhook
+//     outbox), the accruals' ledger rows with the API's details, COMMIT;
 //   - after the commit, one delayed activation job per entry on the service's BullMQ queue (job id = entry
 //     id), as the API schedules them;
 //   - the API's JSON for the order.
@@ -158,7 +158,6 @@ async function handle(req, res) {
         ...entries.map((entry) => ({ cardId: entry.voucher_id, points: 0, pending: entry.points })),
       ]);
       if (entries.length) {
-        await client.query(ORDER_SQL.genericPlans);
         await client.query(ORDER_SQL.pendingEvents, [entries.map((entry) => entry.id), entries.map((entry) => entry.points), ADDED, groupId, JSON.stringify(source), 'AUTOMATIC']);
       }
       if (accruals.length) {

@@ -5,8 +5,7 @@
 // transaction: the customer by source id (made if missing, CustomerRepository), the earning rules that earn now
 // with their campaign's auto_join, and the customer's cards in those campaigns. In it: the order's upsert (its
 // row returned), the cards locked in id order, the claims (order_earnings), the pending entries, one update of
-// the cards (accruals and pending totals), SET LOCAL plan_cache_mode, one `…pending_points.added` event per
-// entry (its trigger writes the webhook outbox), the accruals' ledger rows. The API sends the statements with
+// the cards (accruals and pending totals), one `…pending_points.added` event per entry (its trigger writes the webhook outbox), the accruals' ledger rows. The API sends the statements with
 // a name (prepared once per connection) where it does; so does the baseline. Change them when the API's change.
 import { eventsInsertSql } from '../dist/events/event.repository.js';
 
@@ -73,7 +72,6 @@ export const ORDER_SQL = {
    WHERE v.id = d.id
    RETURNING v.id, v.points, v.balance, v.pending_points`,
   ),
-  genericPlans: 'SET LOCAL plan_cache_mode = force_generic_plan',
   pendingEvents: named(
     'pending_events_record',
     eventsInsertSql(`

@@ -39,12 +39,6 @@ const RECORD = prepared(
 export class PendingEventsRepository {
   async record(tx: Tx, changes: { id: string; change: number }[], type: EventType, operation: OperationType, cause: EventCause): Promise<void> {
     if (!changes.length) return;
-    // PostgreSQL would plan this statement on every run (for the few entries of an order a custom plan looks
-    // cheaper than a generic one that assumes ten), and planning its seven joins cost it three times the run
-    // (bench/README.md, "Paid orders"). Its generic plan reads every table by primary key whatever their size,
-    // so it is used from the first run; SET LOCAL lasts to the end of this transaction, whose statements after
-    // this one (the ledger's INSERT) read no table.
-    await tx.query('SET LOCAL plan_cache_mode = force_generic_plan');
     await runPrepared(tx, RECORD, [changes.map((c) => c.id), changes.map((c) => c.change), type, cause.groupId, JSON.stringify(cause.source), operation]);
   }
 }
