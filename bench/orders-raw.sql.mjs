@@ -5,8 +5,9 @@
 // transaction: the customer by source id (made if missing, CustomerRepository), the earning rules that earn now
 // with their campaign's auto_join, and the customer's cards in those campaigns. In it: the order's upsert (its
 // row returned), the cards locked in id order, the claims (order_earnings), the pending entries, one update of
-// the cards (accruals and pending totals), one `…pending_points.added` event per entry (its trigger writes the webhook outbox), the accruals' ledger rows. The API sends the statements with
-// a name (prepared once per connection) where it does; so does the baseline. Change them when the API's change.
+// the cards (accruals and pending totals), one `…pending_points.added` event per entry (its trigger writes the
+// webhook outbox), the accruals' ledger rows. The API sends the statements with a name (prepared once per
+// connection) where it does; so does the baseline. Change them when the API's change.
 import { eventsInsertSql } from '../dist/events/event.repository.js';
 
 const named = (name, text) => ({ name: `raw_${name}`, text });
