@@ -78,20 +78,17 @@ export const ORDER_SQL = {
     eventsInsertSql(`
   SELECT p.project_id, $3::text AS type, p.customer_id AS entity_id, $4::text AS group_id, $5::jsonb AS event_source,
          json_build_object(
-           'customer', loyalty_customer_json(cu),
+           'customer', (SELECT loyalty_customer_json(cu) FROM customers cu WHERE cu.id = p.customer_id),
            'campaign', loyalty_campaign_json(ca),
-           'voucher', loyalty_voucher_json(v, ca.name, v.points, v.balance, v.pending_points, m.status = 'ACTIVE'),
-           'order', loyalty_order_json(o),
+           'voucher', loyalty_voucher_json(v, ca.name, v.points, v.balance, v.pending_points, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = v.member_id)),
+           'order', (SELECT loyalty_order_json(o) FROM orders o WHERE o.id = p.order_id),
            'voucher_pending_points_balance', json_build_object('points', ch.change, 'total', v.pending_points, 'object', 'balance',
                                                                'related_object', json_build_object('type', 'voucher', 'id', v.id), 'operation_type', $6::text),
            'pending_points', loyalty_pending_points_json(p)) AS data
   FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS ch(id, change, n)
   JOIN loyalty_pending_points p ON p.id = ch.id
   JOIN vouchers v ON v.id = p.voucher_id
-  LEFT JOIN members m ON m.id = v.member_id
-  JOIN customers cu ON cu.id = p.customer_id
   JOIN campaigns ca ON ca.id = p.campaign_id
-  LEFT JOIN orders o ON o.id = p.order_id
   ORDER BY ch.n`),
   ),
   ledger: named(
