@@ -77,8 +77,14 @@ function looksLikeRedis(e: { message?: unknown; stack?: unknown; name?: unknown 
  * 23514 (a check constraint, e.g. a card's points past their cap).
  */
 export function dataError(error: unknown): { code: string; message: string } | null {
-  const driverError = (error as { driverError?: { code?: unknown; message?: unknown } } | null)?.driverError ?? (error as { code?: unknown; message?: unknown } | null);
+  const driverError =
+    (error as { driverError?: { code?: unknown; message?: unknown; constraint?: unknown } } | null)?.driverError ?? (error as { code?: unknown; message?: unknown; constraint?: unknown } | null);
   const code = typeof driverError?.code === 'string' ? driverError.code : '';
   if (!/^22[0-9A-Z]{3}$/.test(code) && code !== '54000' && code !== '23514') return null;
+  if (driverError?.constraint === CARD_POINTS_CAP) return { code, message: CARD_POINTS_CAP_MESSAGE };
   return { code, message: typeof driverError?.message === 'string' ? driverError.message : code };
 }
+
+/** The check that keeps a card's point columns where a JSON number is exact (migration CardPointsBigint). */
+const CARD_POINTS_CAP = 'CHK_vouchers_points_safe';
+export const CARD_POINTS_CAP_MESSAGE = "a card's points would pass 9007199254740991, the most a card can hold";

@@ -63,7 +63,7 @@ export class PendingPointsController {
   @ApiOperation({
     operationId: 'activateMemberPendingPoints',
     summary: 'Activate pending points now',
-    description: 'The points reach the card\'s balance (a PENDING_POINTS_ACTIVATION transaction) and `customer.voucher.loyalty_card.pending_points.activated` is recorded; the delayed job then finds nothing to do. An entry that is not PENDING answers 400 `invalid_pending_points_state`.',
+    description: 'The points reach the card\'s balance (a PENDING_POINTS_ACTIVATION transaction) and `customer.voucher.loyalty_card.pending_points.activated` is recorded; the delayed job then finds nothing to do. An entry that is not PENDING answers 400 `invalid_pending_points_state`; one whose points would take the card past 9007199254740991 (the most a card holds) answers 400 `invalid_amount` and stays PENDING.',
   })
   @ApiOkBody(ActivationBalanceDto)
   @ApiErrorResponses(400, 401, 404, 503)

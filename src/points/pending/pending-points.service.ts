@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { ProjectContext } from '../../auth/auth.service.js';
 import { CampaignsService } from '../../campaigns/campaigns.service.js';
 import { ApiError } from '../../common/errors/api-error.js';
+import { dataError } from '../../common/errors/infrastructure-errors.js';
 import { TransactionRunner, type Tx } from '../../database/transaction-runner.js';
 import { type EventCause, requestCause } from '../../events/events.service.js';
 import { EVENTS, type EventType } from '../../events/event-types.js';
@@ -93,7 +94,11 @@ export class PendingPointsService {
   async activate(project: ProjectContext, code: string, entryId: string): Promise<ActivationBalanceDto> {
     const card = await this.card(project, code);
     await this.entryOf(project, card, entryId);
-    const done = await this.activation.activateManually(project.id, card.id, entryId, requestCause(project));
+    const done = await this.activation.activateManually(project.id, card.id, entryId, requestCause(project)).catch((error: unknown) => {
+      const refused = dataError(error);
+      if (!refused) throw error;
+      throw new ApiError(400, 'invalid_amount', 'Invalid Amount', { details: `The pending points cannot be activated: ${refused.message}`, resourceId: entryId, resourceType: 'pending_points' });
+    });
     if (!done) throw await this.stateError(project, entryId, 'activated');
     return {
       points: done.points,
