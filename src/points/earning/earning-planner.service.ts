@@ -13,7 +13,7 @@ export interface PlannedEarning {
   cardId: string;
 }
 
-/** A card holds an int4 balance; one order may not earn more than this under one rule. */
+/** Pending entries and ledger rows hold their points as int4; one order may not earn more than this under one rule. */
 export const MAX_POINTS_PER_EARNING = 1_000_000_000;
 
 /**
