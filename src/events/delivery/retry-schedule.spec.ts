@@ -1,4 +1,4 @@
-import { MAX_RETRIES, nextAttemptAt, parseRetryAfter, retryOffsetMs } from './retry-schedule.js';
+import { MAX_RETRIES, RETRY_AFTER_CAP_MS, nextAttemptAt, parseRetryAfter, retryOffsetMs } from './retry-schedule.js';
 
 describe('webhook retry schedule', () => {
   it('is Voucherify\'s: 1, 2, 4 … 1,024 minutes after the first attempt, then 24 hours', () => {
@@ -24,5 +24,15 @@ describe('webhook retry schedule', () => {
     expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:05 GMT', now)).toBe(5_000);
     expect(parseRetryAfter('soon', now)).toBeNull();
     expect(parseRetryAfter(undefined, now)).toBeNull();
+  });
+
+  it('caps Retry-After at 24 hours, however far it asks (a valid date comes out)', () => {
+    const now = new Date('2026-01-01T00:00:00Z');
+    expect(RETRY_AFTER_CAP_MS).toBe(86_400_000);
+    expect(parseRetryAfter('9999999999999', now)).toBe(RETRY_AFTER_CAP_MS);
+    expect(parseRetryAfter('Fri, 01 Jan 9999 00:00:00 GMT', now)).toBe(RETRY_AFTER_CAP_MS);
+    expect(parseRetryAfter('Wed, 31 Dec 2025 00:00:00 GMT', now)).toBe(0);
+    const next = nextAttemptAt(now, 1, 60_000, now, parseRetryAfter('9999999999999', now)) as Date;
+    expect(next.toISOString()).toBe('2026-01-02T00:00:00.000Z');
   });
 });

@@ -19,10 +19,17 @@ export function nextAttemptAt(firstAttemptAt: Date, attempts: number, baseMs: nu
   return new Date(retryAfterMs === null ? scheduled : Math.max(scheduled, now.getTime() + retryAfterMs));
 }
 
-/** `Retry-After` in seconds or as an HTTP date, in milliseconds from now; null if absent or unreadable. */
+/**
+ * The longest wait a receiver's `Retry-After` can ask for: 24 hours, the longest gap of the retry schedule at
+ * its default base. A larger value (`Retry-After: 9999999999999` is years past the last date JavaScript can
+ * hold) is read as this.
+ */
+export const RETRY_AFTER_CAP_MS = 24 * 60 * 60 * 1000;
+
+/** `Retry-After` in seconds or as an HTTP date, in milliseconds from now (at most the cap); null if absent or unreadable. */
 export function parseRetryAfter(value: string | undefined, now: Date): number | null {
   if (!value) return null;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? null : Math.max(0, at - now.getTime());
+  const trimmed = value.trim();
+  const ms = /^\d+$/.test(trimmed) ? Number(trimmed) * 1000 : Date.parse(trimmed) - now.getTime();
+  return Number.isNaN(ms) ? null : Math.min(RETRY_AFTER_CAP_MS, Math.max(0, ms));
 }

@@ -12,7 +12,7 @@ import type { DeliveryStatus } from './webhook-delivery.entity.js';
 import { MicroBatcher } from './micro-batcher.js';
 import { type AttemptContext, type AttemptRecord, type NotClaimed, WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 import { envelopeOf } from './webhook-envelope.js';
-import { WebhookSender } from './webhook-sender.js';
+import { WebhookSender, type WebhookResult } from './webhook-sender.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 export const USER_AGENT = `loyalty-service-webhooks/${VERSION}`;
@@ -124,25 +124,13 @@ export class WebhookDeliveryService implements OnModuleDestroy {
   }
 
   private async sendAndJudge(delivery: AttemptContext): Promise<SentAttempt> {
-    const secret = delivery.secret ?? { current: await this.secrets.ensure(delivery.projectId), previous: null, previousExpiresAt: null };
-    const body = envelopeOf(delivery);
     const at = new Date();
-    const timestamp = Math.floor(at.getTime() / 1000);
-    const valid = [secret.current, ...(secret.previous && secret.previousExpiresAt && secret.previousExpiresAt > at ? [secret.previous] : [])];
-    const result = await this.sender.send({
-      url: delivery.targetUrl,
-      timeoutMs: this.config.webhook.timeoutMs,
-      body,
-      headers: {
-        ...delivery.customHeaders,
-        'content-type': 'application/json',
-        'user-agent': USER_AGENT,
-        'x-voucherify-signature': voucherifySignature(secret.current, body),
-        'webhook-id': delivery.id,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': standardSignatures(valid, delivery.id, timestamp, body),
-      },
-    });
+    // Whatever goes wrong from here on is this attempt's failure, recorded with its error like any other, so
+    // that the retry schedule, FAILED and PAUSED apply: an attempt that threw and was never recorded left its
+    // delivery at the head of the due deliveries, claimed again after every lease (issue 26).
+    const result = await this.sendSigned(delivery, at).catch(
+      (error: unknown): WebhookResult => ({ statusCode: null, durationMs: 0, error: `could not send: ${messageOf(error)}`.slice(0, 1000), responseExcerpt: null, retryAfter: undefined }),
+    );
     this.metrics.deliveryAttempted(result.statusCode, result.durationMs);
     const now = new Date();
     const succeeded = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
@@ -157,4 +145,32 @@ export class WebhookDeliveryService implements OnModuleDestroy {
     }
     return { record, distributionId: delivery.distributionId, distributionChange: gone ? 'DISABLED' : status === 'FAILED' && !delivery.manual ? 'PAUSED' : null };
   }
+
+  /** Signs the envelope with the project's secrets and sends it. */
+  private async sendSigned(delivery: AttemptContext, at: Date): Promise<WebhookResult> {
+    const secret = delivery.secret ?? { current: await this.secrets.ensure(delivery.projectId), previous: null, previousExpiresAt: null };
+    const body = envelopeOf(delivery);
+    const timestamp = Math.floor(at.getTime() / 1000);
+    const valid = [secret.current, ...(secret.previous && secret.previousExpiresAt && secret.previousExpiresAt > at ? [secret.previous] : [])];
+    return this.sender.send({
+      url: delivery.targetUrl,
+      timeoutMs: this.config.webhook.timeoutMs,
+      body,
+      headers: {
+        ...delivery.customHeaders,
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        'x-voucherify-signature': voucherifySignature(secret.current, body),
+        'webhook-id': delivery.id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': standardSignatures(valid, delivery.id, timestamp, body),
+      },
+    });
+  }
+}
+
+/** An error's message (also for errors made in another realm, which `instanceof Error` does not see). */
+function messageOf(error: unknown): string {
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : String(error);
 }

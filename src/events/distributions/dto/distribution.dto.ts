@@ -15,6 +15,8 @@ export const MAX_CUSTOM_HEADERS = 20;
 /** Headers the service sets itself (or HTTP owns); a distribution cannot send its own. */
 export const RESERVED_HEADER = /^(content-type|content-length|content-encoding|transfer-encoding|host|connection|keep-alive|upgrade|te|trailer|expect|proxy-.*|user-agent|x-voucherify-signature|webhook-.*)$/i;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+/** What Node's http.validateHeaderValue accepts: tab, printable ASCII, and the Latin-1 range (DEL and controls refused). */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /** Why `value` is not an acceptable target URL, or null. */
 export function targetUrlProblem(value: unknown): string | null {
@@ -41,6 +43,9 @@ export function customHeadersProblem(value: unknown): string | null {
     if (RESERVED_HEADER.test(name)) return `custom_headers: ${name} is set by the service and cannot be sent by a distribution`;
     if (typeof header !== 'string') return `custom_headers.${name} must be a string`;
     if (header.length > 1000 || /[\r\n\0]/.test(header)) return `custom_headers.${name} must be at most 1000 characters, without line breaks`;
+    // The rule Node applies when it sends the header (http.validateHeaderValue): tab, printable ASCII and
+    // Latin-1 letters only. A value it refuses would make every attempt of the distribution fail to send.
+    if (!HEADER_VALUE.test(header)) return `custom_headers.${name} must hold only tab, printable ASCII and Latin-1 characters (U+0080–U+00FF), as HTTP header values do`;
   }
   return null;
 }

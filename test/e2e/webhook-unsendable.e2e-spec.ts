@@ -1,0 +1,127 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { RETRY_AFTER_CAP_MS } from '../../src/events/delivery/retry-schedule.js';
+import { type TestProject, createProject, http, startApi, startWorker, testConfig, waitFor } from '../support/harness.js';
+import { PointsDb, enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
+import { Receiver } from '../support/receiver.js';
+
+const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated';
+const SETTINGS = { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_SWEEP_MS: '500' };
+
+/**
+ * Attempts that cannot even be sent, and answers that ask for the impossible, are recorded like any failed
+ * attempt (issue 26): a header value Node refuses is a 400 at the API; one already stored (an older install)
+ * fails each attempt with its error, on the retry schedule, to FAILED and PAUSED; a `Retry-After` of
+ * thirteen digits waits the cap. Meanwhile another project's deliveries flow.
+ */
+describe('webhook attempts that cannot be sent are still recorded', () => {
+  let app: NestExpressApplication;
+  let worker: INestApplicationContext;
+  let project: TestProject;
+  let other: TestProject;
+  const receiver = new Receiver();
+  const db = new PointsDb();
+
+  beforeAll(async () => {
+    await receiver.start();
+    const config = testConfig(SETTINGS);
+    app = await startApi(config);
+    worker = await startWorker(config);
+    project = await createProject(app, 'Unsendable webhooks');
+    other = await createProject(app, 'Healthy webhooks');
+    await db.connect();
+  });
+  afterAll(async () => {
+    await db.end();
+    await worker.close();
+    await app.close();
+    await receiver.stop();
+  });
+
+  const distribution = async (who: TestProject, path: string, body: object = {}) => {
+    const res = await http(app).post('/v1/distributions').set(who.headers).send({ name: unique('Distribution'), trigger: ACTIVATED, target_url: receiver.url(path), ...body });
+    return res;
+  };
+  /** A pending entry activated by hand: one `activated` event, so one delivery per ACTIVE distribution. */
+  const activation = async (who: TestProject) => {
+    const { campaign } = await pointsCampaign(app, who, [{ points: 5, days: 30 }]);
+    const customer = unique('holder');
+    const code = await enrol(app, who, campaign, customer);
+    const order = await payOrder(app, who, { source_id: unique('order'), customer });
+    const [entry] = await db.entries({ orderId: order.body.id });
+    expect((await http(app).post(`/v1/loyalties/members/${code}/pending-points/${entry.id}/activate`).set(who.headers)).status).toBe(200);
+    return entry.id;
+  };
+  const deliveries = (distributionId: string) =>
+    db.query<{ id: string; status: string; attempts_count: number; next_attempt_at: Date | null; error: string | null }>(
+      `SELECT d.id, d.status, d.attempts_count, d.next_attempt_at,
+              (SELECT a.error FROM webhook_attempts a WHERE a.delivery_id = d.id ORDER BY a.at DESC LIMIT 1) AS error
+       FROM webhook_deliveries d WHERE d.distribution_id = $1`,
+      [distributionId],
+    );
+
+  it('refuses a custom header value that Node would not send, naming the header, and takes Latin-1', async () => {
+    for (const value of ['Łódź', 'token €', '\u0001', '\u007f']) {
+      const res = await distribution(project, '/never', { custom_headers: { 'x-city': value } });
+      expect({ value, status: res.status, key: res.body.key, details: res.body.details }).toEqual({
+        value,
+        status: 400,
+        key: 'invalid_payload',
+        details: 'custom_headers.x-city must hold only tab, printable ASCII and Latin-1 characters (U+0080–U+00FF), as HTTP header values do',
+      });
+    }
+    const made = await distribution(project, '/zurich', { custom_headers: { 'x-city': 'Zürich' } });
+    expect(made.status).toBe(200);
+    const dist = made.body.id as string;
+    const put = await http(app).put(`/v1/distributions/${dist}`).set(project.headers).send({ custom_headers: { 'x-city': 'Łódź' } });
+    expect(put.body).toMatchObject({ code: 400, key: 'invalid_payload' });
+    await http(app).delete(`/v1/distributions/${dist}`).set(project.headers);
+  });
+
+  it('a stored header that Node refuses: each attempt is recorded as failed, retried on the schedule, then FAILED and the distribution PAUSED; other projects are served', async () => {
+    const made = await distribution(project, '/refused');
+    expect(made.status).toBe(200);
+    const dist = made.body.id as string;
+    // As an install made before the API checked header values would have it.
+    await db.query(`UPDATE distributions SET custom_headers = '{"x-city":"Łódź"}'::jsonb WHERE id = $1`, [dist]);
+    await activation(project);
+    const retried = await waitFor(async () => {
+      const [d] = await deliveries(dist);
+      return d && d.attempts_count >= 2 ? d : undefined;
+    });
+    expect(retried).toMatchObject({ status: 'PENDING' });
+    expect(retried.error).toMatch(/^could not send: Invalid character in header content \["x-city"\]/);
+    expect(receiver.on('/refused')).toHaveLength(0);
+
+    // Another project's delivery is claimed and sent meanwhile.
+    const healthy = await distribution(other, '/healthy');
+    expect(healthy.status).toBe(200);
+    const entryId = await activation(other);
+    await waitFor(async () => (receiver.on('/healthy').some((r) => JSON.parse(r.body).data.pending_points?.id === entryId) ? true : undefined));
+
+    // The last retry: the delivery fails and its distribution is paused, as for any target that keeps failing.
+    await db.query('UPDATE webhook_deliveries SET attempts_count = 12, next_attempt_at = now() WHERE distribution_id = $1', [dist]);
+    const failed = await waitFor(async () => {
+      const [d] = await deliveries(dist);
+      return d.status === 'FAILED' ? d : undefined;
+    });
+    expect(failed).toMatchObject({ attempts_count: 13, next_attempt_at: null });
+    expect((await http(app).get(`/v1/distributions/${dist}`).set(project.headers)).body.status).toBe('PAUSED');
+  });
+
+  it(`a Retry-After of thirteen digits waits the cap (${RETRY_AFTER_CAP_MS / 3_600_000} h) and is recorded`, async () => {
+    const made = await distribution(project, '/forever');
+    const dist = made.body.id as string;
+    receiver.script('/forever', { status: 503, headers: { 'Retry-After': '9999999999999' } });
+    const before = Date.now();
+    await activation(project);
+    const [d] = await waitFor(async () => {
+      const rows = await deliveries(dist);
+      return rows[0]?.attempts_count === 1 ? rows : undefined;
+    });
+    expect(d).toMatchObject({ status: 'PENDING', error: 'answered 503' });
+    const wait = (d.next_attempt_at as Date).getTime() - before;
+    expect(wait).toBeGreaterThan(RETRY_AFTER_CAP_MS - 60_000);
+    expect(wait).toBeLessThanOrEqual(RETRY_AFTER_CAP_MS + 60_000);
+  });
+});
