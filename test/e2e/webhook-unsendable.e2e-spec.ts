@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { INestApplicationContext } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { RETRY_AFTER_CAP_MS } from '../../src/events/delivery/retry-schedule.js';
@@ -12,7 +13,9 @@ const SETTINGS = { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_RETRY_BASE_MS:
  * Attempts that cannot even be sent, and answers that ask for the impossible, are recorded like any failed
  * attempt (issue 26): a header value Node refuses is a 400 at the API; one already stored (an older install)
  * fails each attempt with its error, on the retry schedule, to FAILED and PAUSED; a `Retry-After` of
- * thirteen digits waits the cap. Meanwhile another project's deliveries flow.
+ * thirteen digits waits the cap. A project's own actions do not stop everyone's deliveries: deleting a
+ * distribution while its attempt is in flight, or 64 attempts answered 410 at once. Meanwhile another
+ * project's deliveries flow.
  */
 describe('webhook attempts that cannot be sent are still recorded', () => {
   let app: NestExpressApplication;
@@ -123,5 +126,58 @@ describe('webhook attempts that cannot be sent are still recorded', () => {
     const wait = (d.next_attempt_at as Date).getTime() - before;
     expect(wait).toBeGreaterThan(RETRY_AFTER_CAP_MS - 60_000);
     expect(wait).toBeLessThanOrEqual(RETRY_AFTER_CAP_MS + 60_000);
+  });
+
+  /** Holds the requests to `path` until `release(status)`, which answers them all at once. */
+  const holding = (path: string, count: number) => {
+    const held: ServerResponse[] = [];
+    receiver.script(path, ...Array.from({ length: count }, () => (res: ServerResponse) => void held.push(res)));
+    return {
+      held,
+      release: (status: number) => {
+        for (const res of held.splice(0)) {
+          res.writeHead(status);
+          res.end('bye');
+        }
+      },
+    };
+  };
+  const healthyDelivery = async () => {
+    const entryId = await activation(other);
+    await waitFor(async () => (receiver.on('/healthy-2').some((r) => JSON.parse(r.body).data.pending_points?.id === entryId) ? true : undefined), { timeoutMs: 10_000 });
+  };
+
+  it('a distribution deleted while its attempt is in flight: the attempt is dropped, and every other delivery goes on', async () => {
+    expect((await distribution(other, '/healthy-2')).status).toBe(200);
+    const made = await distribution(project, '/deleted');
+    const dist = made.body.id as string;
+    const hold = holding('/deleted', 1);
+    await activation(project);
+    await waitFor(async () => (hold.held.length === 1 ? true : undefined));
+    expect((await http(app).delete(`/v1/distributions/${dist}`).set(project.headers)).status).toBe(204);
+    hold.release(200);
+    // On the old code recording that attempt failed its foreign key and the dispatcher retried the whole
+    // batch every second for ever, claiming nothing more for anyone.
+    await healthyDelivery();
+    await healthyDelivery();
+    expect(await db.count('SELECT 1 FROM webhook_deliveries WHERE distribution_id = $1', [dist])).toBe(0);
+  });
+
+  it('64 attempts answered 410 at once: the distribution is DISABLED once, its deliveries FAILED, and a PUT on it answers', async () => {
+    const made = await distribution(project, '/gone-together');
+    const dist = made.body.id as string;
+    const hold = holding('/gone-together', 64);
+    for (let i = 0; i < 64; i += 1) expect((await http(app).post(`/v1/distributions/${dist}/test`).set(project.headers)).status).toBeLessThan(300);
+    await waitFor(async () => (hold.held.length === 64 ? true : undefined), { timeoutMs: 20_000 });
+    hold.release(410);
+    const disabled = await waitFor(async () => {
+      const res = await http(app).get(`/v1/distributions/${dist}`).set(project.headers);
+      return res.body.status === 'DISABLED' ? res.body : undefined;
+    }, { timeoutMs: 10_000 });
+    expect(disabled.status).toBe('DISABLED');
+    await waitFor(async () => ((await deliveries(dist)).every((d) => d.status === 'FAILED' && d.attempts_count === 1) ? true : undefined), { timeoutMs: 10_000 });
+    const put = await http(app).put(`/v1/distributions/${dist}`).set(project.headers).send({ name: 'renamed after the storm' });
+    expect(put.status).toBe(200);
+    await healthyDelivery();
   });
 });

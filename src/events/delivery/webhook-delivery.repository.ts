@@ -109,20 +109,22 @@ ${contextFrom('claimed')}`;
 /**
  * Attempts ($1–$8, one array per column) and their deliveries' new states, as CTEs ending in `recorded`.
  * The delivery's lease ends with its record. The deliveries are found by primary key (`= ANY($1)`): joined
- * to the input alone, the planner could scan the whole table.
+ * to the input alone, the planner could scan the whole table. An attempt is stored only for a delivery the
+ * UPDATE found (and locked): one whose distribution was deleted while its attempt was in flight is gone,
+ * and its attempt is dropped instead of failing the whole batch on the foreign key (issue 26).
  */
 export const RECORD_CTES = `
 input AS (
   SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::int[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])
     AS t(delivery_id, at, status_code, duration_ms, error, response_excerpt, status, next_attempt_at)
-), att AS (
-  INSERT INTO webhook_attempts (delivery_id, at, status_code, duration_ms, error, response_excerpt)
-  SELECT delivery_id, at, status_code, duration_ms, error, response_excerpt FROM input
 ), recorded AS (
   UPDATE webhook_deliveries d SET status = i.status, attempts_count = d.attempts_count + 1, first_attempt_at = coalesce(d.first_attempt_at, i.at),
     next_attempt_at = i.next_attempt_at, delivered_at = CASE WHEN i.status = 'SUCCEEDED' THEN now() END, lease_until = NULL, manual = false
   FROM input i WHERE d.id = ANY($1::text[]) AND d.id = i.delivery_id AND ${NO_FLUSH_WAIT}
-  RETURNING 1
+  RETURNING d.id
+), att AS (
+  INSERT INTO webhook_attempts (delivery_id, at, status_code, duration_ms, error, response_excerpt)
+  SELECT i.delivery_id, i.at, i.status_code, i.duration_ms, i.error, i.response_excerpt FROM input i JOIN recorded r ON r.id = i.delivery_id
 )`;
 
 export const recordParams = (attempts: AttemptRecord[]) => [
@@ -224,14 +226,22 @@ export class WebhookDeliveryRepository {
     return ids.map((id) => claimed.get(id) ?? why.get(id) ?? { retryAt: null });
   }
 
-  /** The attempts and their deliveries' new states, in one statement (in the caller's transaction, if any). */
-  async recordMany(tx: Tx | null, attempts: AttemptRecord[]): Promise<void> {
-    await (tx ?? this.dataSource).query(`WITH ${RECORD_CTES} SELECT count(*) FROM recorded`, recordParams(attempts));
+  /**
+   * The attempts and their deliveries' new states, in one statement (in the caller's transaction, if any);
+   * how many were recorded (fewer when deliveries were deleted meanwhile).
+   */
+  async recordMany(tx: Tx | null, attempts: AttemptRecord[]): Promise<number> {
+    const [row] = (await (tx ?? this.dataSource).query(`WITH ${RECORD_CTES} SELECT count(*)::int AS n FROM recorded`, recordParams(attempts))) as { n: number }[];
+    return row.n;
   }
 
-  /** Every PENDING delivery of a distribution becomes FAILED (it was disabled). */
+  /** Every PENDING delivery of a distribution becomes FAILED (it was disabled), locked in id order. */
   async failPending(tx: Tx, distributionId: string): Promise<void> {
-    await tx.query(`UPDATE webhook_deliveries SET status = 'FAILED', next_attempt_at = NULL, lease_until = NULL WHERE distribution_id = $1 AND status = 'PENDING'`, [distributionId]);
+    await tx.query(
+      `UPDATE webhook_deliveries SET status = 'FAILED', next_attempt_at = NULL, lease_until = NULL
+       WHERE id IN (SELECT id FROM webhook_deliveries WHERE distribution_id = $1 AND status = 'PENDING' ORDER BY id FOR UPDATE)`,
+      [distributionId],
+    );
   }
 
   /**

@@ -57,7 +57,8 @@ export class WebhookDeliveryService implements OnModuleDestroy {
     this.sender = new WebhookSender(new AddressGuard(config.webhook.allowedCidrs));
     this.claims = new MicroBatcher((ids) => deliveries.claimMany(ids, this.leaseMs));
     this.records = new MicroBatcher(async (attempts) => {
-      await deliveries.recordMany(null, attempts);
+      const recorded = await deliveries.recordMany(null, attempts);
+      if (recorded < attempts.length) this.logger.log({ dropped: attempts.length - recorded }, 'webhook attempts of deliveries deleted meanwhile (with their distribution) were dropped');
       return attempts.map(() => undefined);
     });
   }
@@ -89,16 +90,23 @@ export class WebhookDeliveryService implements OnModuleDestroy {
     }
   }
 
-  /** An attempt that changes its distribution (410: DISABLED; the last retry failed: PAUSED), in one transaction. */
+  /**
+   * An attempt that changes its distribution (410: DISABLED; the last retry failed: PAUSED), in one
+   * transaction that takes the distribution's row first: many attempts reporting the same change at once
+   * (64 hung requests answered 410 together) queue on it instead of deadlocking on each other's deliveries,
+   * and only the first changes the status and settles the other deliveries; the rest only record themselves.
+   */
   async recordWithChange(sent: SentAttempt): Promise<void> {
     const change = sent.distributionChange;
     if (change === null) throw new Error('recordWithChange: the attempt changes no distribution');
-    await this.transactions.run(async (tx) => {
+    const changed = await this.transactions.run(async (tx) => {
+      const made = await this.distributions.changeStatus(tx, sent.distributionId, change);
       await this.deliveries.recordMany(tx, [sent.record]);
-      await this.distributions.setStatus(tx, sent.distributionId, change);
-      if (change === 'DISABLED') await this.deliveries.failPending(tx, sent.distributionId);
-      else await this.deliveries.park(tx, sent.distributionId);
+      if (made && change === 'DISABLED') await this.deliveries.failPending(tx, sent.distributionId);
+      else if (made) await this.deliveries.park(tx, sent.distributionId);
+      return made;
     });
+    if (!changed) return;
     if (change === 'DISABLED') this.logger.warn({ distribution_id: sent.distributionId }, 'target answered 410 Gone: distribution disabled');
     else this.logger.warn({ distribution_id: sent.distributionId }, 'last retry failed: distribution paused');
   }

@@ -37,7 +37,16 @@ export class DistributionRepository {
   }
 
   /** Set by delivery outcomes (410 → DISABLED, last retry failed → PAUSED), in the attempt's transaction. */
-  async setStatus(tx: Tx, id: string, status: DistributionStatus): Promise<void> {
-    await tx.query(`UPDATE distributions SET status = $2, updated_at = now() WHERE id = $1`, [id, status]);
+  /**
+   * What a worker's attempt reports (410: DISABLED; the last retry failed: PAUSED), made once: whichever of
+   * several attempts reporting it comes first changes the row (and holds it to its commit), the others wait
+   * for it and find nothing to change. PAUSED only pauses an ACTIVE distribution. True if this call changed it.
+   */
+  async changeStatus(tx: Tx, id: string, status: 'DISABLED' | 'PAUSED'): Promise<boolean> {
+    const [rows] = (await tx.query(
+      `UPDATE distributions SET status = $2, updated_at = now() WHERE id = $1 AND (CASE WHEN $2 = 'PAUSED' THEN status = 'ACTIVE' ELSE status <> 'DISABLED' END) RETURNING id`,
+      [id, status],
+    )) as [unknown[], number];
+    return rows.length > 0;
   }
 }
