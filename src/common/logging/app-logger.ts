@@ -16,18 +16,35 @@ export interface ProcessLoggers {
   requests: Pino;
 }
 
+/**
+ * The app logger's options. Besides credentials, a failed query's `parameters` (TypeORM's QueryFailedError
+ * carries them, and pino logs an error's own fields) are redacted: they are tenants' values, and a failed
+ * secret rotation logged its new `whsec_…` (issue 26).
+ */
+export function appLoggerOptions(level: string): pino.LoggerOptions {
+  return {
+    level,
+    redact: {
+      paths: [
+        'req.headers',
+        '*.headers["x-app-token"]',
+        '*.appToken',
+        '*.app_token',
+        '*.token',
+        '*.tokenHash',
+        'err.parameters',
+        'err.cause.parameters',
+        'err.driverError.parameters',
+        '*.err.parameters',
+      ],
+      censor: '[redacted]',
+    },
+  };
+}
+
 export function createLoggers(level: string): ProcessLoggers {
   const destination = pino.destination({ dest: 1, sync: false });
-  const app = pino(
-    {
-      level,
-      redact: {
-        paths: ['req.headers', '*.headers["x-app-token"]', '*.appToken', '*.app_token', '*.token', '*.tokenHash'],
-        censor: '[redacted]',
-      },
-    },
-    destination,
-  );
+  const app = pino(appLoggerOptions(level), destination);
   return { app, requests: pino({ level }, destination) };
 }
 
