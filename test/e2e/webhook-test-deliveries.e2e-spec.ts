@@ -48,12 +48,26 @@ describe('test deliveries, request bodies and distribution stats', () => {
     });
   const stats = async (distributionId: string) => (await http(app).get(`/v1/distributions/${distributionId}/stats`).set(project.headers)).body;
 
-  it('sends a signed sample event of the trigger, even to a PAUSED distribution, and shows the exact body sent', async () => {
+  it('sends a signed sample event of the trigger, held while the distribution is PAUSED, and shows the exact body sent', async () => {
     const dist = await distribution('/test-ok', { status: 'PAUSED' });
     const key = ((await http(app).get('/v1/webhook-secret').set(project.headers)).body as { secret: string }).secret;
     const created = await sendTest(dist.id);
-    expect(created).toMatchObject({ object: 'webhook_delivery', status: 'PENDING', test: true, event_type: ADDED, attempts: [] });
+    expect(created).toMatchObject({ object: 'webhook_delivery', status: 'PENDING', test: true, event_type: ADDED, attempts: [], next_attempt_at: null });
     expect(created.event_id).toBe(`evtest_${created.id.slice(4)}`);
+
+    // Paused sends nothing, tests included (issue 26): a test sent to an ACTIVE distribution after it arrives,
+    // and sweeps run, while this one waits with no due time.
+    const active = await distribution('/test-ok-active');
+    const later = await sendTest(active.id);
+    expect(await settled(active.id, later.id)).toMatchObject({ status: 'SUCCEEDED' });
+    await waitFor(async () => (receiver.on('/test-ok-active').length ? true : undefined));
+    expect(receiver.on('/test-ok')).toHaveLength(0);
+    const waiting = (await http(app).get(`/v1/distributions/${dist.id}/deliveries/${created.id}`).set(project.headers)).body;
+    expect(waiting).toMatchObject({ status: 'PENDING', attempts_count: 0, next_attempt_at: null });
+    // A redeliver asked for meanwhile waits too.
+    expect((await http(app).post(`/v1/distributions/${dist.id}/deliveries/${created.id}/redeliver`).set(project.headers)).body).toMatchObject({ status: 'PENDING', next_attempt_at: null });
+    // ACTIVE again: it is sent now.
+    expect((await http(app).put(`/v1/distributions/${dist.id}`).set(project.headers).send({ status: 'ACTIVE' })).body.status).toBe('ACTIVE');
 
     const [request] = await waitFor(async () => (receiver.on('/test-ok').length ? receiver.on('/test-ok') : undefined));
     expect(request.headers['webhook-id']).toBe(created.id);
@@ -65,9 +79,8 @@ describe('test deliveries, request bodies and distribution stats', () => {
     const delivery = await settled(dist.id, created.id);
     expect(delivery).toMatchObject({ status: 'SUCCEEDED', attempts_count: 1, test: true });
     expect(delivery.request_body).toBe(request.body);
-    // A sample, not a change: it is in no event log, and the distribution stays PAUSED.
+    // A sample, not a change: it is in no event log.
     expect((await http(app).get(`/v1/events/${created.event_id}`).set(project.headers)).status).toBe(404);
-    expect((await http(app).get(`/v1/distributions/${dist.id}`).set(project.headers)).body.status).toBe('PAUSED');
   });
 
   it('a failed test is FAILED after one attempt and leaves the distribution ACTIVE', async () => {

@@ -62,7 +62,7 @@ export class DeliveriesController {
     operationId: 'testDistribution',
     summary: 'Send a test delivery',
     description:
-      'One signed delivery of a sample event of the distribution\'s trigger (`data.test` is true; the event is in no event log), sent now whatever the distribution\'s status and recorded like any delivery (`test: true`). One attempt: if it fails, the delivery is FAILED and the distribution keeps its status.',
+      'One signed delivery of a sample event of the distribution\'s trigger (`data.test` is true; the event is in no event log), sent now and recorded like any delivery (`test: true`); while the distribution is not ACTIVE it waits (`next_attempt_at` null) and is sent when it is. One attempt: if it fails, the delivery is FAILED and the distribution keeps its status.',
   })
   @ApiOkBody(DeliveryDto)
   @ApiErrorResponses(401, 404, 503)

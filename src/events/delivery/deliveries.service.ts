@@ -44,7 +44,7 @@ export class DeliveriesService {
     return { ...(await this.withAttempts([delivery]))[0], request_body: envelopeOf(context) };
   }
 
-  /** One delivery of a sample event of the distribution's trigger, sent now whatever the distribution's status. */
+  /** One delivery of a sample event of the distribution's trigger, sent now (held while the distribution is not ACTIVE). */
   async test(project: ProjectContext, distributionId: string): Promise<DeliveryDto> {
     const distribution = await this.distributions.find(project, distributionId);
     const delivery = await this.deliveries.insertTest(project.id, distributionId, distribution.trigger);

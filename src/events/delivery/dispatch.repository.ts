@@ -24,7 +24,7 @@ load AS (
 ), candidates AS (
   SELECT d.id, d.distribution_id, d.next_attempt_at FROM webhook_deliveries d
   WHERE d.status = 'PENDING' AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
-    AND (d.manual OR EXISTS (SELECT 1 FROM distributions dist WHERE dist.id = d.distribution_id AND dist.status = 'ACTIVE'))
+    AND EXISTS (SELECT 1 FROM distributions dist WHERE dist.id = d.distribution_id AND dist.status = 'ACTIVE')
     AND d.distribution_id <> ALL (ARRAY(SELECT distribution_id FROM load WHERE in_flight >= $${p + 4}))
   ORDER BY d.next_attempt_at LIMIT $${p + 5}
 ), ranked AS (

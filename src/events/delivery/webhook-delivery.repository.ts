@@ -99,12 +99,15 @@ WITH claimed AS (
   FROM distributions dist
   WHERE d.id = ANY($1::text[]) AND dist.id = d.distribution_id AND d.status = 'PENDING'
     AND (d.lease_until IS NULL OR d.lease_until < now())
-    AND (d.manual OR dist.status = 'ACTIVE')
+    AND dist.status = 'ACTIVE'
     AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '20 milliseconds')
     AND ${NO_FLUSH_WAIT}
   RETURNING d.*
 )
 ${contextFrom('claimed')}`;
+
+/** A delivery asked for by hand is due now if its distribution is ACTIVE, else parked (no due time) until it is. */
+const DUE_IF_ACTIVE = `(SELECT CASE WHEN dist.status = 'ACTIVE' THEN now() END FROM distributions dist WHERE dist.id = webhook_deliveries.distribution_id)`;
 
 /**
  * Attempts ($1–$8, one array per column) and their deliveries' new states, as CTEs ending in `recorded`.
@@ -218,7 +221,7 @@ export class WebhookDeliveryRepository {
         [missing],
       )) as { id: string; status: DeliveryStatus; next_attempt_at: Date | null; lease_until: Date | null; manual: boolean; distribution_status: string }[];
       for (const state of states) {
-        if (state.status !== 'PENDING' || (!state.manual && state.distribution_status !== 'ACTIVE')) continue;
+        if (state.status !== 'PENDING' || state.distribution_status !== 'ACTIVE') continue;
         const times = [state.next_attempt_at, state.lease_until].filter((t): t is Date => t !== null).map((t) => t.getTime());
         why.set(state.id, { retryAt: new Date(Math.max(Date.now(), ...times)) });
       }
@@ -245,12 +248,13 @@ export class WebhookDeliveryRepository {
   }
 
   /**
-   * The PENDING deliveries of a distribution that is no longer ACTIVE wait without a due time (those
-   * asked for by hand keep theirs: they are sent whatever its status). Left due, every claim would read
-   * and pass over them in the due index, a cost that grows with the paused backlog (bench/README.md).
+   * The PENDING deliveries of a distribution that is no longer ACTIVE wait without a due time, those asked
+   * for by hand (test, redeliver, recover) too: a paused distribution sends nothing (issue 26). Left due,
+   * every claim would read and pass over them in the due index, a cost that grows with the paused backlog
+   * (bench/README.md).
    */
   async park(tx: Tx | null, distributionId: string): Promise<void> {
-    await (tx ?? this.dataSource).query(`UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE distribution_id = $1 AND status = 'PENDING' AND NOT manual`, [distributionId]);
+    await (tx ?? this.dataSource).query(`UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE distribution_id = $1 AND status = 'PENDING'`, [distributionId]);
   }
 
   /** The PENDING deliveries of a distribution made ACTIVE again: due now (a parked one has no due time). */
@@ -267,7 +271,8 @@ export class WebhookDeliveryRepository {
     const rows = (await this.dataSource.query(
       // A delivery still in its retry schedule keeps it (this attempt only comes early); a settled one gets
       // one attempt, whose failure settles it again.
-      `UPDATE webhook_deliveries SET manual = (status <> 'PENDING' OR manual), status = 'PENDING', next_attempt_at = now()
+      // Due now while the distribution is ACTIVE; otherwise parked until it is (DistributionsService.update).
+      `UPDATE webhook_deliveries SET manual = (status <> 'PENDING' OR manual), status = 'PENDING', next_attempt_at = ${DUE_IF_ACTIVE}
        WHERE id = $1 AND distribution_id = $2 AND project_id = $3 RETURNING id`,
       [id, distributionId, projectId],
     )) as UpdateResult;
@@ -277,7 +282,7 @@ export class WebhookDeliveryRepository {
   /** Every FAILED delivery of the distribution created since `since` gets one more attempt now. */
   async recover(projectId: string, distributionId: string, since: Date): Promise<DeliveryRef[]> {
     const rows = (await this.dataSource.query(
-      `UPDATE webhook_deliveries SET status = 'PENDING', manual = true, next_attempt_at = now()
+      `UPDATE webhook_deliveries SET status = 'PENDING', manual = true, next_attempt_at = ${DUE_IF_ACTIVE}
        WHERE distribution_id = $1 AND project_id = $2 AND status = 'FAILED' AND created_at >= $3 RETURNING id`,
       [distributionId, projectId, since],
     )) as UpdateResult;
@@ -295,13 +300,14 @@ export class WebhookDeliveryRepository {
   }
 
   /**
-   * A test delivery of a sample event, due now. Manual: one attempt whatever the distribution's status,
-   * whose failure leaves the delivery FAILED and the distribution as it was.
+   * A test delivery of a sample event, due now (parked while the distribution is not ACTIVE). Manual: one
+   * attempt, whose failure leaves the delivery FAILED and the distribution as it was.
    */
   async insertTest(projectId: string, distributionId: string, trigger: string): Promise<WebhookDelivery> {
     const rows = (await this.dataSource.query(
       `INSERT INTO webhook_deliveries (id, project_id, distribution_id, event_id, event_type, next_attempt_at, manual, test)
-       SELECT id, $1, $2, 'evtest_' || substr(id, 5), $3, now(), true, true FROM (SELECT 'whs_' || left(replace(gen_random_uuid()::text, '-', ''), 18) AS id) n
+       SELECT id, $1, $2, 'evtest_' || substr(id, 5), $3, ${DUE_IF_ACTIVE.replaceAll('webhook_deliveries.distribution_id', '$2')}, true, true
+       FROM (SELECT 'whs_' || left(replace(gen_random_uuid()::text, '-', ''), 18) AS id) n
        RETURNING id`,
       [projectId, distributionId, trigger],
     )) as { id: string }[];
