@@ -2,6 +2,8 @@
 // fresh clone and stays fast afterwards. "Other sources" is decided by content, not timestamps: `npm
 // install` rewrites package-lock.json (same bytes, new mtime), and a checkout touches files it does not
 // change; neither must cost a rebuild. BUILD_COMMAND replaces the build (for the test of this script).
+// `--stamp` (npm's postbuild step) only records that dist/ was built from the sources as they are: a build the
+// user ran (`npm ci && npm run build`) then counts, and `npm start` does not build again.
 import { execSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -28,7 +30,9 @@ function sourcesHash() {
 }
 
 const built = existsSync(join(output, 'start.js')) && existsSync(stamp) ? readFileSync(stamp, 'utf8').trim() : null;
-if (built !== sourcesHash()) {
+if (process.argv.includes('--stamp')) {
+  if (existsSync(join(output, 'start.js'))) writeFileSync(stamp, `${sourcesHash()}\n`);
+} else if (built !== sourcesHash()) {
   console.log(built === null ? 'Building (no build yet)…' : 'Building (sources changed since the last build)…');
   execSync(process.env.BUILD_COMMAND ?? 'npm run build --silent', { stdio: 'inherit' });
   // Hashed after the build: it generates a file under dashboard/ (the API client), deterministically.

@@ -34,6 +34,16 @@ describe('scripts/build-if-needed.mjs', () => {
     expect(builds()).toBe(1);
   });
 
+  it('counts a build the user ran (npm run build, whose postbuild step stamps it): npm start does not build again', async () => {
+    writeFileSync(join(dir, 'src', 'main.ts'), 'export const a = 3;\n');
+    // What `npm run build` leaves: dist/ built from these sources, then its postbuild step.
+    await run(process.execPath, ['-e', "require('fs').writeFileSync('dist/start.js', '')"], { cwd: dir });
+    expect((await run(process.execPath, [script, '--stamp'], { cwd: dir })).stdout).toBe('');
+    const before = builds();
+    expect(await prestart()).toBe('');
+    expect(builds()).toBe(before);
+  });
+
   it('builds again when a source changes, or when dist/ is gone', async () => {
     writeFileSync(join(dir, 'src', 'main.ts'), 'export const a = 2;\n');
     expect(await prestart()).toContain('Building (sources changed');
