@@ -21,13 +21,15 @@
 // answer has the API's shape.
 //
 // And the manual activation, POST /v1/loyalties/members/{code}/pending-points/{id}/activate, with the API's
-// statements (bench/member-list-raw-activate.sql.mjs, and the activation statement itself from dist/).
+// statements (bench/member-list-raw-activate.sql.mjs, and the activation statement itself from dist/, named
+// as the API prepares it once per connection).
 //
 // No logging, no request ids, no rate limit. Started by bench/member-list.mjs with DATABASE_URL and PORT in
 // the environment; prints "listening" when ready.
-import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import pg from 'pg';
+import { keyChecker, send } from './lib/raw-server.mjs';
 import { CodeGenerator } from '../dist/campaigns/code-config.js';
 import { base62Id, hexId } from '../dist/common/ids.js';
 import { planMemberList } from '../dist/members/member-list-query.js';
@@ -47,24 +49,7 @@ const ACTIVATE_PATH = /^\/v1\/loyalties\/members\/([^/?]+)\/pending-points\/([^/
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: POOL_SIZE, application_name: 'loyalty-raw-baseline', keepAlive: true, query_timeout: 15_000 });
 const [{ value: cursorKey }] = (await pool.query(`SELECT value FROM instance_secrets WHERE name = 'cursor'`)).rows;
-const dummyHash = sha256(randomUUID());
-const keys = new Map();
-
-function sha256(text) {
-  return createHash('sha256').update(text, 'utf8').digest();
-}
-
-async function authenticate(appId, appToken) {
-  const now = Date.now();
-  let key = keys.get(appId);
-  if (!key || key.until <= now) {
-    const [row] = (await pool.query('SELECT k.project_id, k.token_sha256, p.areas_and_stores FROM app_keys k JOIN projects p ON p.id = k.project_id WHERE k.app_id = $1', [appId])).rows;
-    key = row ? { projectId: row.project_id, tokenSha256: row.token_sha256, until: now + KEY_CACHE_MS } : null;
-    if (key && KEY_CACHE_MS > 0) keys.set(appId, key);
-  }
-  const matches = timingSafeEqual(sha256(appToken), key?.tokenSha256 ?? dummyHash);
-  return key && matches ? key.projectId : null;
-}
+const authenticate = keyChecker(pool, KEY_CACHE_MS);
 
 const mac = (body) => createHmac('sha256', cursorKey).update(body).digest().subarray(0, MAC_BYTES);
 
@@ -84,11 +69,6 @@ function decodeCursor(cursor, scope) {
   return payload.s === scope && payload.e >= Date.now() ? payload.p : null;
 }
 
-function send(res, status, body) {
-  const json = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
-  res.end(json);
-}
 
 const error = (code, key, message, details) => ({ code, key, message, ...(details ? { details } : {}) });
 
@@ -265,7 +245,7 @@ async function activate(res, projectId, appId, code, entryId) {
     await client.query(ACTIVATE_SQL.lockCards, [[card.id]]);
     const [locked] = (await client.query(ACTIVATE_SQL.lockPending, [entryId, projectId])).rows;
     if (locked && locked.voucher_id === card.id) {
-      [done] = (await client.query(ACTIVATE, [[locked.id], 'MANUAL', hexId('v-'), JSON.stringify({ channel: 'API', api_key: { app_id: appId } }), [card.id]])).rows;
+      [done] = (await client.query({ name: 'raw_pending_activate', text: ACTIVATE }, [[locked.id], 'MANUAL', hexId('v-'), JSON.stringify({ channel: 'API', api_key: { app_id: appId } }), [card.id]])).rows;
     }
     await client.query('COMMIT');
   } catch (failure) {

@@ -33,6 +33,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { freePort, run, startProcess } from './lib/processes.mjs';
+import { positive } from './lib/args.mjs';
 import { load as loadRun, measure as measureRun } from './lib/http-load.mjs';
 import { limiterCost, printRawBaseline, RAW_TARGETS, rawBaseline } from './lib/member-list-sides.mjs';
 import { activationBaseline, enrolBaseline, makePendingEntries } from './lib/write-paths.mjs';
@@ -60,12 +61,6 @@ const P99_LIMIT_MS = 25;
 const DEEP_RATIO_LIMIT = 1.2;
 /** PENDING entries made for the manual activation part, one per request, at most one per member. */
 const PENDING_ENTRIES = 60_000;
-
-function positive(value, name) {
-  const n = Number(value.replace(/_/g, ''));
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive whole number; got '${value}'`);
-  return n;
-}
 
 // dist/ must match the sources (a no-op when it does); `npm run bench` has built already.
 execFileSync(process.execPath, [join(root, 'scripts/build-if-needed.mjs')], { cwd: root, stdio: 'inherit' });

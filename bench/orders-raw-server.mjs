@@ -18,10 +18,10 @@
 // auto-join); anything else is a 400. No logging, request ids, validation library or rate limit. Started by
 // bench/orders.mjs with DATABASE_URL, REDIS_URL, QUEUE_PREFIX and PORT in the environment; prints
 // "listening" when ready.
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import { Queue } from 'bullmq';
 import pg from 'pg';
+import { keyChecker, send } from './lib/raw-server.mjs';
 import { base62Id, hexId } from '../dist/common/ids.js';
 import { loadConfig } from '../dist/config/app-config.js';
 import { DEFAULT_JOB_OPTIONS, JOB_OPTIONS, JobName, QueueName } from '../dist/queue/queue.definitions.js';
@@ -35,30 +35,8 @@ const ADDED = 'customer.voucher.loyalty_card.pending_points.added';
 
 const pool = new pg.Pool({ connectionString: config.databaseUrl, max: POOL_SIZE, application_name: 'loyalty-raw-baseline', keepAlive: true, query_timeout: 15_000 });
 const activations = new Queue(QueueName.PendingPoints, { connection: redisOptions(config.redisUrl, false), prefix: config.queuePrefix, defaultJobOptions: DEFAULT_JOB_OPTIONS });
-const dummyHash = sha256(randomUUID());
-const keys = new Map();
+const authenticate = keyChecker(pool, KEY_CACHE_MS);
 
-function sha256(text) {
-  return createHash('sha256').update(text, 'utf8').digest();
-}
-
-async function authenticate(appId, appToken) {
-  const now = Date.now();
-  let key = keys.get(appId);
-  if (!key || key.until <= now) {
-    const [row] = (await pool.query('SELECT k.project_id, k.token_sha256, p.areas_and_stores FROM app_keys k JOIN projects p ON p.id = k.project_id WHERE k.app_id = $1', [appId])).rows;
-    key = row ? { projectId: row.project_id, tokenSha256: row.token_sha256, until: now + KEY_CACHE_MS } : null;
-    if (key && KEY_CACHE_MS > 0) keys.set(appId, key);
-  }
-  const matches = timingSafeEqual(sha256(appToken), key?.tokenSha256 ?? dummyHash);
-  return key && matches ? key.projectId : null;
-}
-
-function send(res, status, body) {
-  const json = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
-  res.end(json);
-}
 
 const error = (code, key, message, details) => ({ code, key, message, ...(details ? { details } : {}) });
 const invalid = (details) => error(400, 'invalid_payload', 'Invalid payload', details);

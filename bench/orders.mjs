@@ -31,6 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { freePort, run, startProcess, stopProcess } from './lib/processes.mjs';
+import { positive } from './lib/args.mjs';
 import { sampleStatements } from './lib/statement-log.mjs';
 import { apiWarnings, drain, interleavedOrders, measureOrders, postLoad } from './lib/orders-load.mjs';
 
@@ -53,12 +54,6 @@ const HOT_CUSTOMERS = 2;
 const HOT_CONNECTIONS = 20;
 const SAMPLE_ORDERS = 20;
 const TARGETS = { spread: { orders_per_s_at_least: 500, p99_ms_at_most: 200 }, hot: { non2xx: 0, p99_ms_at_most: 500 } };
-
-function positive(value, name) {
-  const n = Number(value.replace(/_/g, ''));
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive whole number; got '${value}'`);
-  return n;
-}
 
 // dist/ must match the sources (a no-op when it does); `npm run bench` has built already.
 execFileSync(process.execPath, [join(root, 'scripts/build-if-needed.mjs')], { cwd: root, stdio: 'inherit' });

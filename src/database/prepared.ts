@@ -2,11 +2,13 @@ import { createHash } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 
 /**
- * A statement that PostgreSQL parses once per connection and may plan once (a named prepared statement):
- * for the statements every paid order and activation batch sends, planning cost more of PostgreSQL's CPU
- * than running them (bench/README.md, "Paid orders"). node-postgres prepares a statement given as
- * `{ name, text }` on first use on each connection and binds it afterwards; TypeORM hands the object through
- * to it unchanged. The name carries a hash of the text, so a changed statement is prepared anew.
+ * A statement that PostgreSQL parses once per connection (a named prepared statement), for the statements
+ * every paid order and activation batch sends: parsing and planning cost PostgreSQL about as much as running
+ * them (bench/README.md, "Paid orders"). After five runs PostgreSQL also keeps one generic plan where it
+ * judges it no worse than planning each run (the earning rules, for one); where it does not (the pending
+ * events' INSERT), each run is still planned. node-postgres prepares a statement given as `{ name, text }` on
+ * first use on each connection and binds it afterwards; TypeORM hands the object through to it unchanged.
+ * The name carries a hash of the text, so a changed statement is prepared anew.
  */
 export interface PreparedStatement {
   readonly name: string;

@@ -14,7 +14,7 @@ const ATTEMPTS = 5;
 /** The first retry waits up to this long (random), each later one up to twice the one before. */
 const BACKOFF_MS = 10;
 
-export function retryableConflict(error: unknown): boolean {
+function retryableConflict(error: unknown): boolean {
   const code = (error as { driverError?: { code?: string }; code?: string }).driverError?.code ?? (error as { code?: string }).code;
   return code !== undefined && RETRYABLE.has(code);
 }
@@ -22,7 +22,6 @@ export function retryableConflict(error: unknown): boolean {
 @Injectable()
 export class TransactionRunner {
   private readonly logger = new Logger(TransactionRunner.name);
-  private savepoints = 0;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
@@ -49,18 +48,17 @@ export class TransactionRunner {
 
   /**
    * Runs `work` inside a savepoint of `tx`: when it throws, what it changed is undone and the transaction
-   * can go on (its locks are kept). For a batch that sets one bad item aside instead of failing whole.
+   * can go on (its locks are kept). For a batch that sets one bad item aside instead of failing whole. One
+   * name serves every call: a nested savepoint of the same name hides the outer one until it is released.
    */
   async savepoint<T>(tx: Tx, work: () => Promise<T>): Promise<T> {
-    this.savepoints = (this.savepoints + 1) % 1_000_000;
-    const name = `sp_${this.savepoints}`;
-    await tx.query(`SAVEPOINT ${name}`);
+    await tx.query('SAVEPOINT item');
     try {
       const result = await work();
-      await tx.query(`RELEASE SAVEPOINT ${name}`);
+      await tx.query('RELEASE SAVEPOINT item');
       return result;
     } catch (error) {
-      await tx.query(`ROLLBACK TO SAVEPOINT ${name}`);
+      await tx.query('ROLLBACK TO SAVEPOINT item');
       throw error;
     }
   }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { Tx } from '../../database/transaction-runner.js';
-import { Distribution, type DistributionStatus } from './distribution.entity.js';
+import { Distribution } from './distribution.entity.js';
 
 @Injectable()
 export class DistributionRepository {

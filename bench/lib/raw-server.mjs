@@ -1,0 +1,31 @@
+// What the plain node:http + pg baselines (bench/member-list-raw-server.mjs, bench/orders-raw-server.mjs)
+// share: the application key check as the API does it, and a JSON answer.
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+
+const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest();
+
+/**
+ * The API's key check: one statement per app id, kept `cacheMs` (APP_KEY_CACHE_MS), then the token's SHA-256
+ * compared in constant time (against a dummy hash for an unknown id). Resolves to the project id, or null.
+ */
+export function keyChecker(pool, cacheMs) {
+  const dummyHash = sha256(randomUUID());
+  const keys = new Map();
+  return async (appId, appToken) => {
+    const now = Date.now();
+    let key = keys.get(appId);
+    if (!key || key.until <= now) {
+      const [row] = (await pool.query('SELECT k.project_id, k.token_sha256, p.areas_and_stores FROM app_keys k JOIN projects p ON p.id = k.project_id WHERE k.app_id = $1', [appId])).rows;
+      key = row ? { projectId: row.project_id, tokenSha256: row.token_sha256, until: now + cacheMs } : null;
+      if (key && cacheMs > 0) keys.set(appId, key);
+    }
+    const matches = timingSafeEqual(sha256(appToken), key?.tokenSha256 ?? dummyHash);
+    return key && matches ? key.projectId : null;
+  };
+}
+
+export function send(res, status, body) {
+  const json = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
+  res.end(json);
+}
