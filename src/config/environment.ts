@@ -145,6 +145,19 @@ export class EnvironmentVariables {
   @Max(86_400_000, { message: 'WEBHOOK_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
   WEBHOOK_SWEEP_MS: number = 30_000;
 
+  /** A project's share of a worker's 100 dispatcher slots: requests in flight at once, at most. */
+  @Transform(toInt)
+  @IsInt({ message: 'WEBHOOK_PROJECT_MAX_IN_FLIGHT must be an integer from 1 to 100 (requests in flight per worker)' })
+  @Min(1, { message: 'WEBHOOK_PROJECT_MAX_IN_FLIGHT must be an integer from 1 to 100 (requests in flight per worker)' })
+  @Max(100, { message: 'WEBHOOK_PROJECT_MAX_IN_FLIGHT must be an integer from 1 to 100 (requests in flight per worker)' })
+  WEBHOOK_PROJECT_MAX_IN_FLIGHT: number = 50;
+
+  @Transform(toInt)
+  @IsInt({ message: 'WEBHOOK_SOCKET_IDLE_MS must be an integer from 100 to 600000 (milliseconds)' })
+  @Min(100, { message: 'WEBHOOK_SOCKET_IDLE_MS must be an integer from 100 to 600000 (milliseconds)' })
+  @Max(600_000, { message: 'WEBHOOK_SOCKET_IDLE_MS must be an integer from 100 to 600000 (milliseconds)' })
+  WEBHOOK_SOCKET_IDLE_MS: number = 4_000;
+
   @Transform(toInt)
   @IsInt({ message: 'PENDING_POINTS_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
   @Min(10, { message: 'PENDING_POINTS_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config.js';
 import { DeliveryJobs } from './delivery-jobs.js';
 import { DispatchRepository } from './dispatch.repository.js';
 import type { AttemptContext } from './webhook-delivery.repository.js';
@@ -22,6 +23,11 @@ const STOP_WAIT_MS = 10_000;
  * retried gets a delayed BullMQ job (job id = delivery id) once its attempt is recorded; so do the attempts
  * the API asks for (redeliver, recover, test, a distribution made ACTIVE again): WebhookDeliveryProcessor.
  *
+ * Projects take turns (DispatchRepository): each claim starts after the project where the last one stopped,
+ * and no project gets more than WEBHOOK_PROJECT_MAX_IN_FLIGHT of the worker's requests in flight, so a
+ * project whose targets hang holds at most that share of the slots, for its timeout, and another project's
+ * deliveries never wait behind its backlog while slots are free.
+ *
  * It claims when woken (the relay made deliveries; the webhook sweep, which also finds deliveries whose
  * worker died or whose retry job Redis lost) and whenever one of its requests ends. A slot is held while
  * the request runs, not while its attempt waits to be recorded: the delivery's lease, which the record
@@ -36,8 +42,11 @@ export class DeliveryDispatcher {
   private stopped = true;
   private retryTimer: NodeJS.Timeout | null = null;
   private ended: SentAttempt[] = [];
+  /** The project the last claim stopped at: the next one starts after it. */
+  private after = '';
 
   constructor(
+    private readonly config: AppConfig,
     private readonly delivery: WebhookDeliveryService,
     private readonly deliveries: DispatchRepository,
     private readonly jobs: DeliveryJobs,
@@ -75,11 +84,13 @@ export class DeliveryDispatcher {
         ended.map((sent) => sent.record),
         Math.max(free, 0),
         this.delivery.leaseMs,
-        MAX_IN_FLIGHT_PER_TARGET,
+        { perTarget: MAX_IN_FLIGHT_PER_TARGET, perProject: this.config.webhook.projectMaxInFlight },
         this.delivery.load(),
+        this.after,
       )
       .then(
-        (claimed) => {
+        ({ claimed, nextProject }) => {
+          this.after = nextProject;
           for (const delivery of claimed) void this.send(delivery);
           // A full claim: more may be due at once. Otherwise each request's end wakes the next claim.
           if (free > 0 && claimed.length === free) this.wanted = true;

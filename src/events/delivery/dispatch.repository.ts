@@ -4,35 +4,99 @@ import { AppConfig } from '../../config/app-config.js';
 import { type AttemptContext, type AttemptRecord, type ClaimRow, contextFrom, NO_FLUSH_WAIT, RECORD_CTES, recordParams, toContext } from './webhook-delivery.repository.js';
 
 /**
- * The dispatcher's claim, as CTEs ending in `claimed` (parameters from $p): up to $p+2 due deliveries,
- * oldest due first, no distribution beyond its free slots ($p+4 in flight at most; $p/$p+1 the worker's
- * requests in flight per distribution; a distribution already at the cap is skipped in the scan). The
- * candidates are read in due order from the due index without locks (a bounded window, $p+5 rows) and
- * ranked per distribution; only the picked ones are locked (SKIP LOCKED: another worker's claim takes
- * others), their state checked again on the locked row (still unsettled and unleased), and leased for
- * $p+3 ms.
+ * Projects walked per claim at most: a claim behind this many projects whose deliveries all wait for a
+ * later retry finds none due, and the next claim walks on from there.
+ */
+const MAX_WALK = 1_000;
+/**
+ * Projects with due deliveries and free slots looked for beyond the claim's limit, for those whose due
+ * deliveries are all in flight (another worker's lease) or whose distributions are at their cap.
+ */
+const PROJECT_MARGIN = 8;
+
+/** In flight at most per distribution and per project, per worker. */
+export interface DispatchCaps {
+  perTarget: number;
+  perProject: number;
+}
+
+/** The worker's requests in flight per distribution and per project (those with none are absent). */
+export interface DispatchLoad {
+  targets: Map<string, number>;
+  projects: Map<string, number>;
+}
+
+/** The next project with deliveries waiting (PENDING with a due time) after `after`, or the first one: its earliest due time. */
+const nextProject = (after: string) => `
+  (SELECT d.project_id, d.next_attempt_at FROM webhook_deliveries d
+   WHERE d.status = 'PENDING' AND d.next_attempt_at IS NOT NULL AND d.project_id > ${after} ORDER BY d.project_id, d.next_attempt_at LIMIT 1)
+  UNION ALL
+  (SELECT d.project_id, d.next_attempt_at FROM webhook_deliveries d
+   WHERE d.status = 'PENDING' AND d.next_attempt_at IS NOT NULL ORDER BY d.project_id, d.next_attempt_at LIMIT 1)
+  LIMIT 1`;
+
+/**
+ * The dispatcher's claim, as CTEs ending in `claimed` (parameters from $p), which takes projects in turn:
+ * up to $p+2 due deliveries, the n-th of every project before the (n+1)-th of any, no project beyond its
+ * free slots ($p+8 in flight at most; $p+6/$p+7 the worker's requests in flight per project) and no
+ * distribution beyond its free slots ($p+4 in flight at most; $p/$p+1 per distribution).
+ *
+ * `walk` is a loose index scan of the projects with deliveries waiting, in project order from the one after
+ * $p+9 (where the last claim stopped), around once at most: one probe of the (project, due time) index per
+ * project, which also gives the project's earliest due time. It stops once it found $p+5 projects with due
+ * deliveries and free slots, or after MAX_WALK projects. Each such project then gives at most its free
+ * slots (and the claim's limit) of its due deliveries, oldest first, read from the same index without
+ * locks: a project's backlog, however long, is read a few rows at a time, and never hides another's. Only
+ * the picked ones are locked (SKIP LOCKED: another worker's claim takes others), their state checked again
+ * on the locked row (still unsettled and unleased), and leased for $p+3 ms. The last column, `next_project`,
+ * is where the next claim starts: the project of the last delivery picked, or the last project walked.
  *
  * The statement is planned once per connection (SESSION_OPTIONS), so each step names its rows in a way
- * that has a single sensible plan whatever the table's size was when it was planned: picked rows by
- * primary key (`= ANY (ARRAY(…))`), and "unsettled" as `NOT IN ('SUCCEEDED', 'FAILED')`, which the due
- * index (`WHERE status = 'PENDING'`) cannot serve. Written as `status = 'PENDING'` with `IN (SELECT …)`,
- * a plan made while the table was small scanned every due delivery of a burst on each claim.
+ * that has a single sensible plan whatever the table's size was when it was planned: index probes with an
+ * equality on the project (or a bound on it) and an order the index gives, the distribution's status by
+ * primary key (as an EXISTS, the plan made with a few distributions scanned the whole partial index of
+ * ACTIVE ones per candidate), picked rows by primary key (`= ANY (ARRAY(…))`), and "unsettled" as `NOT IN ('SUCCEEDED', 'FAILED')`, which the due indexes
+ * (`WHERE status = 'PENDING'`) cannot serve. Written as `status = 'PENDING'` with `IN (SELECT …)`, a plan
+ * made while the table was small scanned every due delivery of a burst on each claim.
  */
 const claimDueCtes = (p: number) => `
 load AS (
   SELECT * FROM unnest($${p}::text[], $${p + 1}::int[]) AS l(distribution_id, in_flight)
+), project_load AS (
+  SELECT * FROM unnest($${p + 6}::text[], $${p + 7}::int[]) AS l(project_id, in_flight)
+), walk AS (
+  SELECT f.project_id, f.project_id AS first, 1 AS pos, f.eligible, f.eligible::int AS found
+  FROM (SELECT n.project_id, n.next_attempt_at <= now() AND coalesce((SELECT in_flight FROM project_load pl WHERE pl.project_id = n.project_id), 0) < $${p + 8} AS eligible
+        FROM (${nextProject(`$${p + 9}::text`)}) n) f
+  UNION ALL
+  SELECT f.project_id, w.first, w.pos + 1, f.eligible, w.found + f.eligible::int
+  FROM walk w CROSS JOIN LATERAL (
+    SELECT n.project_id, n.next_attempt_at <= now() AND coalesce((SELECT in_flight FROM project_load pl WHERE pl.project_id = n.project_id), 0) < $${p + 8} AS eligible
+    FROM (${nextProject('w.project_id')}) n
+  ) f
+  WHERE f.project_id <> w.first AND w.found < $${p + 5} AND w.pos < ${MAX_WALK}
 ), candidates AS (
-  SELECT d.id, d.distribution_id, d.next_attempt_at FROM webhook_deliveries d
-  WHERE d.status = 'PENDING' AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
-    AND EXISTS (SELECT 1 FROM distributions dist WHERE dist.id = d.distribution_id AND dist.status = 'ACTIVE')
-    AND d.distribution_id <> ALL (ARRAY(SELECT distribution_id FROM load WHERE in_flight >= $${p + 4}))
-  ORDER BY d.next_attempt_at LIMIT $${p + 5}
+  SELECT c.id, c.distribution_id, w.project_id, c.next_attempt_at, w.pos
+  FROM walk w CROSS JOIN LATERAL (
+    SELECT d.id, d.distribution_id, d.next_attempt_at FROM webhook_deliveries d
+    WHERE d.project_id = w.project_id AND d.status = 'PENDING' AND d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= now()
+      AND (d.lease_until IS NULL OR d.lease_until < now())
+      AND (SELECT dist.status FROM distributions dist WHERE dist.id = d.distribution_id) = 'ACTIVE'
+      AND d.distribution_id <> ALL (ARRAY(SELECT distribution_id FROM load WHERE in_flight >= $${p + 4}))
+    ORDER BY d.next_attempt_at
+    LIMIT greatest(0, least($${p + 2}, $${p + 8} - coalesce((SELECT in_flight FROM project_load pl WHERE pl.project_id = w.project_id), 0)))
+  ) c
+  WHERE w.eligible
 ), ranked AS (
-  SELECT c.id, c.next_attempt_at, row_number() OVER (PARTITION BY c.distribution_id ORDER BY c.next_attempt_at) AS n, $${p + 4} - coalesce(l.in_flight, 0) AS free
+  SELECT c.id, c.project_id, c.pos, c.next_attempt_at, row_number() OVER (PARTITION BY c.distribution_id ORDER BY c.next_attempt_at) AS n, $${p + 4} - coalesce(l.in_flight, 0) AS free
   FROM candidates c LEFT JOIN load l USING (distribution_id)
+), chosen AS (
+  SELECT r.id, r.project_id, r.pos, row_number() OVER (PARTITION BY r.project_id ORDER BY r.next_attempt_at) AS turn
+  FROM ranked r WHERE r.n <= r.free
+  ORDER BY turn, r.pos LIMIT $${p + 2}
 ), picked AS (
   SELECT d.id FROM webhook_deliveries d
-  WHERE d.id = ANY (ARRAY(SELECT id FROM ranked WHERE n <= free ORDER BY next_attempt_at LIMIT $${p + 2}))
+  WHERE d.id = ANY (ARRAY(SELECT id FROM chosen))
     AND d.status NOT IN ('SUCCEEDED', 'FAILED') AND (d.lease_until IS NULL OR d.lease_until < now())
   FOR UPDATE SKIP LOCKED
 ), claimed AS (
@@ -44,12 +108,13 @@ load AS (
 /**
  * One round trip of the dispatcher: the attempts that ended, and the next claim. Both parts see the
  * statement's snapshot, where the deliveries being recorded are still leased: the claim cannot take them.
+ * One row with a null `id` when nothing was claimed, for `next_project`.
  */
-const RECORD_AND_CLAIM_DUE = `WITH ${RECORD_CTES}, ${claimDueCtes(9)}
-${contextFrom('claimed')}`;
+const RECORD_AND_CLAIM_DUE = `WITH RECURSIVE ${RECORD_CTES}, ${claimDueCtes(9)}
+SELECT ctx.*, cur.next_project
+FROM (SELECT coalesce((SELECT project_id FROM chosen ORDER BY turn DESC, pos DESC LIMIT 1), (SELECT project_id FROM walk ORDER BY pos DESC LIMIT 1), $18::text) AS next_project) cur
+LEFT JOIN (${contextFrom('claimed')}) ctx ON true`;
 
-/** Candidates read beyond the claim's limit. */
-const SCAN_MARGIN = 32;
 
 /**
  * The session settings of the dispatcher's connection. Every table this statement reads is meant to be
@@ -75,21 +140,31 @@ export class DispatchRepository implements OnApplicationShutdown {
   constructor(private readonly config: AppConfig) {}
 
   /**
-   * Records these attempts and claims up to `limit` due deliveries, at most `maxPerTarget` in flight per
-   * distribution counting `load` (the worker's requests in flight per distribution), in one statement.
+   * Records these attempts and claims up to `limit` due deliveries, projects in turn from the one after
+   * `after` ('' at first): at most `caps.perTarget` in flight per distribution counting `load.targets`
+   * and `caps.perProject` per project counting `load.projects` (the worker's requests in flight), in one
+   * statement. Answers the deliveries claimed and the project the next claim starts after.
    */
-  async recordAndClaimDue(attempts: AttemptRecord[], limit: number, leaseMs: number, maxPerTarget: number, load: Map<string, number>): Promise<AttemptContext[]> {
-    // The candidates' window: the limit and a few more, for rows passed over because their distribution
-    // has fewer free slots than due deliveries (a claim that falls short is followed by another as
-    // requests end). Four times the limit read mostly rows of a distribution near its cap, for nothing:
-    // 12% of the dispatcher's PostgreSQL time with 40 requests in flight (bench/README.md).
-    const scan = Math.min(1_000, limit + SCAN_MARGIN);
-    const params = [...recordParams(attempts), [...load.keys()], [...load.values()], limit, leaseMs, maxPerTarget, scan];
+  async recordAndClaimDue(attempts: AttemptRecord[], limit: number, leaseMs: number, caps: DispatchCaps, load: DispatchLoad, after: string): Promise<{ claimed: AttemptContext[]; nextProject: string }> {
+    const projects = Math.min(MAX_WALK, limit + PROJECT_MARGIN);
+    const params = [
+      ...recordParams(attempts),
+      [...load.targets.keys()],
+      [...load.targets.values()],
+      limit,
+      leaseMs,
+      caps.perTarget,
+      projects,
+      [...load.projects.keys()],
+      [...load.projects.values()],
+      caps.perProject,
+      after,
+    ];
     const connection = (this.connection ??= this.connect());
     try {
       // A named statement: parsed and planned once per connection, not on every round trip.
-      const { rows } = await (await connection).query<ClaimRow>({ name: 'record-and-claim-due', text: RECORD_AND_CLAIM_DUE, values: params });
-      return rows.map(toContext);
+      const { rows } = await (await connection).query<ClaimRow & { next_project: string }>({ name: 'record-and-claim-due', text: RECORD_AND_CLAIM_DUE, values: params });
+      return { claimed: rows.filter((row) => row.id !== null).map(toContext), nextProject: rows[0]?.next_project ?? after };
     } catch (error) {
       if (this.connection === connection) this.connection = null;
       void connection.then((client) => client.end()).catch(() => undefined);

@@ -54,7 +54,7 @@ export class WebhookDeliveryService implements OnModuleDestroy {
     private readonly transactions: TransactionRunner,
     private readonly metrics: Metrics,
   ) {
-    this.sender = new WebhookSender(new AddressGuard(config.webhook.allowedCidrs));
+    this.sender = new WebhookSender(new AddressGuard(config.webhook.allowedCidrs), config.webhook.socketIdleMs);
     this.claims = new MicroBatcher((ids) => deliveries.claimMany(ids, this.leaseMs));
     this.records = new MicroBatcher(async (attempts) => {
       const recorded = await deliveries.recordMany(null, attempts);
@@ -72,8 +72,8 @@ export class WebhookDeliveryService implements OnModuleDestroy {
     return this.config.webhook.timeoutMs + 5_000;
   }
 
-  /** The worker's requests in flight per distribution. */
-  load(): Map<string, number> {
+  /** The worker's requests in flight per distribution and per project. */
+  load(): { targets: Map<string, number>; projects: Map<string, number> } {
     return this.sender.load();
   }
 
@@ -82,11 +82,12 @@ export class WebhookDeliveryService implements OnModuleDestroy {
    * request runs) and judges the answer. Recording it is the caller's: in a batch, or with `recordWithChange`.
    */
   async sendClaimed(delivery: AttemptContext): Promise<SentAttempt> {
-    this.sender.take(delivery.distributionId);
+    this.sender.take(delivery.distributionId, delivery.projectId);
     try {
       return await this.sendAndJudge(delivery);
     } finally {
       this.sender.release(delivery.distributionId);
+      this.sender.count(delivery.projectId, -1);
     }
   }
 
@@ -117,7 +118,12 @@ export class WebhookDeliveryService implements OnModuleDestroy {
     try {
       const claimed = await this.claims.submit(deliveryId);
       if (!('id' in claimed)) return { again: claimed.retryAt };
-      return await this.send(claimed);
+      this.sender.count(claimed.projectId, 1);
+      try {
+        return await this.send(claimed);
+      } finally {
+        this.sender.count(claimed.projectId, -1);
+      }
     } finally {
       this.sender.release(distributionId);
     }

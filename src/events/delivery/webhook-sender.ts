@@ -6,6 +6,8 @@ import { AddressGuard, BlockedAddressError } from './ssrf-guard.js';
 export const MAX_IN_FLIGHT_PER_TARGET = 64;
 /** Jobs of one distribution waiting in a worker for a slot at most; more are put back in the queue for a while. */
 export const MAX_WAITING_PER_TARGET = 16;
+/** Idle kept-alive sockets per host:port at most: enough for a burst of one distribution at its cap. */
+export const MAX_IDLE_SOCKETS_PER_HOST = MAX_IN_FLIGHT_PER_TARGET;
 const EXCERPT_BYTES = 1024;
 /** Read at most this much of an answer (then drop the connection) so that a huge body cannot hold an attempt. */
 const MAX_READ_BYTES = 64 * 1024;
@@ -31,15 +33,24 @@ export interface WebhookResult {
  * bounded by the timeout.
  */
 export class WebhookSender {
-  // Kept-alive connections per host; the in-flight cap is per distribution (acquire), so several
+  // Kept-alive connections per host:port; the in-flight cap is per distribution (acquire), so several
   // distributions to one host share this pool without queueing inside it (which would eat their timeout).
-  private readonly agents = {
-    'http:': new http.Agent({ keepAlive: true, maxSockets: 256, scheduling: 'lifo' }),
-    'https:': new https.Agent({ keepAlive: true, maxSockets: 256, scheduling: 'lifo' }),
-  };
+  // Idle ones are bounded: at most MAX_IDLE_SOCKETS_PER_HOST kept per host:port, each closed after
+  // `idleSocketMs` unused (sooner if the target's Keep-Alive header says so); a host whose last socket
+  // closed leaves nothing behind in the agent. Tenants' targets thus cannot pile up open sockets in a worker.
+  private readonly agents: { 'http:': http.Agent; 'https:': https.Agent };
   private readonly targets = new Map<string, { inFlight: number; waiting: (() => void)[] }>();
+  private readonly projects = new Map<string, number>();
 
-  constructor(readonly guard: AddressGuard) {}
+  constructor(
+    readonly guard: AddressGuard,
+    idleSocketMs: number,
+  ) {
+    // `timeout` is the sockets' inactivity timeout: an idle pooled socket that reaches it is destroyed by
+    // the agent. A request in progress is not ended by it (its own timer does that), only told.
+    const options = { keepAlive: true, maxSockets: 256, maxFreeSockets: MAX_IDLE_SOCKETS_PER_HOST, timeout: idleSocketMs, scheduling: 'lifo' as const };
+    this.agents = { 'http:': new http.Agent(options), 'https:': new https.Agent(options) };
+  }
 
   /**
    * A slot for one request to `target` (a distribution): at once when it has fewer than
@@ -63,15 +74,26 @@ export class WebhookSender {
    * A slot for one request to `target` at once, without waiting in line: for the dispatcher, whose claim
    * already took no more than the distribution's free slots (a job's attempt may race it by one or two).
    */
-  take(target: string): void {
+  take(target: string, project: string): void {
     const slot = this.targets.get(target) ?? { inFlight: 0, waiting: [] as (() => void)[] };
     this.targets.set(target, slot);
     slot.inFlight += 1;
+    this.count(project, 1);
   }
 
-  /** Requests in flight per distribution (those with none are absent). */
-  load(): Map<string, number> {
-    return new Map([...this.targets].map(([target, slot]) => [target, slot.inFlight]));
+  /**
+   * Counts a request of `project` in flight (`by` 1 when it starts, -1 when it ends): the dispatcher's claim
+   * gives a project no more than its share of the worker's slots, counting the jobs' attempts too.
+   */
+  count(project: string, by: 1 | -1): void {
+    const inFlight = (this.projects.get(project) ?? 0) + by;
+    if (inFlight > 0) this.projects.set(project, inFlight);
+    else this.projects.delete(project);
+  }
+
+  /** Requests in flight per distribution and per project (those with none are absent). */
+  load(): { targets: Map<string, number>; projects: Map<string, number> } {
+    return { targets: new Map([...this.targets].map(([target, slot]) => [target, slot.inFlight])), projects: new Map(this.projects) };
   }
 
   release(target: string): void {
