@@ -9,9 +9,16 @@
 // part with the plain poster's (the service's from the commit on; the events' INSERT apart), and how busy
 // the machine was during the round (its share of all cores: below 100% the round waited on something other
 // than CPU).
+// Last, fairness between projects (issue 26): the seed project B is offered BENCH_FAIRNESS_RATE events/s for
+// BENCH_FAIRNESS_SECONDS, alone, then again beside a project A whose two distributions point at tarpits
+// (TCP servers on 127.0.0.1 that accept and never answer) and which has a backlog of
+// BENCH_FAIRNESS_BACKLOG events due before B's first; we report B's commit → receipt in both and the ratio of
+// the p99s (target: within 2×).
 // Runs against the compiled service, in a database and queue prefix of its own, removed afterwards.
 // Environment: BENCH_EVENTS (10000), BENCH_ROUNDS (ABBAABBA), BENCH_LOAD_RATE (500), BENCH_LOAD_SECONDS (10; 0 skips
-// the load), BENCH_VERBOSE=1 (the worker's log), BENCH_WORKER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
+// the load), BENCH_FAIRNESS_RATE (200), BENCH_FAIRNESS_SECONDS (10; 0 skips the fairness round),
+// BENCH_FAIRNESS_BACKLOG (2000), BENCH_VERBOSE=1 (the worker's log), BENCH_WORKER_NODE_ARGS (e.g.
+// "--cpu-prof --cpu-prof-dir=/tmp/p"). Only the fairness round: BENCH_ROUNDS= BENCH_LOAD_SECONDS=0.
 //
 // The same file is also the receiver (`--receiver`) and the plain poster (`--poster`), each run as a child
 // process so that neither shares an event loop with the other or with this script.
@@ -19,6 +26,7 @@ import { execFile, fork } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
+import net from 'node:net';
 import { availableParallelism } from 'node:os';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -38,6 +46,10 @@ const WARMUP = 200; // events delivered (or bodies posted) before each measured 
 const LOAD_RATE = Number(process.env.BENCH_LOAD_RATE ?? 500); // events/s offered in the load part
 const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
 const LOAD_TICK_MS = 100;
+const FAIRNESS_RATE = Number(process.env.BENCH_FAIRNESS_RATE ?? 200);
+const FAIRNESS_SECONDS = Number(process.env.BENCH_FAIRNESS_SECONDS ?? 10);
+const FAIRNESS_BACKLOG = Number(process.env.BENCH_FAIRNESS_BACKLOG ?? 2_000);
+const TARGET_FAIRNESS_RATIO = 2;
 // BENCH_ROUNDS: which rounds, in order (A: the service, B: the plain poster); four of each by default, since
 // one round's rate varies by about 8% from the next on this machine and the ratio is near its target;
 // BENCH_LOAD_SECONDS=0 skips the load.
@@ -416,12 +428,16 @@ async function main() {
     }
   };
 
-  /** C: LOAD_RATE events/s offered for LOAD_SECONDS, committed in ticks of LOAD_TICK_MS; receipt − commit. */
-  const loadRound = async () => {
+  /**
+   * C: `rate` events/s offered for `seconds`, committed in ticks of LOAD_TICK_MS; receipt − commit.
+   * `before` runs once the worker is up, just before the first tick.
+   */
+  const loadRound = async (rate = LOAD_RATE, seconds = LOAD_SECONDS, before = async () => undefined) => {
     const worker = await startWorker();
     try {
-      const perTick = Math.round((LOAD_RATE * LOAD_TICK_MS) / 1000);
-      const ticks = Math.round((LOAD_SECONDS * 1000) / LOAD_TICK_MS);
+      await before();
+      const perTick = Math.round((rate * LOAD_TICK_MS) / 1000);
+      const ticks = Math.round((seconds * 1000) / LOAD_TICK_MS);
       const batches = Array.from({ length: ticks }, (_, i) => rows(perTick, i * perTick));
       const commits = [];
       const started = Date.now() + 50;
@@ -452,6 +468,47 @@ async function main() {
     }
   };
 
+  /**
+   * D: fairness. B's offered load alone, then beside project A: two distributions whose targets accept
+   * connections and never answer, and FAIRNESS_BACKLOG events (two deliveries each) committed just before
+   * B's first tick, so that all of A's are due before any of B's. A's requests hang for the worker's
+   * WEBHOOK_TIMEOUT_MS (10 s by default): for the whole round.
+   */
+  const fairnessRound = async () => {
+    const alone = await loadRound(FAIRNESS_RATE, FAIRNESS_SECONDS);
+    const held = [];
+    const tarpits = await Promise.all([0, 1].map(() => new Promise((resolve) => {
+      const server = net.createServer((socket) => {
+        held.push(socket);
+        socket.on('error', () => undefined);
+        socket.resume();
+      });
+      server.listen(0, '127.0.0.1', () => resolve(server));
+    })));
+    const projectA = `proj_${hex(9)}`;
+    await db.query(`INSERT INTO projects (id, name) VALUES ($1, 'Bench tarpit project')`, [projectA]);
+    for (const [i, tarpit] of tarpits.entries()) {
+      await db.query(
+        `INSERT INTO distributions (id, project_id, name, trigger, target_url, status, custom_headers, metadata) VALUES ($1, $2, 'Bench tarpit', $3, $4, 'ACTIVE', '{}', '{}')`,
+        [`distr_${hex(9)}`, projectA, TRIGGER, `http://127.0.0.1:${tarpit.address().port}/hooks/${i}`],
+      );
+    }
+    let heldAtStart = 0;
+    try {
+      const beside = await loadRound(FAIRNESS_RATE, FAIRNESS_SECONDS, async () => {
+        await commit(db, Array.from({ length: FAIRNESS_BACKLOG }, (_, n) => eventRow(projectA, `cust_${hex(9)}`, n)));
+        // A's share of the slots is taken before B's first tick.
+        for (const deadline = Date.now() + 10_000; held.length < 1 && Date.now() < deadline; ) await sleep(20);
+        await sleep(200);
+        heldAtStart = held.length;
+      });
+      return { alone, beside, heldAtStart, heldAtEnd: held.length };
+    } finally {
+      for (const socket of held) socket.destroy();
+      for (const tarpit of tarpits) tarpit.close();
+    }
+  };
+
   try {
     const a = [];
     const b = [];
@@ -460,6 +517,7 @@ async function main() {
       else if (kind === 'B') b.push(await limitRound());
     }
     const load = LOAD_SECONDS > 0 ? await loadRound() : null;
+    const fairness = FAIRNESS_SECONDS > 0 ? await fairnessRound() : null;
 
     const mean = (rounds, key) => rounds.reduce((sum, r) => sum + r[key], 0) / rounds.length;
     const line = (label, r) => `  ${label.padEnd(36)} ${r.rate.toFixed(0).padStart(7)} /s   p50 ${r.p50.toFixed(0).padStart(5)} ms   p99 ${r.p99.toFixed(0).padStart(5)} ms   max ${r.max.toFixed(0).padStart(5)} ms   (${r.requests} requests${r.attempts !== undefined ? `, ${r.attempts} attempts recorded` : ''}; machine CPU ${r.cpuUs.toFixed(0)} µs each, machine ${(100 * r.busyShare).toFixed(0)}% busy)`;
@@ -498,6 +556,16 @@ async function main() {
       console.log(`\noffered load: ${load.events.toLocaleString('en')} events, ${Math.round((LOAD_RATE * LOAD_TICK_MS) / 1000)} every ${LOAD_TICK_MS} ms (${load.offered.toFixed(0)} events/s committed${load.lateTicks ? `, ${load.lateTicks} ticks late` : ''})`);
       console.log(`  commit → receipt: p50 ${load.p50.toFixed(0)} ms, p99 ${load.p99.toFixed(0)} ms, max ${load.max.toFixed(0)} ms; ${load.rate.toFixed(0)} deliveries/s from the first commit to the last receipt (${load.requests} requests, ${load.attempts} attempts recorded)`);
       checks.push([`p99 at ${LOAD_RATE} events/s <= ${TARGET_LOAD_P99_MS} ms`, load.p99 <= TARGET_LOAD_P99_MS]);
+    }
+    if (fairness) {
+      const { alone, beside } = fairness;
+      const ratio = beside.p99 / alone.p99;
+      console.log(`\nfairness: project B offered ${FAIRNESS_RATE} events/s for ${FAIRNESS_SECONDS} s; project A: two distributions whose targets never answer, ${FAIRNESS_BACKLOG.toLocaleString('en')} events (${(2 * FAIRNESS_BACKLOG).toLocaleString('en')} deliveries) due first; at most ${config.webhook.projectMaxInFlight} of ${DISPATCH_CONCURRENCY} slots per project`);
+      for (const [label, r] of [['B alone', alone], ['B beside A', beside]]) {
+        console.log(`  ${label.padEnd(12)} commit → receipt: p50 ${r.p50.toFixed(0).padStart(5)} ms, p99 ${r.p99.toFixed(0).padStart(5)} ms, max ${r.max.toFixed(0).padStart(5)} ms; ${r.rate.toFixed(0)} deliveries/s (${r.events} events${r.lateTicks ? `, ${r.lateTicks} ticks late` : ''})`);
+      }
+      console.log(`  B's p99 beside A / alone: ${ratio.toFixed(2)}; A's connections held by the tarpits: ${fairness.heldAtStart} before B's first tick, ${fairness.heldAtEnd} at the end`);
+      checks.push([`B's p99 beside a hanging project within ${TARGET_FAIRNESS_RATIO}× of alone`, ratio <= TARGET_FAIRNESS_RATIO]);
     }
     for (const [label, ok] of checks) console.log(`  ${ok ? 'PASS' : 'FAIL'}: ${label}`);
     process.exitCode = checks.every(([, ok]) => ok) ? 0 : 1;
