@@ -15,7 +15,7 @@ describe('loadConfig', () => {
     const config = loadConfig({ PORT: '', WEBHOOK_ALLOWED_CIDRS: '', PENDING_POINTS_DAY_MS: '', WEBHOOK_TIMEOUT_MS: '', WEBHOOK_RETRY_BASE_MS: '' });
     expect(config.port).toBe(3000);
     expect(config.pendingPointsDayMs).toBe(86_400_000);
-    expect(config.webhook).toEqual({ timeoutMs: 10_000, retryBaseMs: 60_000, allowedCidrs: [] });
+    expect(config.webhook).toEqual({ timeoutMs: 10_000, retryBaseMs: 60_000, allowedCidrs: [], projectMaxInFlight: 50, socketIdleMs: 4_000 });
   });
 
   it.each([
@@ -25,6 +25,8 @@ describe('loadConfig', () => {
     ['REDIS_URL', 'not a url', 'REDIS_URL must be a URL starting with redis:// or rediss://'],
     ['PENDING_POINTS_DAY_MS', '0', 'PENDING_POINTS_DAY_MS must be a positive integer'],
     ['WEBHOOK_TIMEOUT_MS', '1.5', 'WEBHOOK_TIMEOUT_MS must be an integer'],
+    ['WEBHOOK_PROJECT_MAX_IN_FLIGHT', '101', 'WEBHOOK_PROJECT_MAX_IN_FLIGHT must be an integer from 1 to 100'],
+    ['WEBHOOK_SOCKET_IDLE_MS', '50', 'WEBHOOK_SOCKET_IDLE_MS must be an integer from 100 to 600000'],
     ['WEBHOOK_RETRY_BASE_MS', '-1', 'WEBHOOK_RETRY_BASE_MS must be a positive integer'],
     ['WEBHOOK_ALLOWED_CIDRS', '127.0.0.1/33', 'WEBHOOK_ALLOWED_CIDRS must be a comma-separated list of CIDR ranges'],
     ['LOG_LEVEL', 'loud', 'LOG_LEVEL must be one of'],
