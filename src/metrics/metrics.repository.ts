@@ -27,7 +27,7 @@ export class MetricsRepository {
    * row of the table (one per event and distribution, kept forever), and no index leads with `status`, so its
    * count would read the whole table or the whole (distribution, status, seq) index at every scrape; the rate
    * of successes is `loyalty_webhook_delivery_attempts_total{outcome="success"}` of the workers instead.
-   * - PENDING: the partial index `idx_webhook_deliveries_due` holds PENDING rows only (the backlog).
+   * - PENDING: the partial index `idx_webhook_deliveries_project_due` holds PENDING rows only (the backlog).
    * - FAILED: `idx_webhook_deliveries_distribution_status_seq` read once per distribution, at its FAILED range
    *   (a nested loop over `distributions`, a small table): the cost is the number of FAILED rows plus one probe
    *   per distribution.

@@ -26,13 +26,16 @@ export interface DispatchLoad {
   projects: Map<string, number>;
 }
 
-/** The next project with deliveries waiting (PENDING with a due time) after `after`, or the first one: its earliest due time. */
+/**
+ * The next project with PENDING deliveries after `after`, or the first one: its earliest due time (null
+ * when all of them are parked: nulls sort last).
+ */
 const nextProject = (after: string) => `
   (SELECT d.project_id, d.next_attempt_at FROM webhook_deliveries d
-   WHERE d.status = 'PENDING' AND d.next_attempt_at IS NOT NULL AND d.project_id > ${after} ORDER BY d.project_id, d.next_attempt_at LIMIT 1)
+   WHERE d.status = 'PENDING' AND d.project_id > ${after} ORDER BY d.project_id, d.next_attempt_at LIMIT 1)
   UNION ALL
   (SELECT d.project_id, d.next_attempt_at FROM webhook_deliveries d
-   WHERE d.status = 'PENDING' AND d.next_attempt_at IS NOT NULL ORDER BY d.project_id, d.next_attempt_at LIMIT 1)
+   WHERE d.status = 'PENDING' ORDER BY d.project_id, d.next_attempt_at LIMIT 1)
   LIMIT 1`;
 
 /**
@@ -41,7 +44,7 @@ const nextProject = (after: string) => `
  * free slots ($p+8 in flight at most; $p+6/$p+7 the worker's requests in flight per project) and no
  * distribution beyond its free slots ($p+4 in flight at most; $p/$p+1 per distribution).
  *
- * `walk` is a loose index scan of the projects with deliveries waiting, in project order from the one after
+ * `walk` is a loose index scan of the projects with PENDING deliveries, in project order from the one after
  * $p+9 (where the last claim stopped), around once at most: one probe of the (project, due time) index per
  * project, which also gives the project's earliest due time. It stops once it found $p+5 projects with due
  * deliveries and free slots, or after MAX_WALK projects. Each such project then gives at most its free
@@ -53,11 +56,14 @@ const nextProject = (after: string) => `
  *
  * The statement is planned once per connection (SESSION_OPTIONS), so each step names its rows in a way
  * that has a single sensible plan whatever the table's size was when it was planned: index probes with an
- * equality on the project (or a bound on it) and an order the index gives, the distribution's status by
+ * equality on the project (or a bound on it) in the order the index gives; the distribution's status by
  * primary key (as an EXISTS, the plan made with a few distributions scanned the whole partial index of
- * ACTIVE ones per candidate), picked rows by primary key (`= ANY (ARRAY(…))`), and "unsettled" as `NOT IN ('SUCCEEDED', 'FAILED')`, which the due indexes
- * (`WHERE status = 'PENDING'`) cannot serve. Written as `status = 'PENDING'` with `IN (SELECT …)`, a plan
- * made while the table was small scanned every due delivery of a burst on each claim.
+ * ACTIVE ones per candidate); picked rows by primary key (`= ANY (ARRAY(…))`); and "unsettled" as
+ * `NOT IN ('SUCCEEDED', 'FAILED')`, which the due index (`WHERE status = 'PENDING'`) cannot serve (written
+ * as `status = 'PENDING'` with `IN (SELECT …)`, a plan made while the table was small scanned every due
+ * delivery of a burst on each claim). The table has no other index of PENDING rows by due time: with one
+ * on `next_attempt_at` alone, the plan made when the statistics saw two projects read a project's due
+ * deliveries through it, passing over every other project's on each claim (bench/README.md).
  */
 const claimDueCtes = (p: number) => `
 load AS (
@@ -66,12 +72,12 @@ load AS (
   SELECT * FROM unnest($${p + 6}::text[], $${p + 7}::int[]) AS l(project_id, in_flight)
 ), walk AS (
   SELECT f.project_id, f.project_id AS first, 1 AS pos, f.eligible, f.eligible::int AS found
-  FROM (SELECT n.project_id, n.next_attempt_at <= now() AND coalesce((SELECT in_flight FROM project_load pl WHERE pl.project_id = n.project_id), 0) < $${p + 8} AS eligible
+  FROM (SELECT n.project_id, coalesce(n.next_attempt_at <= now(), false) AND coalesce((SELECT in_flight FROM project_load pl WHERE pl.project_id = n.project_id), 0) < $${p + 8} AS eligible
         FROM (${nextProject(`$${p + 9}::text`)}) n) f
   UNION ALL
   SELECT f.project_id, w.first, w.pos + 1, f.eligible, w.found + f.eligible::int
   FROM walk w CROSS JOIN LATERAL (
-    SELECT n.project_id, n.next_attempt_at <= now() AND coalesce((SELECT in_flight FROM project_load pl WHERE pl.project_id = n.project_id), 0) < $${p + 8} AS eligible
+    SELECT n.project_id, coalesce(n.next_attempt_at <= now(), false) AND coalesce((SELECT in_flight FROM project_load pl WHERE pl.project_id = n.project_id), 0) < $${p + 8} AS eligible
     FROM (${nextProject('w.project_id')}) n
   ) f
   WHERE f.project_id <> w.first AND w.found < $${p + 5} AND w.pos < ${MAX_WALK}
@@ -79,7 +85,7 @@ load AS (
   SELECT c.id, c.distribution_id, w.project_id, c.next_attempt_at, w.pos
   FROM walk w CROSS JOIN LATERAL (
     SELECT d.id, d.distribution_id, d.next_attempt_at FROM webhook_deliveries d
-    WHERE d.project_id = w.project_id AND d.status = 'PENDING' AND d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= now()
+    WHERE d.project_id = w.project_id AND d.status = 'PENDING' AND d.next_attempt_at <= now()
       AND (d.lease_until IS NULL OR d.lease_until < now())
       AND (SELECT dist.status FROM distributions dist WHERE dist.id = d.distribution_id) = 'ACTIVE'
       AND d.distribution_id <> ALL (ARRAY(SELECT distribution_id FROM load WHERE in_flight >= $${p + 4}))
@@ -115,18 +121,19 @@ SELECT ctx.*, cur.next_project
 FROM (SELECT coalesce((SELECT project_id FROM chosen ORDER BY turn DESC, pos DESC LIMIT 1), (SELECT project_id FROM walk ORDER BY pos DESC LIMIT 1), $18::text) AS next_project) cur
 LEFT JOIN (${contextFrom('claimed')}) ctx ON true`;
 
-
 /**
  * The session settings of the dispatcher's connection. Every table this statement reads is meant to be
- * read through an index (the due index in due order, then primary keys). Without fresh statistics (a
+ * read through an index (the (project, due time) index, then primary keys). Without fresh statistics (a
  * table that just grew by a burst of deliveries, before autovacuum analyzed it) the planner took a bitmap
  * scan of every due delivery and a sort, on each claim: a cost that grew with the backlog, and a third of
  * the dispatcher's PostgreSQL time in the benchmark (bench/README.md). With only index paths left, one
  * generic plan serves every run: planning this statement on each round trip cost the dispatcher's
  * PostgreSQL backend more than a third of its time (bench/README.md). PostgreSQL plans it again after
- * each ANALYZE of its tables.
+ * each ANALYZE of its tables. JIT compilation is off: the disabled scan types make the plan's estimated
+ * cost huge, which made PostgreSQL compile the statement on every run once the walk of projects was in it
+ * (3 s per claim instead of 3 ms, bench/README.md).
  */
-const SESSION_OPTIONS = '-c enable_bitmapscan=off -c enable_seqscan=off -c plan_cache_mode=force_generic_plan';
+const SESSION_OPTIONS = '-c enable_bitmapscan=off -c enable_seqscan=off -c plan_cache_mode=force_generic_plan -c jit=off';
 
 /**
  * The dispatcher's statement, on a connection of its own: the dispatcher makes one round trip at a time,

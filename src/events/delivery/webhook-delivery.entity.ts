@@ -10,16 +10,14 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
  * 410 or the distribution was disabled (FAILED).
  *
  * Unique (distribution, event): relaying an event twice cannot deliver it twice.
- * The partial index on `next_attempt_at` holds PENDING rows only, for the sweep and the due count; the one on
- * (`project_id`, `next_attempt_at`) the PENDING rows with a due time, for the dispatcher's claim, which takes
- * projects in turn.
+ * The partial index on (`project_id`, `next_attempt_at`) holds PENDING rows only, for the dispatcher's claim
+ * (which takes projects in turn) and the count of PENDING deliveries.
  */
 @Entity({ name: 'webhook_deliveries' })
 @Index('uq_webhook_deliveries_event', ['distributionId', 'eventId'], { unique: true })
 @Index('idx_webhook_deliveries_distribution_seq', ['distributionId', 'seq'])
 @Index('idx_webhook_deliveries_distribution_status_seq', ['distributionId', 'status', 'seq'])
-@Index('idx_webhook_deliveries_due', ['nextAttemptAt'], { where: `"status" = 'PENDING'` })
-@Index('idx_webhook_deliveries_project_due', ['projectId', 'nextAttemptAt'], { where: `"status" = 'PENDING' AND "next_attempt_at" IS NOT NULL` })
+@Index('idx_webhook_deliveries_project_due', ['projectId', 'nextAttemptAt'], { where: `"status" = 'PENDING'` })
 export class WebhookDelivery {
   @PrimaryColumn({ type: 'text' })
   id: string;
