@@ -48,7 +48,7 @@ export class ApiModule {
         EventsModule,
         PointsModule,
         DashboardModule,
-        ApiMetricsModule,
+        ApiMetricsModule.forRoot(config),
         ...(rateLimited ? [RateLimitModule] : []),
       ],
       providers: [

@@ -32,6 +32,8 @@ describe('loadConfig', () => {
     ['METRICS_TOKEN', 'has a space in it ok', 'METRICS_TOKEN must be 16-200 characters'],
     ['WORKER_METRICS_PORT', '9x', 'WORKER_METRICS_PORT must be an integer between 1 and 65535 (got "9x")'],
     ['WORKER_METRICS_PORT', '70000', 'WORKER_METRICS_PORT must be an integer between 1 and 65535 (got "70000")'],
+    ['METRICS_GAUGE_CACHE_MS', '-1', 'METRICS_GAUGE_CACHE_MS must be an integer from 0 to 300000 (milliseconds; 0 = read at every scrape) (got "-1")'],
+    ['METRICS_GAUGE_CACHE_MS', '300001', 'METRICS_GAUGE_CACHE_MS must be an integer from 0 to 300000'],
     ['ADMIN_TOKEN', 'too-short', 'ADMIN_TOKEN must be 16-200 printable ASCII characters without spaces'],
     ['ADMIN_TOKEN', 'pässwörd-0123456789', 'ADMIN_TOKEN must be 16-200 printable ASCII characters without spaces'],
   ])('rejects %s=%s with a message naming it', (name, value, message) => {
@@ -45,12 +47,22 @@ describe('loadConfig', () => {
   });
 
   it('leaves metrics open, the worker without a metrics port and bull-board off unless their variables are set', () => {
-    const config = loadConfig({ METRICS_TOKEN: '', WORKER_METRICS_PORT: '', ADMIN_TOKEN: '' });
-    expect(config.metrics).toEqual({ token: null, workerPort: null });
+    const config = loadConfig({ NODE_ENV: 'development', METRICS_TOKEN: '', WORKER_METRICS_PORT: '', METRICS_GAUGE_CACHE_MS: '', ADMIN_TOKEN: '' });
+    expect(config.metrics).toEqual({ token: null, api: true, workerPort: null, gaugeCacheMs: 10_000 });
     expect(config.adminToken).toBeNull();
-    const set = loadConfig({ METRICS_TOKEN: 'metrics-token-0123456789', WORKER_METRICS_PORT: '9464', ADMIN_TOKEN: 'admin:token/0123456789' });
-    expect(set.metrics).toEqual({ token: 'metrics-token-0123456789', workerPort: 9464 });
+    const set = loadConfig({ METRICS_TOKEN: 'metrics-token-0123456789', WORKER_METRICS_PORT: '9464', METRICS_GAUGE_CACHE_MS: '0', ADMIN_TOKEN: 'admin:token/0123456789' });
+    expect(set.metrics).toEqual({ token: 'metrics-token-0123456789', api: true, workerPort: 9464, gaugeCacheMs: 0 });
     expect(set.adminToken).toBe('admin:token/0123456789');
+  });
+
+  it('turns the API\'s /metrics off in production unless METRICS_TOKEN is set', () => {
+    for (const NODE_ENV of ['', 'development', 'test', 'staging']) {
+      expect({ NODE_ENV, ...loadConfig({ NODE_ENV, METRICS_TOKEN: '' }).metrics }).toMatchObject({ NODE_ENV, api: true });
+    }
+    const production = loadConfig({ NODE_ENV: 'production', METRICS_TOKEN: '' });
+    expect(production.production).toBe(true);
+    expect(production.metrics).toMatchObject({ token: null, api: false });
+    expect(loadConfig({ NODE_ENV: 'production', METRICS_TOKEN: 'metrics-token-0123456789' }).metrics).toMatchObject({ token: 'metrics-token-0123456789', api: true });
   });
 
   it('parses an allow-list of CIDRs', () => {

@@ -35,8 +35,15 @@ export class AppConfig {
   readonly rateLimitPerSecond: number;
   readonly logLevel: (typeof LOG_LEVELS)[number];
   readonly queuePrefix: string;
-  /** `token`: the bearer token both /metrics endpoints require (null: open); `workerPort`: the worker serves them there (null: not at all). */
-  readonly metrics: { token: string | null; workerPort: number | null };
+  /** NODE_ENV=production: the API's /metrics is off unless METRICS_TOKEN is set (docs/operations.md). */
+  readonly production: boolean;
+  /**
+   * `token`: the bearer token both /metrics endpoints require (null: open); `api`: whether the API serves GET
+   * /metrics at all (not in production without a token, since it shares the public port with the API);
+   * `workerPort`: the worker serves its /metrics there (null: not at all); `gaugeCacheMs`: how long the API
+   * keeps the gauges it reads from Redis and PostgreSQL before a scrape reads them again (0: every scrape).
+   */
+  readonly metrics: { token: string | null; api: boolean; workerPort: number | null; gaugeCacheMs: number };
   /** The password of bull-board at /admin/queues; null: the board is not mounted. */
   readonly adminToken: string | null;
 
@@ -62,7 +69,9 @@ export class AppConfig {
     this.rateLimitPerSecond = env.RATE_LIMIT_PER_SECOND;
     this.logLevel = env.LOG_LEVEL;
     this.queuePrefix = env.QUEUE_PREFIX;
-    this.metrics = { token: env.METRICS_TOKEN ?? null, workerPort: env.WORKER_METRICS_PORT ?? null };
+    this.production = env.NODE_ENV === 'production';
+    const token = env.METRICS_TOKEN ?? null;
+    this.metrics = { token, api: token !== null || !this.production, workerPort: env.WORKER_METRICS_PORT ?? null, gaugeCacheMs: env.METRICS_GAUGE_CACHE_MS };
     this.adminToken = env.ADMIN_TOKEN ?? null;
     Object.freeze(this);
   }

@@ -183,11 +183,23 @@ export class EnvironmentVariables {
   METRICS_TOKEN?: string = undefined;
 
   @Transform(toInt)
+  @IsInt({ message: 'METRICS_GAUGE_CACHE_MS must be an integer from 0 to 300000 (milliseconds; 0 = read at every scrape)' })
+  @Min(0, { message: 'METRICS_GAUGE_CACHE_MS must be an integer from 0 to 300000 (milliseconds; 0 = read at every scrape)' })
+  @Max(300_000, { message: 'METRICS_GAUGE_CACHE_MS must be an integer from 0 to 300000 (milliseconds; 0 = read at every scrape)' })
+  METRICS_GAUGE_CACHE_MS: number = 10_000;
+
+  @Transform(toInt)
   @IsOptional()
   @IsInt({ message: 'WORKER_METRICS_PORT must be an integer between 1 and 65535' })
   @Min(1, { message: 'WORKER_METRICS_PORT must be an integer between 1 and 65535' })
   @Max(65535, { message: 'WORKER_METRICS_PORT must be an integer between 1 and 65535' })
   WORKER_METRICS_PORT?: number = undefined;
+
+  // Only "production" changes anything (the API's /metrics then needs METRICS_TOKEN); any other value, or none,
+  // is a development or test run. Not validated further: platforms set their own values (staging, test).
+  @IsOptional()
+  @IsString({ message: 'NODE_ENV must be a string' })
+  NODE_ENV?: string = undefined;
 
   @IsOptional()
   @Matches(/^[\x21-\x7e]{16,200}$/, { message: 'ADMIN_TOKEN must be 16-200 printable ASCII characters without spaces (it is the HTTP basic auth password of /admin/queues)' })
