@@ -157,10 +157,7 @@ describe('webhooks: bounded work per request and per batch', () => {
     worker = await startWorker(config);
     await waitFor(async () => (byDelivery('/recover').size >= failed.length && byDelivery('/resume').size >= parked.length ? true : undefined), { timeoutMs: 90_000, intervalMs: 200 });
     const pending = () => db.count(`SELECT 1 FROM webhook_deliveries WHERE distribution_id = ANY($1::text[]) AND status <> 'SUCCEEDED'`, [[recovered, resumed]]);
-    await waitFor(async () => ((await pending()) === 0 ? true : undefined), { timeoutMs: 30_000, intervalMs: 200 }).catch(async (e) => {
-      console.log(JSON.stringify(await db.query(`SELECT d.distribution_id, d.status, d.attempts_count, d.next_attempt_at, d.manual, a.error, count(*) FROM webhook_deliveries d LEFT JOIN webhook_attempts a ON a.delivery_id = d.id WHERE distribution_id = ANY($1::text[]) AND status <> 'SUCCEEDED' GROUP BY 1,2,3,4,5,6 LIMIT 20`, [[recovered, resumed]])));
-      throw e;
-    });
+    await waitFor(async () => ((await pending()) === 0 ? true : undefined), { timeoutMs: 30_000, intervalMs: 200 });
     expect(Math.max(...byDelivery('/recover').values(), ...byDelivery('/resume').values())).toBe(1);
     expect(await db.count(`SELECT 1 FROM distributions WHERE id = ANY($1::text[]) AND (recover_requested_at IS NOT NULL OR resume_requested_at IS NOT NULL)`, [[recovered, resumed]])).toBe(0);
   }, 180_000);
