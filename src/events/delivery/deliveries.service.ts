@@ -84,7 +84,9 @@ export class DeliveriesService {
    * the deliveries PENDING and due in batches (WebhookHousekeeping), and the dispatchers send them.
    */
   async recover(project: ProjectContext, distributionId: string, body: RecoverDeliveriesDto): Promise<RecoveryDto> {
+    await this.distributions.find(project, distributionId);
     const since = new Date(body.since);
+    // Counted before the worker can start: what it will send.
     const count = await this.work.countFailedSince(distributionId, since, RECOVER_COUNT_WINDOW);
     if (!(await this.distributions.requestRecover(project, distributionId, since))) throw ApiError.notFound('distribution', distributionId);
     return { object: 'webhook_recovery', distribution_id: distributionId, since: since.toISOString(), deliveries_count: count };
