@@ -15,7 +15,7 @@ describe('loadConfig', () => {
     const config = loadConfig({ PORT: '', WEBHOOK_ALLOWED_CIDRS: '', PENDING_POINTS_DAY_MS: '', WEBHOOK_TIMEOUT_MS: '', WEBHOOK_RETRY_BASE_MS: '' });
     expect(config.port).toBe(3000);
     expect(config.pendingPointsDayMs).toBe(86_400_000);
-    expect(config.webhook).toEqual({ timeoutMs: 10_000, retryBaseMs: 60_000, allowedCidrs: [] });
+    expect(config.webhook).toEqual({ timeoutMs: 10_000, retryBaseMs: 60_000, allowedCidrs: [], maxDistributionsPerProject: 100, relayMaxDeliveries: 5_000 });
   });
 
   it.each([
@@ -63,6 +63,12 @@ describe('loadConfig', () => {
     expect(production.production).toBe(true);
     expect(production.metrics).toMatchObject({ token: null, api: false });
     expect(loadConfig({ NODE_ENV: 'production', METRICS_TOKEN: 'metrics-token-0123456789' }).metrics).toMatchObject({ token: 'metrics-token-0123456789', api: true });
+  });
+
+  it('bounds the webhook limits', () => {
+    expect(loadConfig({ WEBHOOK_MAX_DISTRIBUTIONS_PER_PROJECT: '3', WEBHOOK_RELAY_MAX_DELIVERIES: '7' }).webhook).toMatchObject({ maxDistributionsPerProject: 3, relayMaxDeliveries: 7 });
+    expect(() => loadConfig({ WEBHOOK_MAX_DISTRIBUTIONS_PER_PROJECT: '0' })).toThrow(/WEBHOOK_MAX_DISTRIBUTIONS_PER_PROJECT must be an integer from 1 to 10000/);
+    expect(() => loadConfig({ WEBHOOK_RELAY_MAX_DELIVERIES: '1000001' })).toThrow(/WEBHOOK_RELAY_MAX_DELIVERIES must be an integer from 1 to 1000000/);
   });
 
   it('parses an allow-list of CIDRs', () => {

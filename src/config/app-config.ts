@@ -28,7 +28,11 @@ export class AppConfig {
   readonly pendingPointsDayMs: number;
   /** How often the worker's sweeps run (in-process timers of each worker process). */
   readonly sweeps: { pendingPointsMs: number; cardGenerationMs: number; webhooksMs: number };
-  readonly webhook: { timeoutMs: number; retryBaseMs: number; allowedCidrs: string[] };
+  /**
+   * `maxDistributionsPerProject`: distributions one project may have (deleted ones no longer count);
+   * `relayMaxDeliveries`: deliveries one relay transaction makes at most (at least one event per batch).
+   */
+  readonly webhook: { timeoutMs: number; retryBaseMs: number; allowedCidrs: string[]; maxDistributionsPerProject: number; relayMaxDeliveries: number };
   /** How long an API process keeps an application key it has looked up (0 = every request reads it). */
   readonly appKeyCacheMs: number;
   /** Requests per second each project may make, shared by every API process (bursts of twice that); 0 = off. */
@@ -64,6 +68,8 @@ export class AppConfig {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       retryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
       allowedCidrs: splitList(env.WEBHOOK_ALLOWED_CIDRS),
+      maxDistributionsPerProject: env.WEBHOOK_MAX_DISTRIBUTIONS_PER_PROJECT,
+      relayMaxDeliveries: env.WEBHOOK_RELAY_MAX_DELIVERIES,
     };
     this.appKeyCacheMs = env.APP_KEY_CACHE_MS;
     this.rateLimitPerSecond = env.RATE_LIMIT_PER_SECOND;

@@ -146,6 +146,18 @@ export class EnvironmentVariables {
   WEBHOOK_SWEEP_MS: number = 30_000;
 
   @Transform(toInt)
+  @IsInt({ message: 'WEBHOOK_MAX_DISTRIBUTIONS_PER_PROJECT must be an integer from 1 to 10000' })
+  @Min(1, { message: 'WEBHOOK_MAX_DISTRIBUTIONS_PER_PROJECT must be an integer from 1 to 10000' })
+  @Max(10_000, { message: 'WEBHOOK_MAX_DISTRIBUTIONS_PER_PROJECT must be an integer from 1 to 10000' })
+  WEBHOOK_MAX_DISTRIBUTIONS_PER_PROJECT: number = 100;
+
+  @Transform(toInt)
+  @IsInt({ message: 'WEBHOOK_RELAY_MAX_DELIVERIES must be an integer from 1 to 1000000' })
+  @Min(1, { message: 'WEBHOOK_RELAY_MAX_DELIVERIES must be an integer from 1 to 1000000' })
+  @Max(1_000_000, { message: 'WEBHOOK_RELAY_MAX_DELIVERIES must be an integer from 1 to 1000000' })
+  WEBHOOK_RELAY_MAX_DELIVERIES: number = 5_000;
+
+  @Transform(toInt)
   @IsInt({ message: 'PENDING_POINTS_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
   @Min(10, { message: 'PENDING_POINTS_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
   @Max(86_400_000, { message: 'PENDING_POINTS_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })

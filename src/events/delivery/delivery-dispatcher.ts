@@ -20,7 +20,8 @@ const STOP_WAIT_MS = 10_000;
  * that ended since the last one and claims due deliveries for the free slots (no distribution beyond its
  * free slots), so batches grow with the load; each claimed delivery is sent at once. A delivery to be
  * retried gets a delayed BullMQ job (job id = delivery id) once its attempt is recorded; so do the attempts
- * the API asks for (redeliver, recover, test, a distribution made ACTIVE again): WebhookDeliveryProcessor.
+ * the API asks for one at a time (redeliver, test): WebhookDeliveryProcessor. Recovered and resumed
+ * deliveries are made due in batches by WebhookHousekeeping, and claimed here like first attempts.
  *
  * It claims when woken (the relay made deliveries; the webhook sweep, which also finds deliveries whose
  * worker died or whose retry job Redis lost) and whenever one of its requests ends. A slot is held while
