@@ -143,6 +143,16 @@ export class Campaign {
   @Column({ name: 'generation_error', type: 'text', nullable: true })
   generationError: string | null;
 
+  /** Card generation's turns (the worker's round-robin between projects; see CardGenerationService). */
+  @Column({ name: 'generation_turn_at', type: 'timestamptz', precision: 3, nullable: true, select: false, insert: false, update: false })
+  generationTurnAt: Date | null;
+
+  @Column({ name: 'generation_lease_until', type: 'timestamptz', precision: 3, nullable: true, select: false, insert: false, update: false })
+  generationLeaseUntil: Date | null;
+
+  @Column({ name: 'generation_failures', type: 'integer', default: 0, select: false, insert: false, update: false })
+  generationFailures: number;
+
   /** Millisecond precision, so a keyset position read back into a JS Date matches the row exactly. */
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
   createdAt: Date;

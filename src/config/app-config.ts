@@ -28,6 +28,8 @@ export class AppConfig {
   readonly pendingPointsDayMs: number;
   /** How often the worker's sweeps run (in-process timers of each worker process). */
   readonly sweeps: { pendingPointsMs: number; cardGenerationMs: number; webhooksMs: number };
+  /** Cards a campaign gets per turn before the worker moves on to the next project's campaign (card generation is shared round-robin). */
+  readonly cardGenerationTurnCards: number;
   readonly webhook: { timeoutMs: number; retryBaseMs: number; allowedCidrs: string[] };
   /** How long an API process keeps an application key it has looked up (0 = every request reads it). */
   readonly appKeyCacheMs: number;
@@ -53,6 +55,7 @@ export class AppConfig {
         : null;
     this.pendingPointsDayMs = env.PENDING_POINTS_DAY_MS;
     this.sweeps = { pendingPointsMs: env.PENDING_POINTS_SWEEP_MS, cardGenerationMs: env.CARD_GENERATION_SWEEP_MS, webhooksMs: env.WEBHOOK_SWEEP_MS };
+    this.cardGenerationTurnCards = env.CARD_GENERATION_TURN_CARDS;
     this.webhook = {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       retryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
