@@ -61,7 +61,7 @@ export class CardGenerationService {
     while (!stopping()) {
       const campaign = await this.turns.claim(TURN_LEASE_MS);
       if (!campaign) {
-        const retryAt = await this.turns.nextRetryAt();
+        const retryAt = await this.turns.nextRetryAt(TURN_BACKOFF_MS * 2 ** (MAX_TURN_FAILURES - 2));
         if (!retryAt) return taken;
         // At most a second at a time, so a closing worker is not held.
         await sleep(Math.min(Math.max(retryAt.getTime() - Date.now(), 10), 1_000));

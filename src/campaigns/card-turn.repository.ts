@@ -63,9 +63,16 @@ export class CardTurnRepository {
     return rows[0]?.generation_failures ?? 0;
   }
 
-  /** When the first campaign waiting out a failed turn may be tried again (null: none is waiting). */
-  async nextRetryAt(): Promise<Date | null> {
-    const [{ at }] = (await this.dataSource.query(`SELECT min(generation_lease_until) AS at FROM campaigns WHERE ${LIVE} AND generation_failures > 0`)) as [{ at: Date | null }];
+  /**
+   * When the first campaign waiting out a failed turn may be tried again (null: none is waiting). Only
+   * holds of at most `backoffMs` are backoffs: a longer one is a turn in progress, whose worker goes on.
+   */
+  async nextRetryAt(backoffMs: number): Promise<Date | null> {
+    const [{ at }] = (await this.dataSource.query(
+      `SELECT min(generation_lease_until) AS at FROM campaigns
+        WHERE ${LIVE} AND generation_failures > 0 AND generation_lease_until <= clock_timestamp() + make_interval(secs => $1::int / 1000.0)`,
+      [backoffMs],
+    )) as [{ at: Date | null }];
     return at;
   }
 }

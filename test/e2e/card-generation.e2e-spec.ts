@@ -162,6 +162,28 @@ describe('card generation is shared between projects in turns (issue 26)', () =>
     }
   });
 
+  it("a campaign whose turns fail is retried and FAILED on its own, while another project's campaign is made", async () => {
+    const c = await createProject(app, 'Broken');
+    const d = await createProject(app, 'Healthy');
+    await worker.close();
+    const broken = await http(app).post('/v1/loyalties').set(c.headers).send({ name: 'Breaks', vouchers_count: 100 });
+    // A stored value PostgreSQL refuses: every turn of this campaign throws.
+    await db.query(`UPDATE campaigns SET voucher = jsonb_set(voucher, '{loyalty_card,points}', '"x"') WHERE id = $1`, [broken.body.id]);
+    const healthy = await http(app).post('/v1/loyalties').set(d.headers).send({ name: 'Works', vouchers_count: 100 });
+    worker = await startWorker(config);
+
+    expect(await settled(d, healthy.body.id, 60_000)).toMatchObject({ vouchers_generation_status: 'DONE', vouchers_count: 100 });
+    const failed = await waitFor(
+      async () => {
+        const { rows } = await db.query('SELECT vouchers_generation_status AS status, vouchers_count, generation_error, generation_failures FROM campaigns WHERE id = $1', [broken.body.id]);
+        return rows[0].status === 'IN_PROGRESS' ? undefined : rows[0];
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
+    expect(failed).toMatchObject({ status: 'FAILED', vouchers_count: 0, generation_failures: 5 });
+    expect(failed.generation_error).toMatch(/integer/);
+  });
+
   it('a worker closed mid-generation leaves the campaign to the next worker, which makes exactly the cards missing', async () => {
     const project = await createProject(app, 'Restarted');
     const res = await http(app).post('/v1/loyalties').set(project.headers).send({ name: 'Across a restart', vouchers_count: 100_000 });
