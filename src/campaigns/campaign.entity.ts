@@ -53,6 +53,7 @@ export interface AccessAssignment {
 @Index('uq_campaigns_project_name_live', ['projectId', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
 @Index('idx_campaigns_project_created', ['projectId', 'createdAt', 'id'])
 @Index('idx_campaigns_generation_in_progress', ['vouchersGenerationStatus'], { where: `"vouchers_generation_status" = 'IN_PROGRESS'` })
+@Index('idx_campaigns_project_turn', ['projectId', 'generationTurnAt'], { where: '"generation_turn_at" IS NOT NULL' })
 export class Campaign {
   @PrimaryColumn({ type: 'text' })
   id: string;

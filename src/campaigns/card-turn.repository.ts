@@ -18,8 +18,9 @@ export class CardTurnRepository {
 
   /**
    * Takes the next turn: among live IN_PROGRESS campaigns nobody holds, the one of the project served
-   * longest ago (its latest turn among its campaigns in progress, so starting more campaigns does not
-   * put a project first), then that project's campaign served longest ago; never served comes first.
+   * longest ago (the latest turn of any of its campaigns, finished ones too, so neither starting more
+   * campaigns nor many that each finish in one turn put a project first; idx_campaigns_project_turn
+   * answers it), then that project's campaign served longest ago; never served comes first.
    * The campaign is held until `leaseMs` from now. SKIP LOCKED: workers claiming at once take different
    * campaigns, and the lease is checked again on the row's latest version.
    */
@@ -28,8 +29,7 @@ export class CardTurnRepository {
       `UPDATE campaigns c
           SET generation_turn_at = clock_timestamp(), generation_lease_until = clock_timestamp() + make_interval(secs => $1::int / 1000.0)
          FROM (SELECT n.id FROM campaigns n
-                 JOIN (SELECT project_id, max(generation_turn_at) AS served_at FROM campaigns WHERE ${LIVE} GROUP BY project_id) p
-                   ON p.project_id = n.project_id
+                CROSS JOIN LATERAL (SELECT max(s.generation_turn_at) AS served_at FROM campaigns s WHERE s.project_id = n.project_id) p
                 WHERE n.vouchers_generation_status = 'IN_PROGRESS' AND n.deleted_at IS NULL
                   AND (n.generation_lease_until IS NULL OR n.generation_lease_until <= clock_timestamp())
                 ORDER BY p.served_at ASC NULLS FIRST, n.generation_turn_at ASC NULLS FIRST, n.created_at, n.id

@@ -162,6 +162,27 @@ describe('card generation is shared between projects in turns (issue 26)', () =>
     }
   });
 
+  it("project B's campaign is not held by project A's many campaigns that each finish in one turn", async () => {
+    const a = await createProject(app, 'Project A, many campaigns');
+    const b = await createProject(app, 'Project B, after them');
+    // Queued with no worker running, A's first: the order of the queue would serve A's 40 campaigns first.
+    await worker.close();
+    const many: string[] = [];
+    for (let i = 0; i < 40; i += 1) {
+      const res = await http(app).post('/v1/loyalties').set(a.headers).send({ name: `A one-turn ${i}`, vouchers_count: 1_000 });
+      expect(res.status).toBe(200);
+      many.push(res.body.id as string);
+    }
+    const small = await http(app).post('/v1/loyalties').set(b.headers).send({ name: 'B after many', vouchers_count: 10 });
+    worker = await startWorker(config);
+
+    expect(await settled(b, small.body.id, 60_000)).toMatchObject({ vouchers_generation_status: 'DONE', vouchers_count: 10 });
+    const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM campaigns WHERE id = ANY($1) AND vouchers_generation_status = 'IN_PROGRESS'`, [many]);
+    // B's turn comes after at most one of A's (the first turn may go to either project).
+    expect(rows[0].n).toBeGreaterThanOrEqual(38);
+    for (const id of many) expect(await settled(a, id)).toMatchObject({ vouchers_generation_status: 'DONE', vouchers_count: 1_000 });
+  });
+
   it("a campaign whose turns fail is retried and FAILED on its own, while another project's campaign is made", async () => {
     const c = await createProject(app, 'Broken');
     const d = await createProject(app, 'Healthy');
