@@ -28,6 +28,8 @@ export class AppConfig {
   readonly pendingPointsDayMs: number;
   /** How often the worker's sweeps run (in-process timers of each worker process). */
   readonly sweeps: { pendingPointsMs: number; cardGenerationMs: number; webhooksMs: number };
+  /** Cards a campaign gets per turn before the worker moves on to the next project's campaign (card generation is shared round-robin). */
+  readonly cardGenerationTurnCards: number;
   /**
    * `maxDistributionsPerProject`: distributions one project may have (deleted ones no longer count);
    * `relayMaxDeliveries`: deliveries one relay transaction makes at most (at least one event per batch).
@@ -64,6 +66,7 @@ export class AppConfig {
         : null;
     this.pendingPointsDayMs = env.PENDING_POINTS_DAY_MS;
     this.sweeps = { pendingPointsMs: env.PENDING_POINTS_SWEEP_MS, cardGenerationMs: env.CARD_GENERATION_SWEEP_MS, webhooksMs: env.WEBHOOK_SWEEP_MS };
+    this.cardGenerationTurnCards = env.CARD_GENERATION_TURN_CARDS;
     this.webhook = {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       retryBaseMs: env.WEBHOOK_RETRY_BASE_MS,

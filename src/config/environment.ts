@@ -170,6 +170,12 @@ export class EnvironmentVariables {
   CARD_GENERATION_SWEEP_MS: number = 60_000;
 
   @Transform(toInt)
+  @IsInt({ message: 'CARD_GENERATION_TURN_CARDS must be an integer from 1 to 1000000 (cards)' })
+  @Min(1, { message: 'CARD_GENERATION_TURN_CARDS must be an integer from 1 to 1000000 (cards)' })
+  @Max(1_000_000, { message: 'CARD_GENERATION_TURN_CARDS must be an integer from 1 to 1000000 (cards)' })
+  CARD_GENERATION_TURN_CARDS: number = 20_000;
+
+  @Transform(toInt)
   @IsInt({ message: 'APP_KEY_CACHE_MS must be an integer from 0 to 60000 (milliseconds; 0 = no cache)' })
   @Min(0, { message: 'APP_KEY_CACHE_MS must be an integer from 0 to 60000 (milliseconds; 0 = no cache)' })
   @Max(60_000, { message: 'APP_KEY_CACHE_MS must be an integer from 0 to 60000 (milliseconds; 0 = no cache)' })
