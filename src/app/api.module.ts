@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AppKeyGuard } from '../auth/app-key.guard.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { BootstrapKeyService } from '../auth/bootstrap-key.service.js';
+import { KeyCheck } from '../auth/key-check.service.js';
 import { CampaignsModule } from '../campaigns/campaigns.module.js';
 import { CustomersModule } from '../customers/customers.module.js';
 import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter.js';
@@ -31,6 +32,7 @@ import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 export class ApiModule {
   static forRoot(config: AppConfig): DynamicModule {
     const rateLimited = config.rateLimitPerSecond > 0;
+    const redisBuckets = rateLimited || config.authFailureLimit > 0;
     return {
       module: ApiModule,
       imports: [
@@ -49,10 +51,11 @@ export class ApiModule {
         PointsModule,
         DashboardModule,
         ApiMetricsModule,
-        ...(rateLimited ? [RateLimitModule] : []),
+        ...(redisBuckets ? [RateLimitModule] : []),
       ],
       providers: [
         BootstrapKeyService,
+        KeyCheck,
         { provide: APP_GUARD, useClass: AppKeyGuard },
         ...(rateLimited ? [{ provide: APP_GUARD, useClass: ProjectRateLimitGuard }] : []),
         { provide: APP_PIPE, useClass: AppValidationPipe },

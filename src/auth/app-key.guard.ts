@@ -1,31 +1,25 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request } from 'express';
-import { ApiError } from '../common/errors/api-error.js';
-import { AuthService } from './auth.service.js';
+import type { Request, Response } from 'express';
+import { KeyCheck } from './key-check.service.js';
 import { IS_PUBLIC } from './public.decorator.js';
 
 /**
- * Global guard: every route needs X-App-Id + X-App-Token unless marked @Public(). Every failure gives
- * the same 401, whatever was wrong, so the answer reveals nothing about which app ids exist.
+ * Global guard: every route needs X-App-Id + X-App-Token unless marked @Public(). Routes under
+ * KEYED_PATHS were checked by keyCheckMiddleware before their body was read (`request.project` is set);
+ * this covers any other route.
  */
 @Injectable()
 export class AppKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly auth: AuthService,
+    private readonly keys: KeyCheck,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
-    const request = context.switchToHttp().getRequest<Request>();
-    const appId = request.header('x-app-id');
-    const appToken = request.header('x-app-token');
-    if (!appId || !appToken || appId.length > 200 || appToken.length > 200) throw ApiError.unauthorized();
-    const project = await this.auth.authenticate(appId, appToken);
-    if (!project) throw ApiError.unauthorized();
-    request.project = { ...project, appId, requestId: typeof request.id === 'string' ? request.id : undefined };
+    await this.keys.check(context.switchToHttp().getRequest<Request>(), context.switchToHttp().getResponse<Response>());
     return true;
   }
 }

@@ -6,6 +6,7 @@ import { ActivationPayloads1795443725088 } from './1795443725088-ActivationPaylo
 import { Webhooks1795445288881 } from './1795445288881-Webhooks.js';
 import { TestDeliveries1795460000000 } from './1795460000000-TestDeliveries.js';
 import { CardPointsBigint1795480000000 } from './1795480000000-CardPointsBigint.js';
+import { AppKeyNames1795510000000 } from './1795510000000-AppKeyNames.js';
 
 /** Every migration in order. New ones come from `npm run migration:generate -- src/database/migrations/<Name>`. */
-export const MIGRATIONS = [Init1795267621531, LoyaltyCampaigns1795268201228, Members1795272441596, PendingPoints1795435292835, ActivationPayloads1795443725088, Webhooks1795445288881, TestDeliveries1795460000000, CardPointsBigint1795480000000];
+export const MIGRATIONS = [Init1795267621531, LoyaltyCampaigns1795268201228, Members1795272441596, PendingPoints1795435292835, ActivationPayloads1795443725088, Webhooks1795445288881, TestDeliveries1795460000000, CardPointsBigint1795480000000, AppKeyNames1795510000000];
