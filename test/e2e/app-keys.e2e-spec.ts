@@ -67,12 +67,13 @@ describe('several keys per project: cli.js rotate-key, list-keys, revoke-key', (
     expect(JSON.parse(await cli('revoke-key', rotated.app_id, '--last'))).toEqual({ revoked: rotated.app_id, project_id: projectId });
     await waitFor(async () => ((await http(app).get(PING).set(second)).status === 401 ? true : undefined), { timeoutMs: 10_000 });
     expect(JSON.parse(await cli('list-keys', projectId)).keys).toEqual([]);
-  });
+    // Nine CLI runs, each starting Node and Nest and checking migrations: seconds each on a busy machine.
+  }, 300_000);
 
   it('refuses unknown projects and keys, and bad arguments, with exit code 1 and a message', async () => {
     expect(await cliFails('rotate-key', 'proj_nope')).toMatchObject({ code: 1, stderr: 'Project proj_nope does not exist\n' });
     expect(await cliFails('list-keys', 'proj_nope')).toMatchObject({ code: 1, stderr: 'Project proj_nope does not exist\n' });
     expect(await cliFails('revoke-key', 'no-such-key')).toMatchObject({ code: 1, stderr: 'No application key no-such-key\n' });
     expect(await cliFails('rotate-key')).toMatchObject({ code: 1, stderr: expect.stringContaining('usage: rotate-key') });
-  });
+  }, 180_000);
 });
