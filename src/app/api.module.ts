@@ -3,10 +3,10 @@ import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AppKeyGuard } from '../auth/app-key.guard.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { BootstrapKeyService } from '../auth/bootstrap-key.service.js';
-import { KeyCheck } from '../auth/key-check.service.js';
 import { CampaignsModule } from '../campaigns/campaigns.module.js';
 import { CustomersModule } from '../customers/customers.module.js';
 import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter.js';
+import { JsonBodyGuard } from '../common/http/json-body.guard.js';
 import { AppValidationPipe } from '../common/http/validation.pipe.js';
 import { LoggingModule } from '../common/logging/logging.module.js';
 import { AppConfig } from '../config/app-config.js';
@@ -26,7 +26,8 @@ import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 
 /**
  * The HTTP API process: controllers, the key guard, the rate limiter, validation and the error filter. No
- * processors. Global guards run in the order they are listed: the limiter needs the project the key guard found.
+ * processors. Global guards run in the order they are listed: the limiter needs the project the key guard found,
+ * and the body is read only for requests both let through.
  */
 @Module({})
 export class ApiModule {
@@ -55,9 +56,9 @@ export class ApiModule {
       ],
       providers: [
         BootstrapKeyService,
-        KeyCheck,
         { provide: APP_GUARD, useClass: AppKeyGuard },
         ...(rateLimited ? [{ provide: APP_GUARD, useClass: ProjectRateLimitGuard }] : []),
+        { provide: APP_GUARD, useClass: JsonBodyGuard },
         { provide: APP_PIPE, useClass: AppValidationPipe },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
       ],

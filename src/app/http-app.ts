@@ -3,7 +3,6 @@ import { Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { QUEUE_BOARD_PATH, queueBoard } from '../admin/queue-board.js';
-import { KEYED_PATHS, KeyCheck, keyCheckMiddleware } from '../auth/key-check.service.js';
 import { AppLogger } from '../common/logging/app-logger.js';
 import { RequestLogger } from '../common/logging/request-logger.js';
 import { StartupQuietLogger } from '../common/logging/startup-quiet.logger.js';
@@ -41,17 +40,14 @@ export async function createApiApp(config: AppConfig): Promise<NestExpressApplic
   // pick a fresh address for every guess.
   app.set('trust proxy', config.trustProxy);
   // Order matters: the request timer starts first (refused requests are timed too), the request id exists
-  // before anything can reject the request, the edge checks run before the key check (they cost no I/O),
-  // the key check before the body is read (a request without a valid key costs no parsing), and the body
-  // checks before it is parsed (its raw shape), right after (its strings), and before any route.
+  // before anything can reject the request, and the path and query checks run before any route. The JSON
+  // body is parsed by JsonBodyGuard, after the key check (docs/architecture.md, "The path of a request").
   app.use(httpMetricsMiddleware(app.get(Metrics)));
   app.use(requestIdMiddleware(app.get(RequestLogger)));
   app.use(requestGuard);
-  app.use(KEYED_PATHS, keyCheckMiddleware(app.get(KeyCheck)));
-  app.use(jsonBodyParser());
-  app.use(bodyGuard);
   // bull-board only when ADMIN_TOKEN is set; otherwise its path is an unknown route (404) like any other.
-  if (config.adminToken !== null) app.use(QUEUE_BOARD_PATH, ...queueBoard(config.adminToken, app.get(JobQueueService)));
+  // Its JSON bodies get the same checks as the API's.
+  if (config.adminToken !== null) app.use(QUEUE_BOARD_PATH, jsonBodyParser(), bodyGuard, ...queueBoard(config.adminToken, app.get(JobQueueService)));
   setServerTimeouts(app.getHttpServer() as Server, config);
   const logger = new NestLogger('HTTP');
   answerClientErrorsWithJson(app.getHttpServer() as Server, (requestId, error, cause) =>

@@ -144,6 +144,23 @@ describe('unauthenticated requests are cheap', () => {
     });
   });
 
+  describe('the body is read after the key and the rate limit are checked', () => {
+    it('an unknown route answers 404 without reading the body; a project over its rate limit gets 429, not a parse error', async () => {
+      const app = await start({ RATE_LIMIT_PER_SECOND: '1' });
+      const project = await createProject(app);
+      const missing = await http(app).post('/v1/no-such-route').set(project.headers).set('Content-Type', 'application/json').send('{"broken');
+      expect(missing.status).toBe(404);
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => http(app).post('/v1/diagnostics/pings').set(project.headers).set('Content-Type', 'application/json').send('{"broken')),
+      );
+      // A bucket of 2 (at 1 a second): parse errors for the requests it lets through, 429 for the others.
+      const statuses = answers.map((answer) => answer.status);
+      expect(statuses).toContain(400);
+      expect(statuses).toContain(429);
+      expect(statuses.every((status) => status === 400 || status === 429)).toBe(true);
+    });
+  });
+
   describe('HTTP server timeouts', () => {
     it('a client sending its headers slowly (slowloris) is cut off after HTTP_HEADERS_TIMEOUT_MS with a 408', async () => {
       const app = await start({ HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_REQUEST_TIMEOUT_MS: '2000' });
