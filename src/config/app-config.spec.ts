@@ -11,6 +11,27 @@ function problems(overrides: Record<string, string>): string[] {
 }
 
 describe('loadConfig', () => {
+  it.each([
+    ['', false],
+    ['false', false],
+    ['TRUE', true],
+    ['1', 1],
+    ['loopback, 10.0.0.0/8,::1', ['loopback', '10.0.0.0/8', '::1']],
+  ])('TRUST_PROXY=%j is passed to Express as %j', (value, expected) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
+  it.each(['yes', '10.0.0.0/33', 'loopback,proxy.example', '100'])('refuses TRUST_PROXY=%j', (value) => {
+    expect(problems({ TRUST_PROXY: value })[0]).toMatch(/^TRUST_PROXY must be false, true, a number of proxy hops/);
+  });
+
+  it('applies the documented defaults of the HTTP edge', () => {
+    const config = loadConfig({ AUTH_FAILURE_LIMIT: '', AUTH_NEGATIVE_CACHE_MS: '', HTTP_HEADERS_TIMEOUT_MS: '', HTTP_REQUEST_TIMEOUT_MS: '', HTTP_KEEP_ALIVE_TIMEOUT_MS: '' });
+    expect(config.authFailureLimit).toBe(30);
+    expect(config.authNegativeCacheMs).toBe(2_000);
+    expect(config.httpTimeouts).toEqual({ headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 });
+  });
+
   it('applies the documented defaults', () => {
     const config = loadConfig({ PORT: '', WEBHOOK_ALLOWED_CIDRS: '', PENDING_POINTS_DAY_MS: '', WEBHOOK_TIMEOUT_MS: '', WEBHOOK_RETRY_BASE_MS: '' });
     expect(config.port).toBe(3000);

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
-import { EnvironmentVariables, splitList, type LOG_LEVELS } from './environment.js';
+import { EnvironmentVariables, parseTrustProxy, splitList, type LOG_LEVELS } from './environment.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -37,6 +37,14 @@ export class AppConfig {
   readonly webhook: { timeoutMs: number; retryBaseMs: number; allowedCidrs: string[]; maxDistributionsPerProject: number; relayMaxDeliveries: number };
   /** How long an API process keeps an application key it has looked up (0 = every request reads it). */
   readonly appKeyCacheMs: number;
+  /** How long an API process remembers that an app id is unknown (0 = every request with it reads the database). */
+  readonly authNegativeCacheMs: number;
+  /** Failed authentications a client address may make per minute, shared by every API process (0 = no limit). */
+  readonly authFailureLimit: number;
+  /** Express's 'trust proxy': which X-Forwarded-For hops name the client address (false: the socket's peer). */
+  readonly trustProxy: boolean | number | string[];
+  /** Node's HTTP server timeouts: all headers, the whole request, and an idle kept-alive connection. */
+  readonly httpTimeouts: { headersMs: number; requestMs: number; keepAliveMs: number };
   /** Requests per second each project may make, shared by every API process (bursts of twice that); 0 = off. */
   readonly rateLimitPerSecond: number;
   readonly logLevel: (typeof LOG_LEVELS)[number];
@@ -75,6 +83,10 @@ export class AppConfig {
       relayMaxDeliveries: env.WEBHOOK_RELAY_MAX_DELIVERIES,
     };
     this.appKeyCacheMs = env.APP_KEY_CACHE_MS;
+    this.authNegativeCacheMs = env.AUTH_NEGATIVE_CACHE_MS;
+    this.authFailureLimit = env.AUTH_FAILURE_LIMIT;
+    this.trustProxy = parseTrustProxy(env.TRUST_PROXY) ?? false;
+    this.httpTimeouts = { headersMs: env.HTTP_HEADERS_TIMEOUT_MS, requestMs: env.HTTP_REQUEST_TIMEOUT_MS, keepAliveMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS };
     this.rateLimitPerSecond = env.RATE_LIMIT_PER_SECOND;
     this.logLevel = env.LOG_LEVEL;
     this.queuePrefix = env.QUEUE_PREFIX;
@@ -102,6 +114,10 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
   const env = plainToInstance(EnvironmentVariables, raw, { exposeDefaultValues: true });
   const errors = validateSync(env, { forbidUnknownValues: false, stopAtFirstError: true });
   if (errors.length > 0) throw new ConfigError(errors.flatMap((e) => describe(e, raw)));
+  // Node refuses a headers timeout longer than the request timeout (the request includes its headers).
+  if (env.HTTP_REQUEST_TIMEOUT_MS < env.HTTP_HEADERS_TIMEOUT_MS) {
+    throw new ConfigError([`HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS (got ${env.HTTP_REQUEST_TIMEOUT_MS} and ${env.HTTP_HEADERS_TIMEOUT_MS})`]);
+  }
   return new AppConfig(env);
 }
 

@@ -48,6 +48,28 @@ class CidrList implements ValidatorConstraintInterface {
   }
 }
 
+/** Express's 'trust proxy' values: false, true, a number of hops, or a list of addresses, CIDR ranges and names. */
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+export function parseTrustProxy(value: string): boolean | number | string[] | null {
+  const text = value.trim().toLowerCase();
+  if (text === 'false') return false;
+  if (text === 'true') return true;
+  if (/^\d{1,2}$/.test(text)) return Number(text);
+  const items = splitList(text);
+  return items.length > 0 && items.every((item) => PROXY_NAMES.has(item) || isIP(item) !== 0 || isCidr(item)) ? items : null;
+}
+
+@ValidatorConstraint({ name: 'trustProxy' })
+class TrustProxy implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return typeof value === 'string' && parseTrustProxy(value) !== null;
+  }
+  defaultMessage(args: ValidationArguments): string {
+    return `${args.property} must be false, true, a number of proxy hops (0-99), or a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal`;
+  }
+}
+
 export function splitList(value: string): string[] {
   return value
     .split(',')
@@ -180,6 +202,39 @@ export class EnvironmentVariables {
   @Min(0, { message: 'APP_KEY_CACHE_MS must be an integer from 0 to 60000 (milliseconds; 0 = no cache)' })
   @Max(60_000, { message: 'APP_KEY_CACHE_MS must be an integer from 0 to 60000 (milliseconds; 0 = no cache)' })
   APP_KEY_CACHE_MS: number = 5_000;
+
+  @Transform(toInt)
+  @IsInt({ message: 'AUTH_NEGATIVE_CACHE_MS must be an integer from 0 to 60000 (milliseconds; 0 = no cache)' })
+  @Min(0, { message: 'AUTH_NEGATIVE_CACHE_MS must be an integer from 0 to 60000 (milliseconds; 0 = no cache)' })
+  @Max(60_000, { message: 'AUTH_NEGATIVE_CACHE_MS must be an integer from 0 to 60000 (milliseconds; 0 = no cache)' })
+  AUTH_NEGATIVE_CACHE_MS: number = 2_000;
+
+  @Transform(toInt)
+  @IsInt({ message: 'AUTH_FAILURE_LIMIT must be an integer from 0 to 100000 (failed authentications per minute per client address; 0 = no limit)' })
+  @Min(0, { message: 'AUTH_FAILURE_LIMIT must be an integer from 0 to 100000 (failed authentications per minute per client address; 0 = no limit)' })
+  @Max(100_000, { message: 'AUTH_FAILURE_LIMIT must be an integer from 0 to 100000 (failed authentications per minute per client address; 0 = no limit)' })
+  AUTH_FAILURE_LIMIT: number = 30;
+
+  @Validate(TrustProxy)
+  TRUST_PROXY: string = 'false';
+
+  @Transform(toInt)
+  @IsInt({ message: 'HTTP_HEADERS_TIMEOUT_MS must be an integer from 1000 to 600000 (milliseconds)' })
+  @Min(1_000, { message: 'HTTP_HEADERS_TIMEOUT_MS must be an integer from 1000 to 600000 (milliseconds)' })
+  @Max(600_000, { message: 'HTTP_HEADERS_TIMEOUT_MS must be an integer from 1000 to 600000 (milliseconds)' })
+  HTTP_HEADERS_TIMEOUT_MS: number = 10_000;
+
+  @Transform(toInt)
+  @IsInt({ message: 'HTTP_REQUEST_TIMEOUT_MS must be an integer from 1000 to 3600000 (milliseconds), at least HTTP_HEADERS_TIMEOUT_MS' })
+  @Min(1_000, { message: 'HTTP_REQUEST_TIMEOUT_MS must be an integer from 1000 to 3600000 (milliseconds), at least HTTP_HEADERS_TIMEOUT_MS' })
+  @Max(3_600_000, { message: 'HTTP_REQUEST_TIMEOUT_MS must be an integer from 1000 to 3600000 (milliseconds), at least HTTP_HEADERS_TIMEOUT_MS' })
+  HTTP_REQUEST_TIMEOUT_MS: number = 30_000;
+
+  @Transform(toInt)
+  @IsInt({ message: 'HTTP_KEEP_ALIVE_TIMEOUT_MS must be an integer from 1000 to 600000 (milliseconds)' })
+  @Min(1_000, { message: 'HTTP_KEEP_ALIVE_TIMEOUT_MS must be an integer from 1000 to 600000 (milliseconds)' })
+  @Max(600_000, { message: 'HTTP_KEEP_ALIVE_TIMEOUT_MS must be an integer from 1000 to 600000 (milliseconds)' })
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: number = 5_000;
 
   @Transform(toInt)
   @IsInt({ message: 'RATE_LIMIT_PER_SECOND must be an integer from 0 to 1000000 (requests per second per project; 0 = no limit)' })
