@@ -23,6 +23,12 @@ const USAGE = `Usage: node dist/cli.js <command>
 Commands:
   migrate                          create the database if missing and apply pending migrations
   create-project [--name <name>]   create a project and print a new application key as JSON
+  rotate-key <project_id> [--name <name>]
+                                   add an application key to the project and print it as JSON (the token
+                                   is shown only this once); the project's other keys stay valid until revoked
+  list-keys <project_id>           print the project's keys (app id, name, creation time; never tokens) as JSON
+  revoke-key <app_id> [--last]     delete an application key; API processes stop accepting it within
+                                   APP_KEY_CACHE_MS. A project's last key is kept unless --last is given
   set-feature <project_id> areas_and_stores on|off
                                    turn a per-project feature on or off (Areas and Stores: campaigns
                                    accept access_settings and show access_settings_assignments)
@@ -57,6 +63,45 @@ async function createProject(argv: string[]): Promise<void> {
   await withAuth(async (auth) => {
     const created = await auth.createProject(name);
     process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
+  });
+}
+
+async function rotateKey(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { name: { type: 'string' } } });
+  const name = values.name?.trim() ?? null;
+  if (positionals.length !== 1) throw new Error('usage: rotate-key <project_id> [--name <name>]');
+  if (name !== null && (!name || name.length > 200)) throw new Error('--name must be 1-200 characters');
+  await withAuth(async (auth) => {
+    const created = await auth.addKey(positionals[0], name);
+    process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
+  });
+}
+
+async function listKeys(argv: string[]): Promise<void> {
+  const { positionals } = parseArgs({ args: argv, allowPositionals: true, options: {} });
+  if (positionals.length !== 1) throw new Error('usage: list-keys <project_id>');
+  await withAuth(async (auth) => {
+    const keys = await auth.listKeys(positionals[0]);
+    const listed = keys.map((key) => ({ app_id: key.appId, name: key.name, created_at: key.createdAt.toISOString() }));
+    process.stdout.write(`${JSON.stringify({ project_id: positionals[0], keys: listed }, null, 2)}\n`);
+  });
+}
+
+async function revokeKey(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { last: { type: 'boolean', default: false } } });
+  if (positionals.length !== 1) throw new Error('usage: revoke-key <app_id> [--last]');
+  const appId = positionals[0];
+  await withAuth(async (auth) => {
+    const outcome = await auth.revokeKey(appId, values.last);
+    if (outcome.revoked) {
+      process.stdout.write(`${JSON.stringify({ revoked: appId, project_id: outcome.projectId })}\n`);
+      return;
+    }
+    throw new Error(
+      outcome.reason === 'unknown'
+        ? `No application key ${appId}`
+        : `${appId} is its project's last key: revoking it leaves the project unreachable. Create another with rotate-key first, or pass --last`,
+    );
   });
 }
 
@@ -135,6 +180,12 @@ async function main(): Promise<void> {
     }
     case 'create-project':
       return createProject(rest);
+    case 'rotate-key':
+      return rotateKey(rest);
+    case 'list-keys':
+      return listKeys(rest);
+    case 'revoke-key':
+      return revokeKey(rest);
     case 'set-feature':
       return setFeature(rest);
     case 'openapi':

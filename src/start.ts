@@ -9,7 +9,14 @@ import { migrateDatabase } from './database/migrate.js';
  * `npm start`: validate config, create the database and migrate (under the advisory lock), then run the
  * API and the worker as two child processes. A signal is passed on to both; if either dies, the other
  * is stopped and the launcher exits non-zero, so a supervisor sees the failure. When its own parent goes
- * away (`npm start` signalled), it stops both too.
+ * away (npm killed outright), it stops both too.
+ *
+ * package.json's start script is `exec node dist/start.js`: npm runs a script under `sh -c` and passes the
+ * SIGINT or SIGTERM it receives on to that shell only. Without `exec` the shell sits between npm and this
+ * process and passes neither on: dash dies of a SIGTERM (this process, orphaned, noticed that through its
+ * parent check) but holds a SIGINT until its command ends, expecting a terminal's Ctrl-C to have reached the
+ * whole group, so a SIGINT sent to npm alone stopped nothing. With `exec` the shell becomes this process and
+ * npm's signals arrive here.
  */
 const here = dirname(fileURLToPath(import.meta.url));
 /** How often the launcher checks that the process that started it is still there. */
@@ -57,9 +64,9 @@ async function main(): Promise<void> {
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => stop(`${signal} received`));
 
-  // `npm start` runs this launcher under `sh -c`: npm passes a SIGTERM on to the shell, which dies of it
-  // without passing it on, and this process is left orphaned with the API and the worker still serving.
-  // So a launcher whose parent is gone (it was re-parented) stops as if it had been signalled.
+  // A parent that dies without signalling this process (npm killed with SIGKILL, or a start script run without
+  // `exec`, whose shell dies of a SIGTERM without passing it on) would leave the API and the worker serving with
+  // nobody to stop them. So a launcher whose parent is gone (it was re-parented) stops as if it had been signalled.
   const parent = process.ppid;
   setInterval(() => {
     if (process.ppid !== parent) stop(`parent process ${parent} is gone`);

@@ -5,6 +5,7 @@ import { PROCESSORS, WorkerModule } from './app/worker.module.js';
 import { AppLogger } from './common/logging/app-logger.js';
 import { StartupQuietLogger } from './common/logging/startup-quiet.logger.js';
 import { SERVICE_VERSION } from './common/process/version.js';
+import { WORKER_ID } from './common/process/worker-id.js';
 import { loadConfigOrExit } from './config/app-config.js';
 import { onShutdownSignal } from './common/process/shutdown.js';
 
@@ -18,7 +19,7 @@ async function main(): Promise<void> {
   const queues = Object.keys(PROCESSORS);
   const metrics = config.metrics.workerPort === null ? 'off' : `on port ${config.metrics.workerPort}`;
   logger.log(
-    { version: SERVICE_VERSION, pid: process.pid, queues, metrics_port: config.metrics.workerPort },
+    { version: SERVICE_VERSION, pid: process.pid, worker_id: WORKER_ID, queues, metrics_port: config.metrics.workerPort },
     `Worker ready (version ${SERVICE_VERSION}; queues ${queues.join(', ')}; metrics ${metrics})`,
   );
   onShutdownSignal(async (signal) => {

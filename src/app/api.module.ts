@@ -6,6 +6,7 @@ import { BootstrapKeyService } from '../auth/bootstrap-key.service.js';
 import { CampaignsModule } from '../campaigns/campaigns.module.js';
 import { CustomersModule } from '../customers/customers.module.js';
 import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter.js';
+import { JsonBodyGuard } from '../common/http/json-body.guard.js';
 import { AppValidationPipe } from '../common/http/validation.pipe.js';
 import { LoggingModule } from '../common/logging/logging.module.js';
 import { AppConfig } from '../config/app-config.js';
@@ -25,12 +26,14 @@ import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 
 /**
  * The HTTP API process: controllers, the key guard, the rate limiter, validation and the error filter. No
- * processors. Global guards run in the order they are listed: the limiter needs the project the key guard found.
+ * processors. Global guards run in the order they are listed: the limiter needs the project the key guard found,
+ * and the body is read only for requests both let through.
  */
 @Module({})
 export class ApiModule {
   static forRoot(config: AppConfig): DynamicModule {
     const rateLimited = config.rateLimitPerSecond > 0;
+    const redisBuckets = rateLimited || config.authFailureLimit > 0;
     return {
       module: ApiModule,
       imports: [
@@ -48,13 +51,14 @@ export class ApiModule {
         EventsModule,
         PointsModule,
         DashboardModule,
-        ApiMetricsModule,
-        ...(rateLimited ? [RateLimitModule] : []),
+        ApiMetricsModule.forRoot(config),
+        ...(redisBuckets ? [RateLimitModule] : []),
       ],
       providers: [
         BootstrapKeyService,
         { provide: APP_GUARD, useClass: AppKeyGuard },
         ...(rateLimited ? [{ provide: APP_GUARD, useClass: ProjectRateLimitGuard }] : []),
+        { provide: APP_GUARD, useClass: JsonBodyGuard },
         { provide: APP_PIPE, useClass: AppValidationPipe },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
       ],

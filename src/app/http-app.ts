@@ -35,16 +35,20 @@ export async function createApiApp(config: AppConfig): Promise<NestExpressApplic
   // Deep objects (filters[status][conditions][$is]) with bounded depth and counts; requestGuard parses the
   // query once per request with the same function.
   app.set('query parser', parseQuery);
+  // Which X-Forwarded-For entries name the client (TRUST_PROXY; off: the socket's peer). It is the address
+  // failed authentications are counted against, so trusting a header anyone can send would let a client
+  // pick a fresh address for every guess.
+  app.set('trust proxy', config.trustProxy);
   // Order matters: the request timer starts first (refused requests are timed too), the request id exists
-  // before anything can reject the request, and the edge checks run before the body is parsed (its raw
-  // shape), right after (its strings), and before any route.
+  // before anything can reject the request, and the path and query checks run before any route. The JSON
+  // body is parsed by JsonBodyGuard, after the key check (docs/architecture.md, "The path of a request").
   app.use(httpMetricsMiddleware(app.get(Metrics)));
   app.use(requestIdMiddleware(app.get(RequestLogger)));
   app.use(requestGuard);
-  app.use(jsonBodyParser());
-  app.use(bodyGuard);
   // bull-board only when ADMIN_TOKEN is set; otherwise its path is an unknown route (404) like any other.
-  if (config.adminToken !== null) app.use(QUEUE_BOARD_PATH, ...queueBoard(config.adminToken, app.get(JobQueueService)));
+  // Its JSON bodies get the same checks as the API's.
+  if (config.adminToken !== null) app.use(QUEUE_BOARD_PATH, jsonBodyParser(), bodyGuard, ...queueBoard(config.adminToken, app.get(JobQueueService)));
+  setServerTimeouts(app.getHttpServer() as Server, config);
   const logger = new NestLogger('HTTP');
   answerClientErrorsWithJson(app.getHttpServer() as Server, (requestId, error, cause) =>
     logger.warn({ request_id: requestId, status: error.status, key: error.key, code: (cause as { code?: string }).code }, 'request refused by the HTTP parser'),
@@ -52,4 +56,19 @@ export async function createApiApp(config: AppConfig): Promise<NestExpressApplic
   setupSwagger(app);
   await app.init();
   return app;
+}
+
+/**
+ * Node's defaults let a client hold a connection for 60 s sending headers and 300 s sending a request, so a
+ * few hundred slow clients (slowloris) exhaust sockets and memory. A connection that has not sent its
+ * headers within HTTP_HEADERS_TIMEOUT_MS, or its whole request within HTTP_REQUEST_TIMEOUT_MS, is answered
+ * 408 and closed. Node checks these every `connectionsCheckingInterval` (30 s by default, read when the
+ * server starts listening): a quarter of the headers timeout, at most a second, keeps the cut-off close
+ * to the setting.
+ */
+function setServerTimeouts(server: Server, config: AppConfig): void {
+  server.headersTimeout = config.httpTimeouts.headersMs;
+  server.requestTimeout = config.httpTimeouts.requestMs;
+  server.keepAliveTimeout = config.httpTimeouts.keepAliveMs;
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(1_000, Math.floor(config.httpTimeouts.headersMs / 4));
 }

@@ -38,7 +38,8 @@ const RATE_LIMIT_HEADERS = {
 
 /**
  * Every keyed operation (all but the public ones) is counted by the project's rate limiter: its answers
- * carry the X-Rate-Limit-* headers and it can answer 429. Added here once rather than on every controller.
+ * carry the X-Rate-Limit-* headers and it can answer 429, as can the limit on failed authentications per
+ * client address. Added here once rather than on every controller.
  */
 function describeRateLimits(document: OpenAPIObject): void {
   const components = (document.components ??= {});
@@ -56,7 +57,8 @@ function describeRateLimits(document: OpenAPIObject): void {
         if (status.startsWith('2') && !('$ref' in response)) response.headers = { ...response.headers, ...rateHeaders };
       }
       operation.responses['429'] = {
-        description: 'The project\'s rate limit is used up (`too_many_requests`); retry after `Retry-After` seconds.',
+        description:
+          'The project\'s rate limit is used up, or the client address made more than AUTH_FAILURE_LIMIT failed authentications a minute (`too_many_requests`); retry after `Retry-After` seconds.',
         headers: { ...rateHeaders, 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
         content: {
           'application/json': {

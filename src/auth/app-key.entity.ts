@@ -21,6 +21,10 @@ export class AppKey {
   @Column({ name: 'token_sha256', type: 'bytea' })
   tokenSha256: Buffer;
 
+  /** An operator's label (`rotate-key --name`); null for keys made before keys had names. */
+  @Column({ type: 'text', nullable: true })
+  name: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 }

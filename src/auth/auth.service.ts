@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { Injectable, Logger } from '@nestjs/common';
 import { hexId } from '../common/ids.js';
 import { AppConfig } from '../config/app-config.js';
-import { ProjectRepository, type StoredKey } from './project.repository.js';
+import { type KeySummary, ProjectRepository, type RevokeOutcome, type StoredKey } from './project.repository.js';
 
 /** What every service receives to scope its queries: the caller's project. */
 export interface ProjectContext {
@@ -20,13 +20,21 @@ export interface CreatedProject {
   app_token: string;
 }
 
+/** A key made by `cli.js rotate-key`: the token is printed once and never stored. */
+export interface CreatedKey {
+  project_id: string;
+  app_id: string;
+  app_token: string;
+  name: string | null;
+}
+
 export function hashToken(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
 }
 
 /** Compared when the app id is unknown, so a miss costs the same as a wrong token. */
 const DUMMY_HASH = hashToken(randomUUID());
-/** Bounds the key cache; past it the cache starts again empty (keys are few, so this is a safety net). */
+/** Bounds each key cache; past it the cache starts again empty (keys are few, so this is a safety net). */
 const MAX_CACHED_KEYS = 10_000;
 
 @Injectable()
@@ -36,9 +44,19 @@ export class AuthService {
   /**
    * Keys found in the last APP_KEY_CACHE_MS (5 s by default): the lookup was a third of the database work
    * of a member list page. The token is still checked on every request; only a change of a key or a
-   * project feature takes up to that long to reach a running API. Unknown ids are never cached.
+   * project feature takes up to that long to reach a running API. A wrong token for a known id is
+   * answered from this cache too, and nothing about the failure is remembered, so the right token is
+   * accepted on the very next request.
    */
   private readonly keys = new Map<string, { key: StoredKey; until: number }>();
+  /**
+   * App ids found unknown in the last AUTH_NEGATIVE_CACHE_MS (2 s by default), so a flood of made-up ids
+   * costs one lookup per id and period rather than one per request. A key made later for such an id is
+   * refused for at most that long; app ids are random UUIDs chosen by the service (create-project,
+   * rotate-key), so only a BOOTSTRAP_APP_ID can have been asked for before it existed, and ensureKey
+   * forgets it in its own process.
+   */
+  private readonly unknownIds = new Map<string, number>();
 
   constructor(
     private readonly projects: ProjectRepository,
@@ -56,21 +74,47 @@ export class AuthService {
     const now = Date.now();
     const cached = this.keys.get(appId);
     if (cached && cached.until > now) return cached.key;
+    const unknownUntil = this.unknownIds.get(appId);
+    if (unknownUntil !== undefined && unknownUntil > now) return null;
     const key = await this.projects.findKey(appId);
-    if (this.config.appKeyCacheMs > 0) {
-      if (!key) this.keys.delete(appId);
-      else {
-        if (this.keys.size >= MAX_CACHED_KEYS) this.keys.clear();
-        this.keys.set(appId, { key, until: now + this.config.appKeyCacheMs });
-      }
-    }
+    if (key) this.unknownIds.delete(appId);
+    else this.keys.delete(appId);
+    if (key && this.config.appKeyCacheMs > 0) remember(this.keys, appId, { key, until: now + this.config.appKeyCacheMs });
+    if (!key && this.config.authNegativeCacheMs > 0) remember(this.unknownIds, appId, now + this.config.authNegativeCacheMs);
     return key;
+  }
+
+  /** Forgets what this process cached about an app id (a key made or revoked here). */
+  forget(appId: string): void {
+    this.keys.delete(appId);
+    this.unknownIds.delete(appId);
+  }
+
+  /** A new key for an existing project; the old keys stay valid until revoked (rotation with overlap). */
+  async addKey(projectId: string, name: string | null): Promise<CreatedKey> {
+    const appId = randomUUID();
+    const appToken = randomBytes(32).toString('hex');
+    if (!(await this.projects.addKey(projectId, { appId, tokenSha256: hashToken(appToken), name }))) throw new Error(`Project ${projectId} does not exist`);
+    this.forget(appId);
+    return { project_id: projectId, app_id: appId, app_token: appToken, name };
+  }
+
+  async listKeys(projectId: string): Promise<KeySummary[]> {
+    const keys = await this.projects.listKeys(projectId);
+    if (!keys) throw new Error(`Project ${projectId} does not exist`);
+    return keys;
+  }
+
+  async revokeKey(appId: string, allowLast: boolean): Promise<RevokeOutcome> {
+    const outcome = await this.projects.revokeKey(appId, allowLast);
+    this.forget(appId);
+    return outcome;
   }
 
   async createProject(name: string): Promise<CreatedProject> {
     const appId = randomUUID();
     const appToken = randomBytes(32).toString('hex');
-    const project = await this.projects.createWithKey({ id: hexId('proj_'), name }, { appId, tokenSha256: hashToken(appToken) });
+    const project = await this.projects.createWithKey({ id: hexId('proj_'), name }, { appId, tokenSha256: hashToken(appToken), name: 'Primary' });
     return { project: { id: project.id, name: project.name, created_at: project.createdAt.toISOString() }, app_id: appId, app_token: appToken };
   }
 
@@ -83,10 +127,19 @@ export class AuthService {
    * another token, the environment wins and the token is replaced.
    */
   async ensureKey(appId: string, appToken: string): Promise<void> {
+    try {
+      await this.applyKey(appId, appToken);
+    } finally {
+      // A request may have found the id unknown (or with its old token) before the key was written.
+      this.forget(appId);
+    }
+  }
+
+  private async applyKey(appId: string, appToken: string): Promise<void> {
     const tokenSha256 = hashToken(appToken);
     if (await this.projects.replaceToken(appId, tokenSha256)) return;
     try {
-      const project = await this.projects.createWithKey({ id: hexId('proj_'), name: 'Default project' }, { appId, tokenSha256 });
+      const project = await this.projects.createWithKey({ id: hexId('proj_'), name: 'Default project' }, { appId, tokenSha256, name: 'BOOTSTRAP_APP_ID' });
       this.logger.log(`Created project ${project.id} for the bootstrap application key`);
     } catch (error) {
       // Another API replica inserted the same key a moment ago.
@@ -94,4 +147,9 @@ export class AuthService {
       await this.projects.replaceToken(appId, tokenSha256);
     }
   }
+}
+
+function remember<T>(cache: Map<string, T>, appId: string, value: T): void {
+  if (cache.size >= MAX_CACHED_KEYS) cache.clear();
+  cache.set(appId, value);
 }

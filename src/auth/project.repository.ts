@@ -4,6 +4,15 @@ import type { DataSource } from 'typeorm';
 import { AppKey } from './app-key.entity.js';
 import { Project } from './project.entity.js';
 
+/** A key as `cli.js list-keys` shows it (never its token, which is not stored). */
+export interface KeySummary {
+  appId: string;
+  name: string | null;
+  createdAt: Date;
+}
+
+export type RevokeOutcome = { revoked: true; projectId: string } | { revoked: false; reason: 'unknown' | 'last_key' };
+
 export interface StoredKey {
   projectId: string;
   tokenSha256: Buffer;
@@ -12,10 +21,14 @@ export interface StoredKey {
 
 @Injectable()
 export class ProjectRepository {
+  /** Lookups made by this process: the tests read it to prove what the key caches spare the database. */
+  keyLookups = 0;
+
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** One statement: it runs on every authenticated request. */
+  /** One statement: it runs on every authenticated request the key cache does not answer. */
   async findKey(appId: string): Promise<StoredKey | null> {
+    this.keyLookups += 1;
     const [row] = (await this.dataSource.query(
       `SELECT k.project_id, k.token_sha256, p.areas_and_stores FROM app_keys k JOIN projects p ON p.id = k.project_id WHERE k.app_id = $1`,
       [appId],
@@ -29,7 +42,7 @@ export class ProjectRepository {
     return (result.affected ?? 0) > 0;
   }
 
-  async createWithKey(project: Pick<Project, 'id' | 'name'>, key: Pick<AppKey, 'appId' | 'tokenSha256'>): Promise<Project> {
+  async createWithKey(project: Pick<Project, 'id' | 'name'>, key: Pick<AppKey, 'appId' | 'tokenSha256'> & Partial<Pick<AppKey, 'name'>>): Promise<Project> {
     return this.dataSource.transaction(async (manager) => {
       const saved = await manager.getRepository(Project).save(manager.getRepository(Project).create(project));
       await manager.getRepository(AppKey).insert({ ...key, projectId: saved.id });
@@ -41,5 +54,43 @@ export class ProjectRepository {
   async replaceToken(appId: string, tokenSha256: Buffer): Promise<boolean> {
     const result = await this.dataSource.getRepository(AppKey).update({ appId }, { tokenSha256 });
     return (result.affected ?? 0) > 0;
+  }
+
+  /** Adds a key to an existing project; returns false when the project does not exist. */
+  async addKey(projectId: string, key: Pick<AppKey, 'appId' | 'tokenSha256' | 'name'>): Promise<boolean> {
+    const [row] = (await this.dataSource.query(
+      `INSERT INTO app_keys (app_id, project_id, token_sha256, name) SELECT $1, p.id, $3, $4 FROM projects p WHERE p.id = $2 RETURNING app_id`,
+      [key.appId, projectId, key.tokenSha256, key.name],
+    )) as unknown[];
+    return row !== undefined;
+  }
+
+  /** The project's keys, oldest first; null when the project does not exist. */
+  async listKeys(projectId: string): Promise<KeySummary[] | null> {
+    const rows = (await this.dataSource.query(
+      `SELECT k.app_id, k.name, k.created_at FROM projects p LEFT JOIN app_keys k ON k.project_id = p.id WHERE p.id = $1 ORDER BY k.created_at, k.app_id`,
+      [projectId],
+    )) as { app_id: string | null; name: string | null; created_at: Date | null }[];
+    if (rows.length === 0) return null;
+    return rows.filter((row) => row.app_id !== null).map((row) => ({ appId: row.app_id!, name: row.name, createdAt: row.created_at! }));
+  }
+
+  /**
+   * Deletes a key. Unless `allowLast`, a project's only key is kept (the project could no longer be
+   * reached); the project row is locked first so that two revocations at once cannot both see "another
+   * key remains" and leave none.
+   */
+  async revokeKey(appId: string, allowLast: boolean): Promise<RevokeOutcome> {
+    return this.dataSource.transaction(async (manager) => {
+      const [project] = (await manager.query(
+        `SELECT p.id FROM projects p WHERE p.id = (SELECT project_id FROM app_keys WHERE app_id = $1) FOR UPDATE`,
+        [appId],
+      )) as { id: string }[];
+      if (!project) return { revoked: false, reason: 'unknown' } as const;
+      const [{ keys }] = (await manager.query(`SELECT count(*)::int AS keys FROM app_keys WHERE project_id = $1`, [project.id])) as { keys: number }[];
+      if (keys <= 1 && !allowLast) return { revoked: false, reason: 'last_key' } as const;
+      const deleted = (await manager.query(`DELETE FROM app_keys WHERE app_id = $1 RETURNING app_id`, [appId])) as [unknown[], number];
+      return deleted[1] > 0 ? ({ revoked: true, projectId: project.id } as const) : ({ revoked: false, reason: 'unknown' } as const);
+    });
   }
 }

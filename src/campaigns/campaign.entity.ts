@@ -53,6 +53,7 @@ export interface AccessAssignment {
 @Index('uq_campaigns_project_name_live', ['projectId', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
 @Index('idx_campaigns_project_created', ['projectId', 'createdAt', 'id'])
 @Index('idx_campaigns_generation_in_progress', ['vouchersGenerationStatus'], { where: `"vouchers_generation_status" = 'IN_PROGRESS'` })
+@Index('idx_campaigns_project_turn', ['projectId', 'generationTurnAt'], { where: '"generation_turn_at" IS NOT NULL' })
 export class Campaign {
   @PrimaryColumn({ type: 'text' })
   id: string;
@@ -142,6 +143,16 @@ export class Campaign {
   /** Why generation FAILED; logged, and kept for operators (not part of the Voucherify object). */
   @Column({ name: 'generation_error', type: 'text', nullable: true })
   generationError: string | null;
+
+  /** Card generation's turns (the worker's round-robin between projects; see CardGenerationService). */
+  @Column({ name: 'generation_turn_at', type: 'timestamptz', precision: 3, nullable: true, select: false, insert: false, update: false })
+  generationTurnAt: Date | null;
+
+  @Column({ name: 'generation_lease_until', type: 'timestamptz', precision: 3, nullable: true, select: false, insert: false, update: false })
+  generationLeaseUntil: Date | null;
+
+  @Column({ name: 'generation_failures', type: 'integer', default: 0, select: false, insert: false, update: false })
+  generationFailures: number;
 
   /** Millisecond precision, so a keyset position read back into a JS Date matches the row exactly. */
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })

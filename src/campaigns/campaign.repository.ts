@@ -11,7 +11,7 @@ export const CAMPAIGN_NAME_CONSTRAINT = 'uq_campaigns_project_name_live';
 
 export type NewCampaign = Omit<
   Campaign,
-  'project' | 'category' | 'program' | 'createdAt' | 'updatedAt' | 'deletedAt' | 'vouchersCount' | 'generationError' | 'categoryId'
+  'project' | 'category' | 'program' | 'createdAt' | 'updatedAt' | 'deletedAt' | 'vouchersCount' | 'generationError' | 'categoryId' | 'generationTurnAt' | 'generationLeaseUntil' | 'generationFailures'
 >;
 
 /** Columns a campaign update may write; `vouchers_count` and the statuses belong to card generation. */

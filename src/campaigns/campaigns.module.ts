@@ -3,6 +3,7 @@ import { PaginationModule } from '../common/pagination/pagination.module.js';
 import { CampaignRepository } from './campaign.repository.js';
 import { CampaignsService } from './campaigns.service.js';
 import { CardGenerationService } from './card-generation.service.js';
+import { CardTurnRepository } from './card-turn.repository.js';
 import { CategoryRepository } from './category.repository.js';
 import { LoyaltiesController } from './loyalties.controller.js';
 import { LoyaltyProgramRepository } from './loyalty-program.repository.js';
@@ -19,6 +20,7 @@ import { VoucherRepository } from './voucher.repository.js';
     CardGenerationService,
     LoyaltyProgramsService,
     CampaignRepository,
+    CardTurnRepository,
     CategoryRepository,
     LoyaltyProgramRepository,
     VoucherRepository,

@@ -15,16 +15,14 @@ export class CardGenerationProcessor extends WorkerHost {
   async process(job: Job): Promise<void> {
     switch (job.name) {
       case JobName.GenerateCards: {
+        // The job names the campaign that asked, but the turns go to whichever campaign is next in the
+        // round-robin between projects (CardGenerationService.drain), so a job may serve other projects'
+        // campaigns first and end with its own finished by another worker. It ends when no campaign is
+        // left to work on, or early when the worker closes (the sweep re-queues what is left).
         const { campaignId } = job.data as JobPayloads[typeof JobName.GenerateCards];
         const started = Date.now();
-        try {
-          const outcome = await this.generation.generate(campaignId);
-          this.logger.log({ job_id: job.id, campaign_id: campaignId, outcome, ms: Date.now() - started }, 'card generation finished');
-        } catch (error) {
-          // The last attempt records FAILED so the campaign does not stay IN_PROGRESS for ever.
-          if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) await this.generation.fail(campaignId, error instanceof Error ? error.message : String(error));
-          throw error;
-        }
+        const turns = await this.generation.drain(() => this.worker.closing !== undefined);
+        this.logger.log({ job_id: job.id, campaign_id: campaignId, turns, ms: Date.now() - started }, 'card generation job finished');
         return;
       }
       // An iteration left in Redis by the job scheduler of earlier versions (the sweep is a timer now).

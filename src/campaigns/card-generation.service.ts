@@ -1,9 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { base62Id } from '../common/ids.js';
+import { AppConfig } from '../config/app-config.js';
 import { JobQueueService } from '../queue/job-queue.service.js';
 import { JOB_QUEUE, JobName } from '../queue/queue.definitions.js';
 import { CampaignRepository } from './campaign.repository.js';
 import { cardJobId } from './campaigns.service.js';
+import { CardTurnRepository, type TurnCampaign } from './card-turn.repository.js';
 import { CodeGenerator } from './code-config.js';
 import { VoucherRepository } from './voucher.repository.js';
 
@@ -16,32 +18,79 @@ export const CARD_BATCH_SIZE = 10_000;
 export const CARD_LANES = 2;
 /** Batches in a row that add no card before generation gives up (the code space is used up). */
 const MAX_FRUITLESS_BATCHES = 20;
+/**
+ * How long a worker holds the campaign of its turn. A turn takes well under a second; the lease only
+ * matters when a worker dies mid-turn, and then another worker resumes the campaign once it runs out.
+ */
+export const TURN_LEASE_MS = 60_000;
+/** Turns of one campaign that may fail in a row (as the job's attempts did) before it is FAILED. */
+export const MAX_TURN_FAILURES = 5;
+/** The wait after a failed turn, doubled for each failure in a row (1 s, 2 s, 4 s, 8 s, as the job's retries were). */
+const TURN_BACKOFF_MS = 1_000;
 
-export type GenerationOutcome = 'done' | 'failed' | 'skipped';
+export type GenerationOutcome = 'done' | 'failed' | 'skipped' | 'turn';
 
-/** Worker side of campaign creation: makes the campaign's loyalty cards. */
+/**
+ * Worker side of campaign creation: makes the campaigns' loyalty cards, in turns shared between projects.
+ * A turn gives one campaign up to CARD_GENERATION_TURN_CARDS cards; the next turn goes to the project
+ * served longest ago (CardTurnRepository.claim), so a project's small campaign waits at most a turn per
+ * other project in progress, however large and many their campaigns.
+ */
 @Injectable()
 export class CardGenerationService {
   private readonly logger = new Logger(CardGenerationService.name);
+  /** Campaigns whose codes collided with the project's: their batches go straight to the statement that skips taken codes. */
+  private readonly collided = new Set<string>();
 
   constructor(
     private readonly campaigns: CampaignRepository,
+    private readonly turns: CardTurnRepository,
     private readonly vouchers: VoucherRepository,
     private readonly jobs: JobQueueService,
+    private readonly config: AppConfig,
   ) {}
 
   /**
-   * Makes the cards still missing (target − made so far), so a retried or duplicated job continues
-   * where the last one stopped. Codes drawn in this job are distinct among themselves, so the lanes
-   * never race for one code; a code taken earlier in the project is skipped and drawn again.
+   * Takes turns until no campaign is left to work on (those of other workers are held by them), or
+   * `stopping()` says the worker is closing (a campaign left IN_PROGRESS is resumed by the sweep or
+   * another worker). While a failed turn waits out its backoff, the worker waits with it (as the job's
+   * retry did). Returns the turns taken.
    */
-  async generate(campaignId: string): Promise<GenerationOutcome> {
-    const campaign = await this.campaigns.findForGeneration(campaignId);
-    if (!campaign || campaign.vouchersGenerationStatus !== 'IN_PROGRESS') return 'skipped';
+  async drain(stopping: () => boolean = () => false): Promise<number> {
+    let taken = 0;
+    while (!stopping()) {
+      const campaign = await this.turns.claim(TURN_LEASE_MS);
+      if (!campaign) {
+        const retryAt = await this.turns.nextRetryAt(TURN_BACKOFF_MS * 2 ** (MAX_TURN_FAILURES - 2));
+        if (!retryAt) return taken;
+        // At most a second at a time, so a closing worker is not held.
+        await sleep(Math.min(Math.max(retryAt.getTime() - Date.now(), 10), 1_000));
+        continue;
+      }
+      taken += 1;
+      const started = Date.now();
+      try {
+        const outcome = await this.turn(campaign);
+        if (outcome !== 'turn') this.logger.log({ campaign_id: campaign.id, outcome, ms: Date.now() - started }, 'card generation finished');
+      } catch (error) {
+        await this.turnFailed(campaign.id, error);
+      }
+    }
+    return taken;
+  }
+
+  /**
+   * One turn: makes up to CARD_GENERATION_TURN_CARDS of the cards still missing (target − made so far), so
+   * a turn taken again after a crash continues where the last one stopped. Codes drawn in a turn are
+   * distinct among themselves, so the lanes never race for one code; a code taken earlier in the project
+   * is skipped and drawn again.
+   */
+  private async turn(campaign: TurnCampaign): Promise<GenerationOutcome> {
+    const campaignId = campaign.id;
+    const missing = campaign.vouchersTarget - campaign.vouchersCount;
     const codes = new CodeGenerator(campaign.voucher.code_config);
     const drawn = new Set<string>();
-    let unassigned = campaign.vouchersTarget - campaign.vouchersCount;
-    let skipTaken = false;
+    let unassigned = Math.min(missing, this.config.cardGenerationTurnCards);
     let outcome: GenerationOutcome | null = null;
 
     const lane = async (): Promise<void> => {
@@ -53,14 +102,13 @@ export class CardGenerationService {
           const batch = codes.distinct(left, drawn);
           const result = await this.vouchers.insertCards(
             { campaignId, projectId: campaign.projectId, initialPoints: campaign.voucher.loyalty_card.points, ids: batch.map(() => base62Id('v_', 32)), codes: batch },
-            skipTaken,
+            this.collided.has(campaignId),
           );
           if (result.stopped) {
             outcome = 'skipped';
             return;
           }
-          // Once the project's codes collide with ours, go straight to the statement that skips them.
-          skipTaken ||= result.collided;
+          if (result.collided) this.collided.add(campaignId);
           left -= result.inserted;
           fruitless = result.inserted === 0 ? fruitless + 1 : 0;
           if (fruitless >= MAX_FRUITLESS_BATCHES) outcome = 'failed';
@@ -70,13 +118,32 @@ export class CardGenerationService {
     await Promise.all(Array.from({ length: CARD_LANES }, lane));
 
     if (outcome === 'failed') return this.fail(campaignId, `no new unique code in ${MAX_FRUITLESS_BATCHES} batches: the code space of voucher.code_config is used up`);
-    if (outcome === 'skipped') return 'skipped';
+    if (outcome === 'skipped') {
+      // Deleted, or finished by another worker whose lease this one outlived: nothing more to do here.
+      this.collided.delete(campaignId);
+      return 'skipped';
+    }
+    if (missing > this.config.cardGenerationTurnCards) {
+      await this.turns.release(campaignId);
+      return 'turn';
+    }
+    this.collided.delete(campaignId);
     await this.campaigns.finishGeneration(campaignId, 'DONE');
     return 'done';
   }
 
+  private async turnFailed(campaignId: string, error: unknown): Promise<void> {
+    const failures = await this.turns.recordFailure(campaignId, TURN_BACKOFF_MS);
+    if (failures < MAX_TURN_FAILURES) {
+      this.logger.warn({ campaign_id: campaignId, failures, err: error }, 'card generation turn failed; it is tried again');
+      return;
+    }
+    await this.fail(campaignId, error instanceof Error ? error.message : String(error));
+  }
+
   async fail(campaignId: string, reason: string): Promise<GenerationOutcome> {
     this.logger.error({ campaign_id: campaignId, reason }, 'card generation failed');
+    this.collided.delete(campaignId);
     await this.campaigns.finishGeneration(campaignId, 'FAILED', reason);
     return 'failed';
   }
@@ -95,4 +162,8 @@ export class CardGenerationService {
   async removeLegacyScheduler(): Promise<void> {
     await this.jobs.queue(JOB_QUEUE[JobName.CardGenerationSweep]).removeJobScheduler(JobName.CardGenerationSweep);
   }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -11,11 +11,32 @@ function problems(overrides: Record<string, string>): string[] {
 }
 
 describe('loadConfig', () => {
+  it.each([
+    ['', false],
+    ['false', false],
+    ['TRUE', true],
+    ['1', 1],
+    ['loopback, 10.0.0.0/8,::1', ['loopback', '10.0.0.0/8', '::1']],
+  ])('TRUST_PROXY=%j is passed to Express as %j', (value, expected) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
+  it.each(['yes', '10.0.0.0/33', 'loopback,proxy.example', '100'])('refuses TRUST_PROXY=%j', (value) => {
+    expect(problems({ TRUST_PROXY: value })[0]).toMatch(/^TRUST_PROXY must be false, true, a number of proxy hops/);
+  });
+
+  it('applies the documented defaults of the HTTP edge', () => {
+    const config = loadConfig({ AUTH_FAILURE_LIMIT: '', AUTH_NEGATIVE_CACHE_MS: '', HTTP_HEADERS_TIMEOUT_MS: '', HTTP_REQUEST_TIMEOUT_MS: '', HTTP_KEEP_ALIVE_TIMEOUT_MS: '' });
+    expect(config.authFailureLimit).toBe(30);
+    expect(config.authNegativeCacheMs).toBe(2_000);
+    expect(config.httpTimeouts).toEqual({ headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 });
+  });
+
   it('applies the documented defaults', () => {
     const config = loadConfig({ PORT: '', WEBHOOK_ALLOWED_CIDRS: '', PENDING_POINTS_DAY_MS: '', WEBHOOK_TIMEOUT_MS: '', WEBHOOK_RETRY_BASE_MS: '' });
     expect(config.port).toBe(3000);
     expect(config.pendingPointsDayMs).toBe(86_400_000);
-    expect(config.webhook).toEqual({ timeoutMs: 10_000, retryBaseMs: 60_000, allowedCidrs: [], projectMaxInFlight: 50, socketIdleMs: 4_000 });
+    expect(config.webhook).toEqual({ timeoutMs: 10_000, retryBaseMs: 60_000, allowedCidrs: [], projectMaxInFlight: 50, socketIdleMs: 4_000, maxDistributionsPerProject: 100, relayMaxDeliveries: 5_000 });
   });
 
   it.each([
@@ -34,6 +55,8 @@ describe('loadConfig', () => {
     ['METRICS_TOKEN', 'has a space in it ok', 'METRICS_TOKEN must be 16-200 characters'],
     ['WORKER_METRICS_PORT', '9x', 'WORKER_METRICS_PORT must be an integer between 1 and 65535 (got "9x")'],
     ['WORKER_METRICS_PORT', '70000', 'WORKER_METRICS_PORT must be an integer between 1 and 65535 (got "70000")'],
+    ['METRICS_GAUGE_CACHE_MS', '-1', 'METRICS_GAUGE_CACHE_MS must be an integer from 0 to 300000 (milliseconds; 0 = read at every scrape) (got "-1")'],
+    ['METRICS_GAUGE_CACHE_MS', '300001', 'METRICS_GAUGE_CACHE_MS must be an integer from 0 to 300000'],
     ['ADMIN_TOKEN', 'too-short', 'ADMIN_TOKEN must be 16-200 printable ASCII characters without spaces'],
     ['ADMIN_TOKEN', 'pässwörd-0123456789', 'ADMIN_TOKEN must be 16-200 printable ASCII characters without spaces'],
   ])('rejects %s=%s with a message naming it', (name, value, message) => {
@@ -47,12 +70,28 @@ describe('loadConfig', () => {
   });
 
   it('leaves metrics open, the worker without a metrics port and bull-board off unless their variables are set', () => {
-    const config = loadConfig({ METRICS_TOKEN: '', WORKER_METRICS_PORT: '', ADMIN_TOKEN: '' });
-    expect(config.metrics).toEqual({ token: null, workerPort: null });
+    const config = loadConfig({ NODE_ENV: 'development', METRICS_TOKEN: '', WORKER_METRICS_PORT: '', METRICS_GAUGE_CACHE_MS: '', ADMIN_TOKEN: '' });
+    expect(config.metrics).toEqual({ token: null, api: true, workerPort: null, gaugeCacheMs: 10_000 });
     expect(config.adminToken).toBeNull();
-    const set = loadConfig({ METRICS_TOKEN: 'metrics-token-0123456789', WORKER_METRICS_PORT: '9464', ADMIN_TOKEN: 'admin:token/0123456789' });
-    expect(set.metrics).toEqual({ token: 'metrics-token-0123456789', workerPort: 9464 });
+    const set = loadConfig({ METRICS_TOKEN: 'metrics-token-0123456789', WORKER_METRICS_PORT: '9464', METRICS_GAUGE_CACHE_MS: '0', ADMIN_TOKEN: 'admin:token/0123456789' });
+    expect(set.metrics).toEqual({ token: 'metrics-token-0123456789', api: true, workerPort: 9464, gaugeCacheMs: 0 });
     expect(set.adminToken).toBe('admin:token/0123456789');
+  });
+
+  it('turns the API\'s /metrics off in production unless METRICS_TOKEN is set', () => {
+    for (const NODE_ENV of ['', 'development', 'test', 'staging']) {
+      expect({ NODE_ENV, ...loadConfig({ NODE_ENV, METRICS_TOKEN: '' }).metrics }).toMatchObject({ NODE_ENV, api: true });
+    }
+    const production = loadConfig({ NODE_ENV: 'production', METRICS_TOKEN: '' });
+    expect(production.production).toBe(true);
+    expect(production.metrics).toMatchObject({ token: null, api: false });
+    expect(loadConfig({ NODE_ENV: 'production', METRICS_TOKEN: 'metrics-token-0123456789' }).metrics).toMatchObject({ token: 'metrics-token-0123456789', api: true });
+  });
+
+  it('bounds the webhook limits', () => {
+    expect(loadConfig({ WEBHOOK_MAX_DISTRIBUTIONS_PER_PROJECT: '3', WEBHOOK_RELAY_MAX_DELIVERIES: '7' }).webhook).toMatchObject({ maxDistributionsPerProject: 3, relayMaxDeliveries: 7 });
+    expect(() => loadConfig({ WEBHOOK_MAX_DISTRIBUTIONS_PER_PROJECT: '0' })).toThrow(/WEBHOOK_MAX_DISTRIBUTIONS_PER_PROJECT must be an integer from 1 to 10000/);
+    expect(() => loadConfig({ WEBHOOK_RELAY_MAX_DELIVERIES: '1000001' })).toThrow(/WEBHOOK_RELAY_MAX_DELIVERIES must be an integer from 1 to 1000000/);
   });
 
   it('parses an allow-list of CIDRs', () => {

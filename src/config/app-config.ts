@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
-import { EnvironmentVariables, splitList, type LOG_LEVELS } from './environment.js';
+import { EnvironmentVariables, parseTrustProxy, splitList, type LOG_LEVELS } from './environment.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -28,15 +28,36 @@ export class AppConfig {
   readonly pendingPointsDayMs: number;
   /** How often the worker's sweeps run (in-process timers of each worker process). */
   readonly sweeps: { pendingPointsMs: number; cardGenerationMs: number; webhooksMs: number };
-  readonly webhook: { timeoutMs: number; retryBaseMs: number; allowedCidrs: string[]; projectMaxInFlight: number; socketIdleMs: number };
+  /** Cards a campaign gets per turn before the worker moves on to the next project's campaign (card generation is shared round-robin). */
+  readonly cardGenerationTurnCards: number;
+  /**
+   * `maxDistributionsPerProject`: distributions one project may have (deleted ones no longer count);
+   * `relayMaxDeliveries`: deliveries one relay transaction makes at most (at least one event per batch).
+   */
+  readonly webhook: { timeoutMs: number; retryBaseMs: number; allowedCidrs: string[]; maxDistributionsPerProject: number; relayMaxDeliveries: number; projectMaxInFlight: number; socketIdleMs: number };
   /** How long an API process keeps an application key it has looked up (0 = every request reads it). */
   readonly appKeyCacheMs: number;
+  /** How long an API process remembers that an app id is unknown (0 = every request with it reads the database). */
+  readonly authNegativeCacheMs: number;
+  /** Failed authentications a client address may make per minute, shared by every API process (0 = no limit). */
+  readonly authFailureLimit: number;
+  /** Express's 'trust proxy': which X-Forwarded-For hops name the client address (false: the socket's peer). */
+  readonly trustProxy: boolean | number | string[];
+  /** Node's HTTP server timeouts: all headers, the whole request, and an idle kept-alive connection. */
+  readonly httpTimeouts: { headersMs: number; requestMs: number; keepAliveMs: number };
   /** Requests per second each project may make, shared by every API process (bursts of twice that); 0 = off. */
   readonly rateLimitPerSecond: number;
   readonly logLevel: (typeof LOG_LEVELS)[number];
   readonly queuePrefix: string;
-  /** `token`: the bearer token both /metrics endpoints require (null: open); `workerPort`: the worker serves them there (null: not at all). */
-  readonly metrics: { token: string | null; workerPort: number | null };
+  /** NODE_ENV=production: the API's /metrics is off unless METRICS_TOKEN is set (docs/operations.md). */
+  readonly production: boolean;
+  /**
+   * `token`: the bearer token both /metrics endpoints require (null: open); `api`: whether the API serves GET
+   * /metrics at all (not in production without a token, since it shares the public port with the API);
+   * `workerPort`: the worker serves its /metrics there (null: not at all); `gaugeCacheMs`: how long the API
+   * keeps the gauges it reads from Redis and PostgreSQL before a scrape reads them again (0: every scrape).
+   */
+  readonly metrics: { token: string | null; api: boolean; workerPort: number | null; gaugeCacheMs: number };
   /** The password of bull-board at /admin/queues; null: the board is not mounted. */
   readonly adminToken: string | null;
 
@@ -53,18 +74,27 @@ export class AppConfig {
         : null;
     this.pendingPointsDayMs = env.PENDING_POINTS_DAY_MS;
     this.sweeps = { pendingPointsMs: env.PENDING_POINTS_SWEEP_MS, cardGenerationMs: env.CARD_GENERATION_SWEEP_MS, webhooksMs: env.WEBHOOK_SWEEP_MS };
+    this.cardGenerationTurnCards = env.CARD_GENERATION_TURN_CARDS;
     this.webhook = {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       retryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
       allowedCidrs: splitList(env.WEBHOOK_ALLOWED_CIDRS),
       projectMaxInFlight: env.WEBHOOK_PROJECT_MAX_IN_FLIGHT,
       socketIdleMs: env.WEBHOOK_SOCKET_IDLE_MS,
+      maxDistributionsPerProject: env.WEBHOOK_MAX_DISTRIBUTIONS_PER_PROJECT,
+      relayMaxDeliveries: env.WEBHOOK_RELAY_MAX_DELIVERIES,
     };
     this.appKeyCacheMs = env.APP_KEY_CACHE_MS;
+    this.authNegativeCacheMs = env.AUTH_NEGATIVE_CACHE_MS;
+    this.authFailureLimit = env.AUTH_FAILURE_LIMIT;
+    this.trustProxy = parseTrustProxy(env.TRUST_PROXY) ?? false;
+    this.httpTimeouts = { headersMs: env.HTTP_HEADERS_TIMEOUT_MS, requestMs: env.HTTP_REQUEST_TIMEOUT_MS, keepAliveMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS };
     this.rateLimitPerSecond = env.RATE_LIMIT_PER_SECOND;
     this.logLevel = env.LOG_LEVEL;
     this.queuePrefix = env.QUEUE_PREFIX;
-    this.metrics = { token: env.METRICS_TOKEN ?? null, workerPort: env.WORKER_METRICS_PORT ?? null };
+    this.production = env.NODE_ENV === 'production';
+    const token = env.METRICS_TOKEN ?? null;
+    this.metrics = { token, api: token !== null || !this.production, workerPort: env.WORKER_METRICS_PORT ?? null, gaugeCacheMs: env.METRICS_GAUGE_CACHE_MS };
     this.adminToken = env.ADMIN_TOKEN ?? null;
     Object.freeze(this);
   }
@@ -86,6 +116,10 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
   const env = plainToInstance(EnvironmentVariables, raw, { exposeDefaultValues: true });
   const errors = validateSync(env, { forbidUnknownValues: false, stopAtFirstError: true });
   if (errors.length > 0) throw new ConfigError(errors.flatMap((e) => describe(e, raw)));
+  // Node refuses a headers timeout longer than the request timeout (the request includes its headers).
+  if (env.HTTP_REQUEST_TIMEOUT_MS < env.HTTP_HEADERS_TIMEOUT_MS) {
+    throw new ConfigError([`HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS (got ${env.HTTP_REQUEST_TIMEOUT_MS} and ${env.HTTP_HEADERS_TIMEOUT_MS})`]);
+  }
   return new AppConfig(env);
 }
 

@@ -48,6 +48,28 @@ class CidrList implements ValidatorConstraintInterface {
   }
 }
 
+/** Express's 'trust proxy' values: false, true, a number of hops, or a list of addresses, CIDR ranges and names. */
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+export function parseTrustProxy(value: string): boolean | number | string[] | null {
+  const text = value.trim().toLowerCase();
+  if (text === 'false') return false;
+  if (text === 'true') return true;
+  if (/^\d{1,2}$/.test(text)) return Number(text);
+  const items = splitList(text);
+  return items.length > 0 && items.every((item) => PROXY_NAMES.has(item) || isIP(item) !== 0 || isCidr(item)) ? items : null;
+}
+
+@ValidatorConstraint({ name: 'trustProxy' })
+class TrustProxy implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return typeof value === 'string' && parseTrustProxy(value) !== null;
+  }
+  defaultMessage(args: ValidationArguments): string {
+    return `${args.property} must be false, true, a number of proxy hops (0-99), or a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal`;
+  }
+}
+
 export function splitList(value: string): string[] {
   return value
     .split(',')
@@ -159,6 +181,18 @@ export class EnvironmentVariables {
   WEBHOOK_SOCKET_IDLE_MS: number = 4_000;
 
   @Transform(toInt)
+  @IsInt({ message: 'WEBHOOK_MAX_DISTRIBUTIONS_PER_PROJECT must be an integer from 1 to 10000' })
+  @Min(1, { message: 'WEBHOOK_MAX_DISTRIBUTIONS_PER_PROJECT must be an integer from 1 to 10000' })
+  @Max(10_000, { message: 'WEBHOOK_MAX_DISTRIBUTIONS_PER_PROJECT must be an integer from 1 to 10000' })
+  WEBHOOK_MAX_DISTRIBUTIONS_PER_PROJECT: number = 100;
+
+  @Transform(toInt)
+  @IsInt({ message: 'WEBHOOK_RELAY_MAX_DELIVERIES must be an integer from 1 to 1000000' })
+  @Min(1, { message: 'WEBHOOK_RELAY_MAX_DELIVERIES must be an integer from 1 to 1000000' })
+  @Max(1_000_000, { message: 'WEBHOOK_RELAY_MAX_DELIVERIES must be an integer from 1 to 1000000' })
+  WEBHOOK_RELAY_MAX_DELIVERIES: number = 5_000;
+
+  @Transform(toInt)
   @IsInt({ message: 'PENDING_POINTS_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
   @Min(10, { message: 'PENDING_POINTS_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
   @Max(86_400_000, { message: 'PENDING_POINTS_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
@@ -171,10 +205,49 @@ export class EnvironmentVariables {
   CARD_GENERATION_SWEEP_MS: number = 60_000;
 
   @Transform(toInt)
+  @IsInt({ message: 'CARD_GENERATION_TURN_CARDS must be an integer from 1 to 1000000 (cards)' })
+  @Min(1, { message: 'CARD_GENERATION_TURN_CARDS must be an integer from 1 to 1000000 (cards)' })
+  @Max(1_000_000, { message: 'CARD_GENERATION_TURN_CARDS must be an integer from 1 to 1000000 (cards)' })
+  CARD_GENERATION_TURN_CARDS: number = 20_000;
+
+  @Transform(toInt)
   @IsInt({ message: 'APP_KEY_CACHE_MS must be an integer from 0 to 60000 (milliseconds; 0 = no cache)' })
   @Min(0, { message: 'APP_KEY_CACHE_MS must be an integer from 0 to 60000 (milliseconds; 0 = no cache)' })
   @Max(60_000, { message: 'APP_KEY_CACHE_MS must be an integer from 0 to 60000 (milliseconds; 0 = no cache)' })
   APP_KEY_CACHE_MS: number = 5_000;
+
+  @Transform(toInt)
+  @IsInt({ message: 'AUTH_NEGATIVE_CACHE_MS must be an integer from 0 to 60000 (milliseconds; 0 = no cache)' })
+  @Min(0, { message: 'AUTH_NEGATIVE_CACHE_MS must be an integer from 0 to 60000 (milliseconds; 0 = no cache)' })
+  @Max(60_000, { message: 'AUTH_NEGATIVE_CACHE_MS must be an integer from 0 to 60000 (milliseconds; 0 = no cache)' })
+  AUTH_NEGATIVE_CACHE_MS: number = 2_000;
+
+  @Transform(toInt)
+  @IsInt({ message: 'AUTH_FAILURE_LIMIT must be an integer from 0 to 100000 (failed authentications per minute per client address; 0 = no limit)' })
+  @Min(0, { message: 'AUTH_FAILURE_LIMIT must be an integer from 0 to 100000 (failed authentications per minute per client address; 0 = no limit)' })
+  @Max(100_000, { message: 'AUTH_FAILURE_LIMIT must be an integer from 0 to 100000 (failed authentications per minute per client address; 0 = no limit)' })
+  AUTH_FAILURE_LIMIT: number = 30;
+
+  @Validate(TrustProxy)
+  TRUST_PROXY: string = 'false';
+
+  @Transform(toInt)
+  @IsInt({ message: 'HTTP_HEADERS_TIMEOUT_MS must be an integer from 1000 to 600000 (milliseconds)' })
+  @Min(1_000, { message: 'HTTP_HEADERS_TIMEOUT_MS must be an integer from 1000 to 600000 (milliseconds)' })
+  @Max(600_000, { message: 'HTTP_HEADERS_TIMEOUT_MS must be an integer from 1000 to 600000 (milliseconds)' })
+  HTTP_HEADERS_TIMEOUT_MS: number = 10_000;
+
+  @Transform(toInt)
+  @IsInt({ message: 'HTTP_REQUEST_TIMEOUT_MS must be an integer from 1000 to 3600000 (milliseconds), at least HTTP_HEADERS_TIMEOUT_MS' })
+  @Min(1_000, { message: 'HTTP_REQUEST_TIMEOUT_MS must be an integer from 1000 to 3600000 (milliseconds), at least HTTP_HEADERS_TIMEOUT_MS' })
+  @Max(3_600_000, { message: 'HTTP_REQUEST_TIMEOUT_MS must be an integer from 1000 to 3600000 (milliseconds), at least HTTP_HEADERS_TIMEOUT_MS' })
+  HTTP_REQUEST_TIMEOUT_MS: number = 30_000;
+
+  @Transform(toInt)
+  @IsInt({ message: 'HTTP_KEEP_ALIVE_TIMEOUT_MS must be an integer from 1000 to 600000 (milliseconds)' })
+  @Min(1_000, { message: 'HTTP_KEEP_ALIVE_TIMEOUT_MS must be an integer from 1000 to 600000 (milliseconds)' })
+  @Max(600_000, { message: 'HTTP_KEEP_ALIVE_TIMEOUT_MS must be an integer from 1000 to 600000 (milliseconds)' })
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: number = 5_000;
 
   @Transform(toInt)
   @IsInt({ message: 'RATE_LIMIT_PER_SECOND must be an integer from 0 to 1000000 (requests per second per project; 0 = no limit)' })
@@ -196,11 +269,23 @@ export class EnvironmentVariables {
   METRICS_TOKEN?: string = undefined;
 
   @Transform(toInt)
+  @IsInt({ message: 'METRICS_GAUGE_CACHE_MS must be an integer from 0 to 300000 (milliseconds; 0 = read at every scrape)' })
+  @Min(0, { message: 'METRICS_GAUGE_CACHE_MS must be an integer from 0 to 300000 (milliseconds; 0 = read at every scrape)' })
+  @Max(300_000, { message: 'METRICS_GAUGE_CACHE_MS must be an integer from 0 to 300000 (milliseconds; 0 = read at every scrape)' })
+  METRICS_GAUGE_CACHE_MS: number = 10_000;
+
+  @Transform(toInt)
   @IsOptional()
   @IsInt({ message: 'WORKER_METRICS_PORT must be an integer between 1 and 65535' })
   @Min(1, { message: 'WORKER_METRICS_PORT must be an integer between 1 and 65535' })
   @Max(65535, { message: 'WORKER_METRICS_PORT must be an integer between 1 and 65535' })
   WORKER_METRICS_PORT?: number = undefined;
+
+  // Only "production" changes anything (the API's /metrics then needs METRICS_TOKEN); any other value, or none,
+  // is a development or test run. Not validated further: platforms set their own values (staging, test).
+  @IsOptional()
+  @IsString({ message: 'NODE_ENV must be a string' })
+  NODE_ENV?: string = undefined;
 
   @IsOptional()
   @Matches(/^[\x21-\x7e]{16,200}$/, { message: 'ADMIN_TOKEN must be 16-200 printable ASCII characters without spaces (it is the HTTP basic auth password of /admin/queues)' })

@@ -1,8 +1,8 @@
-import { hostname } from 'node:os';
 import { Injectable } from '@nestjs/common';
 import type { ProjectContext } from '../auth/auth.service.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { hexId } from '../common/ids.js';
+import { WORKER_ID } from '../common/process/worker-id.js';
 import { JobQueueService } from '../queue/job-queue.service.js';
 import { JobName } from '../queue/queue.definitions.js';
 import { DiagnosticPingRepository } from './diagnostic-ping.repository.js';
@@ -34,11 +34,14 @@ export class DiagnosticsService {
     return toDiagnosticPingDto(ping);
   }
 
-  /** Worker side. Returns false when the ping was already processed (a retry or a duplicate job). */
+  /**
+   * Worker side. Returns false when the ping was already processed (a retry or a duplicate job). The row
+   * records the worker's opaque id, never its host name or pid: projects read it back.
+   */
   async processPing(pingId: string): Promise<boolean> {
     const ping = await this.pings.findById(pingId);
     if (!ping || ping.status !== 'QUEUED') return false;
     if (ping.workMs > 0) await new Promise((resolve) => setTimeout(resolve, ping.workMs));
-    return this.pings.markDone(pingId, `${hostname()}:${process.pid}`);
+    return this.pings.markDone(pingId, WORKER_ID);
   }
 }

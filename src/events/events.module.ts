@@ -8,7 +8,9 @@ import { DeliveryDispatcher } from './delivery/delivery-dispatcher.js';
 import { DeliveryJobs } from './delivery/delivery-jobs.js';
 import { WebhookDeliveryRepository } from './delivery/webhook-delivery.repository.js';
 import { WebhookDeliveryService } from './delivery/webhook-delivery.service.js';
+import { WebhookHousekeeping } from './delivery/webhook-housekeeping.js';
 import { WebhookRelay } from './delivery/webhook-relay.js';
+import { WebhookWorkRepository } from './delivery/webhook-work.repository.js';
 import { DistributionRepository } from './distributions/distribution.repository.js';
 import { DistributionsController } from './distributions/distributions.controller.js';
 import { DistributionsService } from './distributions/distributions.service.js';
@@ -43,6 +45,8 @@ import { WebhookSecretService } from './secrets/webhook-secret.service.js';
     WebhookDeliveryService,
     DeliveryDispatcher,
     WebhookRelay,
+    WebhookWorkRepository,
+    WebhookHousekeeping,
   ],
   exports: [EventsService, WebhookDeliveryService, WebhookRelay, DeliveryDispatcher],
 })

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Gauge } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
+import { AppConfig } from '../config/app-config.js';
 import { JobQueueService } from '../queue/job-queue.service.js';
 import { QueueName } from '../queue/queue.definitions.js';
 import { Metrics } from './metrics.js';
@@ -16,6 +17,13 @@ type Source = 'redis' | 'postgres';
  * process sees change. `refresh` reads everything in parallel before the registry is rendered: one
  * `getJobCounts` per queue (a few O(1) Redis commands) and the two statements of MetricsRepository.
  *
+ * A read is kept for METRICS_GAUGE_CACHE_MS (10 s by default, from the moment it started) and scrapes within
+ * that window show it again; scrapes that arrive while a read is running wait for that read instead of
+ * starting their own (single flight). So however many scrapers there are, or however often they come, an
+ * API process reads the two counts over the deliveries at most once per window: a scrape is not a way to
+ * load the database. A Prometheus scraping every 15 s or more sees a fresh read each time.
+ * `loyalty_metrics_gauge_reads_total` counts the reads.
+ *
  * A source that cannot be read (Redis or PostgreSQL down) sets `loyalty_metrics_source_up{source}` to 0 and
  * does not show its last values as if they were current: labelled gauges lose their samples, and the one
  * without labels (prom-client always shows a sample for those, 0 after a reset, which would read as "nothing
@@ -29,8 +37,15 @@ export class ScrapeGauges {
   private readonly pendingDue: Gauge;
   private readonly deliveries: Gauge<'status'>;
   private readonly sourceUp: Gauge<'source'>;
+  private readonly reads: Counter;
+  private readonly cacheMs: number;
+  /** The read in progress, which concurrent scrapes share. */
+  private reading: Promise<void> | null = null;
+  /** When the last read started (performance.now()); -Infinity: never. */
+  private readStartedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
+    config: AppConfig,
     metrics: Metrics,
     private readonly jobs: JobQueueService,
     private readonly repository: MetricsRepository,
@@ -39,10 +54,27 @@ export class ScrapeGauges {
     this.queueJobs = new Gauge({ name: 'loyalty_queue_jobs', help: 'Jobs per BullMQ queue and state (waiting, delayed, active, failed), read from Redis at scrape time', labelNames: ['queue', 'state'], registers });
     this.pendingDue = new Gauge({ name: 'loyalty_pending_points_due', help: 'PENDING points entries whose activates_at has passed and that are not activated yet, read at scrape time', registers });
     this.deliveries = new Gauge({ name: 'loyalty_webhook_deliveries', help: 'Webhook deliveries by status, read at scrape time (PENDING and FAILED only: SUCCEEDED is not counted, see docs/operations.md)', labelNames: ['status'], registers });
-    this.sourceUp = new Gauge({ name: 'loyalty_metrics_source_up', help: '1 if the last scrape could read this source (redis: queue gauges; postgres: pending points and deliveries gauges), else 0', labelNames: ['source'], registers });
+    this.sourceUp = new Gauge({ name: 'loyalty_metrics_source_up', help: '1 if the last read of the gauges could read this source (redis: queue gauges; postgres: pending points and deliveries gauges), else 0', labelNames: ['source'], registers });
+    this.reads = new Counter({ name: 'loyalty_metrics_gauge_reads_total', help: 'Reads of the scrape-time gauges from Redis and PostgreSQL by this API process (at most one per METRICS_GAUGE_CACHE_MS, shared by concurrent scrapes)', registers });
+    this.cacheMs = config.metrics.gaugeCacheMs;
   }
 
-  async refresh(): Promise<void> {
+  /** Brings the gauges up to date unless the last read is less than METRICS_GAUGE_CACHE_MS old; joins a read in progress. */
+  refresh(): Promise<void> {
+    if (this.reading) return this.reading;
+    const now = performance.now();
+    if (now - this.readStartedAt < this.cacheMs) return Promise.resolve();
+    this.reads.inc();
+    const reading = this.readAll().finally(() => {
+      // A failed read is kept for the window too: a database that is struggling is not asked again by every scrape.
+      this.readStartedAt = now;
+      this.reading = null;
+    });
+    this.reading = reading;
+    return reading;
+  }
+
+  private async readAll(): Promise<void> {
     await Promise.all([
       this.read('redis', () => this.readQueues(), () => this.queueJobs.reset()),
       this.read('postgres', () => this.readDatabase(), () => {

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
+import { WORKER_ID } from '../common/process/worker-id.js';
 import { scanKeys } from './redis-keys.js';
 
 /** How often a worker writes its heartbeat, and how long one lasts without the next. */
@@ -11,6 +12,8 @@ const keyPrefix = (queuePrefix: string) => `${queuePrefix}:heartbeat:worker:`;
 export interface Heartbeat {
   host: string;
   pid: number;
+  /** The opaque id this process writes into what projects see (a diagnostic ping's `processed_by`). */
+  worker_id: string;
   at: string;
 }
 
@@ -33,7 +36,7 @@ export class WorkerHeartbeat {
 
   start(): void {
     const beat = () => {
-      const value: Heartbeat = { host: hostname(), pid: process.pid, at: new Date().toISOString() };
+      const value: Heartbeat = { host: hostname(), pid: process.pid, worker_id: WORKER_ID, at: new Date().toISOString() };
       this.redis.set(this.key, JSON.stringify(value), 'PX', HEARTBEAT_TTL_MS).catch(() => undefined);
     };
     void this.redis.connect().then(beat, () => undefined);

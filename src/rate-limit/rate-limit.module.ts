@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
+import { AuthFailureLimiter } from './auth-failure-limiter.js';
 import { TokenBucketStore } from './token-bucket.store.js';
 
 /**
- * Per-project rate limits (RATE_LIMIT_PER_SECOND, bursts of twice that) shared by every API process
- * through Redis. The API registers ProjectRateLimitGuard as a global guard after the key guard (the order
- * of global guards is the order they are listed in), so this module only provides the buckets.
+ * Per-project rate limits (RATE_LIMIT_PER_SECOND, bursts of twice that) and the limit on failed
+ * authentications per client address (AUTH_FAILURE_LIMIT), shared by every API process through Redis. The
+ * API registers ProjectRateLimitGuard as a global guard after the key guard (the order of global guards is
+ * the order they are listed in), and the key check asks AuthFailureLimiter, so this module only provides them.
  */
-@Module({ providers: [TokenBucketStore], exports: [TokenBucketStore] })
+@Module({ providers: [TokenBucketStore, AuthFailureLimiter], exports: [TokenBucketStore, AuthFailureLimiter] })
 export class RateLimitModule {}

@@ -1,5 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { AuthService } from '../../src/auth/auth.service.js';
+import { DataSource } from 'typeorm';
+import { AuthService, hashToken } from '../../src/auth/auth.service.js';
 import { type TestProject, createProject, http, startApi, testConfig, waitFor } from '../support/harness.js';
 
 const UNAUTHORIZED = { code: 401, key: 'unauthorized', message: 'Unauthorized' };
@@ -113,8 +114,8 @@ describe('the application key cache (APP_KEY_CACHE_MS)', () => {
       await app.get(AuthService).ensureKey(appId, 'cached-token-0123456789');
       expect((await http(app).get('/v1/diagnostics/pings/ping_x').set(headers(appId, 'cached-token-0123456789'))).status).toBe(404);
       expect((await http(app).get('/v1/diagnostics/pings/ping_x').set(headers(appId, 'wrong-token-0123456789'))).status).toBe(401);
-      // Rotated behind the cache's back: this process keeps the key it read until the entry expires.
-      await app.get(AuthService).ensureKey(appId, 'rotated-token-0123456789');
+      // Rotated behind the cache's back (another process): this one keeps the key it read until the entry expires.
+      await app.get(DataSource).query(`UPDATE app_keys SET token_sha256 = $2 WHERE app_id = $1`, [appId, hashToken('rotated-token-0123456789')]);
       expect((await http(app).get('/v1/diagnostics/pings/ping_x').set(headers(appId, 'cached-token-0123456789'))).status).toBe(404);
       expect((await http(app).get('/v1/diagnostics/pings/ping_x').set(headers(appId, 'rotated-token-0123456789'))).status).toBe(401);
     } finally {

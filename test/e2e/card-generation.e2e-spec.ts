@@ -102,3 +102,121 @@ describe('loyalty card generation (BullMQ job in a real worker)', () => {
     expect(left.rows[0].n).toBe(0);
   });
 });
+
+describe('card generation is shared between projects in turns (issue 26)', () => {
+  // Small turns, so a large campaign takes many of them on this machine too.
+  const config = testConfig({ CARD_GENERATION_TURN_CARDS: '1000' });
+  let app: NestExpressApplication;
+  let worker: INestApplicationContext;
+  let db: pg.Client;
+
+  beforeAll(async () => {
+    app = await startApi(config);
+    worker = await startWorker(config);
+    db = new pg.Client({ connectionString: config.databaseUrl });
+    await db.connect();
+  });
+  afterAll(async () => {
+    await db.end();
+    await worker.close();
+    await app.close();
+  });
+
+  const get = async (project: TestProject, id: string) => (await http(app).get(`/v1/loyalties/${id}`).set(project.headers)).body as Campaign;
+  const counted = async (id: string) =>
+    (await db.query<{ n: number; distinct: number }>('SELECT count(*)::int AS n, count(DISTINCT code)::int AS distinct FROM vouchers WHERE campaign_id = $1', [id])).rows[0];
+  const settled = (project: TestProject, id: string, timeoutMs = 120_000) =>
+    waitFor(
+      async () => {
+        const campaign = await get(project, id);
+        return campaign.vouchers_generation_status === 'IN_PROGRESS' ? undefined : campaign;
+      },
+      { timeoutMs, intervalMs: 100 },
+    );
+
+  it("project B's small campaign is done while project A's large campaigns are still generating, and A's reach their exact count", async () => {
+    const a = await createProject(app, 'Project A');
+    const b = await createProject(app, 'Project B');
+    const big: string[] = [];
+    for (const name of ['A huge 1', 'A huge 2']) {
+      const res = await http(app).post('/v1/loyalties').set(a.headers).send({ name, vouchers_count: 50_000 });
+      expect(res.status).toBe(200);
+      big.push(res.body.id as string);
+    }
+    // A's generation is under way before B asks.
+    await waitFor(async () => ((await get(a, big[0])).vouchers_count > 0 ? true : undefined), { timeoutMs: 60_000 });
+
+    const small = await http(app).post('/v1/loyalties').set(b.headers).send({ name: 'B small', vouchers_count: 10 });
+    expect(small.status).toBe(200);
+    const done = await settled(b, small.body.id, 60_000);
+    const aWhenBDone = await Promise.all(big.map((id) => get(a, id)));
+    expect(done).toMatchObject({ vouchers_generation_status: 'DONE', vouchers_count: 10 });
+    expect(await counted(small.body.id)).toEqual({ n: 10, distinct: 10 });
+    // Before, the worker made A's 100,000 cards first: B finished only after both of A's campaigns.
+    expect(aWhenBDone.map((c) => c.vouchers_generation_status)).toContain('IN_PROGRESS');
+    expect(aWhenBDone.reduce((sum, c) => sum + c.vouchers_count, 0)).toBeLessThan(100_000);
+
+    for (const id of big) {
+      expect(await settled(a, id)).toMatchObject({ creation_status: 'DONE', vouchers_generation_status: 'DONE', vouchers_count: 50_000 });
+      expect(await counted(id)).toEqual({ n: 50_000, distinct: 50_000 });
+    }
+  });
+
+  it("project B's campaign is not held by project A's many campaigns that each finish in one turn", async () => {
+    const a = await createProject(app, 'Project A, many campaigns');
+    const b = await createProject(app, 'Project B, after them');
+    // Queued with no worker running, A's first: the order of the queue would serve A's 40 campaigns first.
+    await worker.close();
+    const many: string[] = [];
+    for (let i = 0; i < 40; i += 1) {
+      const res = await http(app).post('/v1/loyalties').set(a.headers).send({ name: `A one-turn ${i}`, vouchers_count: 1_000 });
+      expect(res.status).toBe(200);
+      many.push(res.body.id as string);
+    }
+    const small = await http(app).post('/v1/loyalties').set(b.headers).send({ name: 'B after many', vouchers_count: 10 });
+    worker = await startWorker(config);
+
+    expect(await settled(b, small.body.id, 60_000)).toMatchObject({ vouchers_generation_status: 'DONE', vouchers_count: 10 });
+    const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM campaigns WHERE id = ANY($1) AND vouchers_generation_status = 'IN_PROGRESS'`, [many]);
+    // B's turn comes after at most one of A's (the first turn may go to either project).
+    expect(rows[0].n).toBeGreaterThanOrEqual(38);
+    for (const id of many) expect(await settled(a, id)).toMatchObject({ vouchers_generation_status: 'DONE', vouchers_count: 1_000 });
+  });
+
+  it("a campaign whose turns fail is retried and FAILED on its own, while another project's campaign is made", async () => {
+    const c = await createProject(app, 'Broken');
+    const d = await createProject(app, 'Healthy');
+    await worker.close();
+    const broken = await http(app).post('/v1/loyalties').set(c.headers).send({ name: 'Breaks', vouchers_count: 100 });
+    // A stored value PostgreSQL refuses: every turn of this campaign throws.
+    await db.query(`UPDATE campaigns SET voucher = jsonb_set(voucher, '{loyalty_card,points}', '"x"') WHERE id = $1`, [broken.body.id]);
+    const healthy = await http(app).post('/v1/loyalties').set(d.headers).send({ name: 'Works', vouchers_count: 100 });
+    worker = await startWorker(config);
+
+    expect(await settled(d, healthy.body.id, 60_000)).toMatchObject({ vouchers_generation_status: 'DONE', vouchers_count: 100 });
+    const failed = await waitFor(
+      async () => {
+        const { rows } = await db.query('SELECT vouchers_generation_status AS status, vouchers_count, generation_error, generation_failures FROM campaigns WHERE id = $1', [broken.body.id]);
+        return rows[0].status === 'IN_PROGRESS' ? undefined : rows[0];
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
+    expect(failed).toMatchObject({ status: 'FAILED', vouchers_count: 0, generation_failures: 5 });
+    expect(failed.generation_error).toMatch(/integer/);
+  });
+
+  it('a worker closed mid-generation leaves the campaign to the next worker, which makes exactly the cards missing', async () => {
+    const project = await createProject(app, 'Restarted');
+    const res = await http(app).post('/v1/loyalties').set(project.headers).send({ name: 'Across a restart', vouchers_count: 100_000 });
+    await waitFor(async () => ((await get(project, res.body.id)).vouchers_count > 0 ? true : undefined), { timeoutMs: 60_000 });
+    await worker.close();
+    const stopped = await get(project, res.body.id);
+    expect(stopped).toMatchObject({ vouchers_generation_status: 'IN_PROGRESS' });
+    expect(stopped.vouchers_count).toBeLessThan(100_000);
+
+    // The new worker's sweep (at start) queues the campaign again.
+    worker = await startWorker(config);
+    expect(await settled(project, res.body.id)).toMatchObject({ vouchers_generation_status: 'DONE', vouchers_count: 100_000 });
+    expect(await counted(res.body.id)).toEqual({ n: 100_000, distinct: 100_000 });
+  });
+});

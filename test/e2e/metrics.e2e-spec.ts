@@ -1,5 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { JobQueueService } from '../../src/queue/job-queue.service.js';
+import { ScrapeGauges } from '../../src/metrics/scrape-gauges.js';
 import { QueueName } from '../../src/queue/queue.definitions.js';
 import { type TestProject, createProject, http, startApi, testConfig, waitFor } from '../support/harness.js';
 import { PointsDb, enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
@@ -9,11 +10,13 @@ const DAY_MS = 1_000;
 const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated';
 const TOKEN = 'metrics-token-0123456789abcdef';
 const UNAUTHORIZED = { code: 401, key: 'unauthorized', message: 'Unauthorized' };
+const READS = 'loyalty_metrics_gauge_reads_total';
 
 /**
  * GET /metrics of the API (no worker runs in this suite, so nothing activates or delivers behind its back):
  * Prometheus's text format without an application key, the request histogram by route template, the queue
- * gauges, due pending entries and deliveries by status read at scrape time, and METRICS_TOKEN.
+ * gauges, due pending entries and deliveries by status read at scrape time, and METRICS_TOKEN. This suite reads
+ * the gauges at every scrape (METRICS_GAUGE_CACHE_MS=0), so that each scrape can be compared with the database.
  */
 describe('GET /metrics on the API', () => {
   let app: NestExpressApplication;
@@ -21,7 +24,7 @@ describe('GET /metrics on the API', () => {
   const db = new PointsDb();
 
   beforeAll(async () => {
-    app = await startApi(testConfig({ PENDING_POINTS_DAY_MS: String(DAY_MS), WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }));
+    app = await startApi(testConfig({ PENDING_POINTS_DAY_MS: String(DAY_MS), WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', METRICS_GAUGE_CACHE_MS: '0' }));
     project = await createProject(app, 'Metrics project');
     await db.connect();
   });
@@ -138,6 +141,103 @@ describe('GET /metrics on the API', () => {
     expect(await bracketed(failed, 'loyalty_webhook_deliveries', { status: 'FAILED' })).toBe(before.failed + 1);
     // SUCCEEDED is not counted at scrape time (docs/operations.md).
     expect(valueOf(await scrape(), 'loyalty_webhook_deliveries', { status: 'SUCCEEDED' })).toBeUndefined();
+  });
+
+  it('reads at every scrape with METRICS_GAUGE_CACHE_MS=0, but refreshes that overlap share one read', async () => {
+    const first = valueOf(await scrape(), READS)!;
+    expect(valueOf(await scrape(), READS)).toBe(first + 1);
+    // Twenty refreshes started together (as twenty scrapes arriving at once would): one read.
+    await Promise.all(Array.from({ length: 20 }, () => app.get(ScrapeGauges).refresh()));
+    expect(valueOf(await scrape(), READS)).toBe(first + 3);
+  });
+});
+
+describe('GET /metrics caches its gauges for METRICS_GAUGE_CACHE_MS', () => {
+  const WINDOW_MS = 8_000;
+  let app: NestExpressApplication;
+  let project: TestProject;
+  const db = new PointsDb();
+
+  beforeAll(async () => {
+    app = await startApi(testConfig({ METRICS_GAUGE_CACHE_MS: String(WINDOW_MS), WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }));
+    project = await createProject(app, 'Metrics cache project');
+    await db.connect();
+  });
+  afterAll(async () => {
+    await db.end();
+    await app.close();
+  });
+
+  const samplesOf = (res: { status: number; text: string }) => {
+    expect(res.status).toBe(200);
+    return parseSamples(res.text);
+  };
+
+  it('20 concurrent scrapes make one read; a scrape within the window shows it again; the first after it reads anew', async () => {
+    // No worker runs here, so nothing but this test changes the number of PENDING deliveries.
+    const pendingSql = `SELECT 1 FROM webhook_deliveries WHERE status = 'PENDING'`;
+    const pending = { status: 'PENDING' };
+    const before = await db.count(pendingSql);
+    const started = Date.now();
+    const scrapes = (await Promise.all(Array.from({ length: 20 }, () => http(app).get('/metrics')))).map(samplesOf);
+    expect(scrapes.map((samples) => valueOf(samples, READS))).toEqual(Array(20).fill(1));
+    expect(scrapes.map((samples) => valueOf(samples, 'loyalty_webhook_deliveries', pending))).toEqual(Array(20).fill(before));
+
+    // One more PENDING delivery in the database; the next scrape, within the window, still shows the read above.
+    const distribution = await http(app).post('/v1/distributions').set(project.headers).send({ name: unique('Metrics cache'), trigger: ACTIVATED, target_url: 'http://127.0.0.1:9/never' });
+    expect(distribution.status).toBe(200);
+    expect((await http(app).post(`/v1/distributions/${distribution.body.id}/test`).set(project.headers)).status).toBe(200);
+    expect(await db.count(pendingSql)).toBe(before + 1);
+    const cached = samplesOf(await http(app).get('/metrics'));
+    // Otherwise this machine was too slow for the check to mean anything.
+    expect(Date.now() - started).toBeLessThan(WINDOW_MS);
+    expect(valueOf(cached, READS)).toBe(1);
+    expect(valueOf(cached, 'loyalty_webhook_deliveries', pending)).toBe(before);
+
+    // Once the window has passed, the next scrape reads again and shows the new delivery.
+    const fresh = await waitFor(async () => {
+      const samples = samplesOf(await http(app).get('/metrics'));
+      return valueOf(samples, READS) === 1 ? undefined : samples;
+    }, { timeoutMs: WINDOW_MS + 20_000, intervalMs: 500 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(WINDOW_MS);
+    expect(valueOf(fresh, READS)).toBe(2);
+    expect(valueOf(fresh, 'loyalty_webhook_deliveries', pending)).toBe(before + 1);
+  });
+});
+
+describe('GET /metrics with NODE_ENV=production', () => {
+  it('without METRICS_TOKEN: not served, an unknown route (404 in the API\'s error shape) like any other', async () => {
+    const app = await startApi(testConfig({ NODE_ENV: 'production', METRICS_TOKEN: '' }));
+    try {
+      for (const authorization of [undefined, 'Bearer anything-0123456789abcdef']) {
+        const req = http(app).get('/metrics');
+        const res = authorization === undefined ? await req : await req.set('Authorization', authorization);
+        expect({ authorization, status: res.status, body: res.body }).toEqual({
+          authorization,
+          status: 404,
+          body: { code: 404, key: 'not_found', message: 'Resource not found', details: 'Cannot find route GET /metrics', request_id: res.headers['x-request-id'] },
+        });
+        expect(res.text).not.toContain('loyalty_');
+      }
+      // Nothing is there to read the gauges.
+      expect(() => app.get(ScrapeGauges)).toThrow();
+      expect((await http(app).get('/health')).status).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('with METRICS_TOKEN: served, to that bearer token only', async () => {
+    const app = await startApi(testConfig({ NODE_ENV: 'production', METRICS_TOKEN: TOKEN }));
+    try {
+      const refused = await http(app).get('/metrics');
+      expect({ status: refused.status, body: refused.body }).toEqual({ status: 401, body: UNAUTHORIZED });
+      const ok = await http(app).get('/metrics').set('Authorization', `Bearer ${TOKEN}`);
+      expect(ok.status).toBe(200);
+      expect(ok.text).toContain('# TYPE loyalty_webhook_deliveries gauge');
+    } finally {
+      await app.close();
+    }
   });
 });
 

@@ -41,6 +41,7 @@ async function runUntilReady(entry: string, ready: string, env: Record<string, s
 }
 
 const INFO = 30;
+const WARN = 40;
 const DEBUG = 20;
 
 describe('process logs: one line when ready, one when stopped; Nest start-up lines only at debug', () => {
@@ -74,10 +75,25 @@ describe('process logs: one line when ready, one when stopped; Nest start-up lin
     expect(code).toBe(0);
     const ready = lines.filter((line) => line.msg.startsWith('Worker ready'));
     expect(ready).toHaveLength(1);
-    expect(ready[0]).toMatchObject({ level: INFO, context: 'Worker', version, queues: QUEUES, metrics_port: null });
+    expect(ready[0]).toMatchObject({ level: INFO, context: 'Worker', version, queues: QUEUES, metrics_port: null, worker_id: expect.stringMatching(/^wrk_[0-9a-f]{18}$/) });
     expect(lines.filter((line) => line.msg === 'Worker stopped')).toHaveLength(1);
     expect(lines.filter((line) => NEST_STARTUP.includes(line.context ?? ''))).toEqual([]);
     // Closing its own connections is not an outage.
     expect(lines.filter((line) => line.msg.includes('redis connection lost'))).toEqual([]);
+  });
+
+  it('API with NODE_ENV=production and no METRICS_TOKEN: one warning that /metrics is off and how to turn it on', async () => {
+    const port = await freePort();
+    const { lines, code } = await runUntilReady('dist/main.js', 'API ready', { LOG_LEVEL: 'info', PORT: String(port), NODE_ENV: 'production', METRICS_TOKEN: '' });
+    expect(code).toBe(0);
+    const readyAt = lines.findIndex((line) => line.msg.startsWith('API ready'));
+    expect(readyAt).toBeGreaterThanOrEqual(0);
+    // The one line above info while starting (the test above, outside production, has none).
+    const warnings = lines.slice(0, readyAt).filter((line) => line.level >= WARN);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ level: WARN, context: 'Metrics' });
+    expect(warnings[0]!.msg).toContain('GET /metrics is off: NODE_ENV is production and METRICS_TOKEN is not set');
+    expect(warnings[0]!.msg).toContain('Set METRICS_TOKEN');
+    expect(lines.filter((line) => line.msg.includes('/metrics is off'))).toHaveLength(1);
   });
 });

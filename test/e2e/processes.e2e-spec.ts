@@ -90,13 +90,16 @@ describe('processes (dist/start.js, dist/cli.js)', () => {
       const ping = (await (await fetch(`${base}/v1/diagnostics/pings/${created.id}`, { headers })).json()) as { status: string; processed_by: string };
       return ping.status === 'DONE' ? ping : undefined;
     });
-    // Processed by the worker process: neither this test process nor the launcher.
-    const workerPid = Number(done.processed_by.split(':').pop());
+    // The worker's health signal (it serves no HTTP): its heartbeat in Redis, read by the CLI. It pairs the
+    // opaque id the ping shows with the worker's pid: the worker process, neither this test process nor the launcher.
+    const health = await run(process.execPath, ['dist/cli.js', 'worker-health'], { cwd: root, env });
+    const workers = (JSON.parse(health.stdout) as { workers: { pid: number; worker_id: string }[] }).workers;
+    expect(workers).toHaveLength(1);
+    expect(done.processed_by).toMatch(/^wrk_[0-9a-f]{18}$/);
+    expect(workers[0].worker_id).toBe(done.processed_by);
+    const workerPid = workers[0].pid;
     expect(workerPid).not.toBe(process.pid);
     expect(workerPid).not.toBe(launcher.pid);
-    // The worker's health signal (it serves no HTTP): its heartbeat in Redis, read by the CLI.
-    const health = await run(process.execPath, ['dist/cli.js', 'worker-health'], { cwd: root, env });
-    expect((JSON.parse(health.stdout) as { workers: { pid: number }[] }).workers.map((w) => w.pid)).toEqual([workerPid]);
 
     // A job still running at SIGTERM is finished before the worker exits (graceful shutdown).
     const slow = (await (await fetch(`${base}/v1/diagnostics/pings`, { method: 'POST', headers, body: '{"work_ms":1500}' })).json()) as { id: string };
@@ -120,7 +123,9 @@ describe('processes (dist/start.js, dist/cli.js)', () => {
     expect(output).not.toContain('proc-token-0123456789abcdef');
   });
 
-  it('npm start: a SIGTERM to the npm process alone stops the launcher, the API and the worker', async () => {
+  // npm passes SIGINT and SIGTERM on to the script's process; a Ctrl-C in a terminal reaches the whole group
+  // instead, but a supervisor or `kill -INT` signals npm alone.
+  it.each(['SIGTERM', 'SIGINT'] as const)('npm start: a %s to the npm process alone stops the launcher, the API and the worker', async (signal) => {
     const port = await freePort();
     const npm = spawn('npm', ['start', '--silent'], { cwd: root, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -129,11 +134,11 @@ describe('processes (dist/start.js, dist/cli.js)', () => {
     let tree: { pid: number; cmd: string }[] = [];
     try {
       await waitFor(async () => ((await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => null))?.status === 200 ? true : undefined), { timeoutMs: 60_000, intervalMs: 200 });
-      // npm → sh -c → the launcher → API and worker.
+      // npm → the launcher → API and worker.
       tree = descendants(npm.pid!);
       const nodes = tree.filter((p) => /^\S*node \S*dist\/(start|main|worker)\.js/.test(p.cmd));
       expect(nodes.map((p) => p.cmd.match(/dist\/(\w+)\.js/)![1]).sort()).toEqual(['main', 'start', 'worker']);
-      npm.kill('SIGTERM');
+      npm.kill(signal);
       await waitFor(async () => (tree.every((p) => !alive(p.pid)) ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
       expect(output).toContain('stopping API and worker');
       await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();

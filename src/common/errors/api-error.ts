@@ -18,6 +18,7 @@ export const ERROR_KEYS = [
   'unsupported_media_type',
   'request_header_fields_too_large',
   'non_active_program',
+  'limit_exceeded',
   'too_many_requests',
   'internal_server_error',
   'service_unavailable',
@@ -85,6 +86,11 @@ export class ApiError extends Error {
       resourceId,
       resourceType,
     });
+  }
+
+  /** The project already has as many `resourceType` as it may (a configured limit): 409 until one is deleted. */
+  static limitExceeded(resourceType: string, limit: number, remedy: string): ApiError {
+    return new ApiError(409, 'limit_exceeded', 'Limit exceeded', { details: `A project may have at most ${limit} ${resourceType}; ${remedy}`, resourceType });
   }
 
   static serviceUnavailable(details: string): ApiError {

@@ -24,7 +24,14 @@ export class DiagnosticPingDto {
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   processed_at: string | null;
 
-  @ApiProperty({ type: String, nullable: true, description: 'Host and process id of the worker that ran the job.', example: 'worker-1:4242' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'Opaque id of the worker process that ran the job (`wrk_` and 18 hex characters): random per process, the same for every job that process runs, so pings can be told apart by worker. It does not reveal the host or the process id; the operator finds the process by it in the worker\'s ready log line or in `node dist/cli.js worker-health`. null while QUEUED.',
+    pattern: '^wrk_[0-9a-f]{18}$',
+    example: 'wrk_5c1d0e9a7b3f2a4c61',
+  })
   processed_by: string | null;
 }
 

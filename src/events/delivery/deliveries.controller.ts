@@ -48,7 +48,7 @@ export class DeliveriesController {
   @Post('recover')
   @HttpCode(200)
   @DISTRIBUTION
-  @ApiOperation({ operationId: 'recoverDeliveries', summary: 'Send every FAILED delivery since a time again', description: 'As Svix\'s recover: each FAILED delivery created since `since` gets one attempt now, with its own `webhook-id`.' })
+  @ApiOperation({ operationId: 'recoverDeliveries', summary: 'Send every FAILED delivery since a time again', description: 'As Svix\'s recover: each FAILED delivery created since `since` gets one attempt, with its own `webhook-id`. The request records the recover and answers at once; the worker makes the deliveries due in the background, in batches, and they are sent.' })
   @ApiOkBody(RecoveryDto)
   @ApiErrorResponses(400, 401, 404, 503)
   recover(@CurrentProject() project: ProjectContext, @Param('distributionId') distributionId: string, @Body() body: RecoverDeliveriesDto): Promise<RecoveryDto> {

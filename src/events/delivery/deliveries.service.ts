@@ -18,6 +18,10 @@ import {
 import type { WebhookDelivery } from './webhook-delivery.entity.js';
 import { envelopeOf } from './webhook-envelope.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
+import { WebhookWorkRepository } from './webhook-work.repository.js';
+
+/** A recover's answer counts among the distribution's newest this many FAILED deliveries. */
+export const RECOVER_COUNT_WINDOW = 10_000;
 
 /** A distribution's deliveries as the API shows them, and the attempts asked for by hand. */
 @Injectable()
@@ -27,6 +31,7 @@ export class DeliveriesService {
     private readonly distributions: DistributionsService,
     private readonly jobs: DeliveryJobs,
     private readonly cursors: CursorService,
+    private readonly work: WebhookWorkRepository,
   ) {}
 
   async list(project: ProjectContext, distributionId: string, query: ListDeliveriesQueryDto): Promise<DeliveryListDto> {
@@ -39,6 +44,7 @@ export class DeliveriesService {
   }
 
   async get(project: ProjectContext, distributionId: string, id: string): Promise<DeliveryDetailDto> {
+    await this.distributions.find(project, distributionId);
     const [delivery, context] = await Promise.all([this.deliveries.findOne(project.id, distributionId, id), this.deliveries.context(project.id, distributionId, id)]);
     if (!delivery || !context) throw ApiError.notFound('webhook_delivery', id);
     return { ...(await this.withAttempts([delivery]))[0], request_body: envelopeOf(context) };
@@ -65,18 +71,25 @@ export class DeliveriesService {
 
   /** A new attempt now, with the same `webhook-id`. */
   async redeliver(project: ProjectContext, distributionId: string, id: string): Promise<DeliveryDto> {
+    await this.distributions.find(project, distributionId);
     const delivery = await this.deliveries.redeliver(project.id, distributionId, id);
     if (!delivery) throw ApiError.notFound('webhook_delivery', id);
     await this.jobs.ensure([{ id, distributionId }]);
     return (await this.withAttempts([delivery]))[0];
   }
 
-  /** Every FAILED delivery since `since` is sent again (as Svix's recover). */
+  /**
+   * Every FAILED delivery since `since` is sent again (as Svix's recover, which also works in the
+   * background): the request records it and counts what it will send (a bounded read); the worker makes
+   * the deliveries PENDING and due in batches (WebhookHousekeeping), and the dispatchers send them.
+   */
   async recover(project: ProjectContext, distributionId: string, body: RecoverDeliveriesDto): Promise<RecoveryDto> {
     await this.distributions.find(project, distributionId);
-    const refs = await this.deliveries.recover(project.id, distributionId, new Date(body.since));
-    await this.jobs.ensure(refs);
-    return { object: 'webhook_recovery', distribution_id: distributionId, since: new Date(body.since).toISOString(), deliveries_count: refs.length };
+    const since = new Date(body.since);
+    // Counted before the worker can start: what it will send.
+    const count = await this.work.countFailedSince(distributionId, since, RECOVER_COUNT_WINDOW);
+    if (!(await this.distributions.requestRecover(project, distributionId, since))) throw ApiError.notFound('distribution', distributionId);
+    return { object: 'webhook_recovery', distribution_id: distributionId, since: since.toISOString(), deliveries_count: count };
   }
 
   private async withAttempts(deliveries: WebhookDelivery[]): Promise<DeliveryDto[]> {

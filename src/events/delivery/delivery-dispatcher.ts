@@ -21,7 +21,8 @@ const STOP_WAIT_MS = 10_000;
  * that ended since the last one and claims due deliveries for the free slots (no distribution beyond its
  * free slots), so batches grow with the load; each claimed delivery is sent at once. A delivery to be
  * retried gets a delayed BullMQ job (job id = delivery id) once its attempt is recorded; so do the attempts
- * the API asks for (redeliver, recover, test, a distribution made ACTIVE again): WebhookDeliveryProcessor.
+ * the API asks for one at a time (redeliver, test): WebhookDeliveryProcessor. Recovered and resumed
+ * deliveries are made due in batches by WebhookHousekeeping, and claimed here like first attempts.
  *
  * Projects take turns (DispatchRepository): each claim starts after the project where the last one stopped,
  * and no project gets more than WEBHOOK_PROJECT_MAX_IN_FLIGHT of the worker's requests in flight, so a

@@ -5,7 +5,8 @@ import type { DeliveryRef } from './webhook-delivery.repository.js';
 
 /**
  * Delivery jobs (job id = delivery id, payload = ids): a retry's delayed attempt, and the attempts the API
- * asks for (redeliver, recover, test, a distribution made ACTIVE again). If Redis refuses, the rows stay
+ * asks for one at a time (redeliver, test; recover and resume make rows due instead, which the dispatcher
+ * claims: WebhookHousekeeping). If Redis refuses, the rows stay
  * PENDING and due, and the webhook sweep has the dispatcher claim them.
  */
 @Injectable()

@@ -51,10 +51,24 @@ export interface AttemptRecord {
  * type), in one statement. The unique (distribution, event) index makes a second relay harmless. When it
  * made deliveries, `NOTIFY loyalty_deliveries` (sent at commit) wakes every worker's dispatcher, so that all
  * workers send them, not only the one that relayed.
+ *
+ * A batch is bounded by deliveries, not only events: of the $1 oldest events it takes those whose running
+ * count of deliveries stays within $2, and always the first (an event makes at most as many deliveries as
+ * its project has distributions). The events left out stay locked by this transaction until it commits,
+ * untouched, and are the next batch's; `more` says whether there may be another batch.
  */
 const RELAY = `
-WITH batch AS (
+WITH candidates AS (
   SELECT seq, event_id, project_id, type FROM event_outbox ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED
+), fanout AS (
+  SELECT d.project_id, d.trigger, count(*) AS n FROM distributions d
+  WHERE d.status = 'ACTIVE' AND (d.project_id, d.trigger) IN (SELECT DISTINCT project_id, type FROM candidates)
+  GROUP BY d.project_id, d.trigger
+), batch AS (
+  SELECT seq, event_id, project_id, type FROM (
+    SELECT c.*, sum(coalesce(f.n, 0)) OVER (ORDER BY c.seq) AS running, row_number() OVER (ORDER BY c.seq) AS rn
+    FROM candidates c LEFT JOIN fanout f ON f.project_id = c.project_id AND f.trigger = c.type
+  ) w WHERE rn = 1 OR running <= $2
 ), gone AS (
   DELETE FROM event_outbox o USING batch b WHERE o.seq = b.seq RETURNING 1
 ), ins AS (
@@ -65,8 +79,8 @@ WITH batch AS (
   ON CONFLICT (distribution_id, event_id) DO NOTHING
   RETURNING 1
 )
-SELECT relayed, deliveries, CASE WHEN deliveries > 0 THEN pg_notify('loyalty_deliveries', '') END AS notified
-FROM (SELECT (SELECT count(*)::int FROM gone) AS relayed, (SELECT count(*)::int FROM ins) AS deliveries) counts`;
+SELECT relayed, deliveries, relayed < candidates OR candidates = $1 AS more, CASE WHEN deliveries > 0 THEN pg_notify('loyalty_deliveries', '') END AS notified
+FROM (SELECT (SELECT count(*)::int FROM gone) AS relayed, (SELECT count(*)::int FROM ins) AS deliveries, (SELECT count(*)::int FROM candidates) AS candidates) counts`;
 
 /**
  * A condition that is always true and makes the statement's own transaction commit without waiting for
@@ -201,9 +215,12 @@ export function toContext(row: ClaimRow): AttemptContext {
 export class WebhookDeliveryRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Relays up to `limit` events; how many were relayed, and how many deliveries were made. */
-  async relay(tx: Tx, limit: number): Promise<{ relayed: number; deliveries: number }> {
-    const [row] = (await tx.query(RELAY, [limit])) as { relayed: number; deliveries: number }[];
+  /**
+   * Relays up to `limit` events making up to `maxDeliveries` deliveries (at least one event); how many
+   * were relayed, how many deliveries were made, and whether more may be waiting.
+   */
+  async relay(tx: Tx, limit: number, maxDeliveries: number): Promise<{ relayed: number; deliveries: number; more: boolean }> {
+    const [row] = (await tx.query(RELAY, [limit, maxDeliveries])) as { relayed: number; deliveries: number; more: boolean }[];
     return row;
   }
 
@@ -257,15 +274,6 @@ export class WebhookDeliveryRepository {
     await (tx ?? this.dataSource).query(`UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE distribution_id = $1 AND status = 'PENDING'`, [distributionId]);
   }
 
-  /** The PENDING deliveries of a distribution made ACTIVE again: due now (a parked one has no due time). */
-  async resume(distributionId: string): Promise<DeliveryRef[]> {
-    const rows = (await this.dataSource.query(
-      `UPDATE webhook_deliveries SET next_attempt_at = least(next_attempt_at, now()) WHERE distribution_id = $1 AND status = 'PENDING' RETURNING id`,
-      [distributionId],
-    )) as UpdateResult;
-    return rows[0].map((row) => ({ id: row.id, distributionId }));
-  }
-
   /** One more attempt now, outside the retry schedule (redeliver); null if no such delivery. */
   async redeliver(projectId: string, distributionId: string, id: string): Promise<WebhookDelivery | null> {
     const rows = (await this.dataSource.query(
@@ -277,16 +285,6 @@ export class WebhookDeliveryRepository {
       [id, distributionId, projectId],
     )) as UpdateResult;
     return rows[0].length ? this.findOne(projectId, distributionId, id) : null;
-  }
-
-  /** Every FAILED delivery of the distribution created since `since` gets one more attempt now. */
-  async recover(projectId: string, distributionId: string, since: Date): Promise<DeliveryRef[]> {
-    const rows = (await this.dataSource.query(
-      `UPDATE webhook_deliveries SET status = 'PENDING', manual = true, next_attempt_at = ${DUE_IF_ACTIVE}
-       WHERE distribution_id = $1 AND project_id = $2 AND status = 'FAILED' AND created_at >= $3 RETURNING id`,
-      [distributionId, projectId, since],
-    )) as UpdateResult;
-    return rows[0].map((row) => ({ id: row.id, distributionId }));
   }
 
   async findOne(projectId: string, distributionId: string, id: string): Promise<WebhookDelivery | null> {

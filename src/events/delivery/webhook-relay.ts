@@ -4,8 +4,9 @@ import { AppConfig } from '../../config/app-config.js';
 import { TransactionRunner } from '../../database/transaction-runner.js';
 import { DeliveryDispatcher } from './delivery-dispatcher.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
+import { WebhookHousekeeping } from './webhook-housekeeping.js';
 
-/** Events one relay transaction takes. */
+/** Events one relay transaction takes at most (fewer when their deliveries reach WEBHOOK_RELAY_MAX_DELIVERIES). */
 const RELAY_BATCH = 1_000;
 const RECONNECT_MS = 1_000;
 
@@ -16,6 +17,10 @@ const RECONNECT_MS = 1_000;
  * missed while no worker listened. Each run relays in batches until no unrelayed event is left, and wakes
  * its dispatcher after each batch commits (the deliveries are rows, due now: the dispatcher claims them);
  * the other workers' dispatchers wake on the relay's `NOTIFY loyalty_deliveries`, on the same connection.
+ * A batch makes at most WEBHOOK_RELAY_MAX_DELIVERIES deliveries (and takes at least one event), so that
+ * one event matching many distributions cannot make one transaction insert millions of rows. The same
+ * connection hears `loyalty_webhook_work` (a recover, resume or deletion the API recorded) and runs
+ * WebhookHousekeeping, which the sweep runs too.
  */
 @Injectable()
 export class WebhookRelay {
@@ -31,6 +36,7 @@ export class WebhookRelay {
     private readonly transactions: TransactionRunner,
     private readonly deliveries: WebhookDeliveryRepository,
     private readonly dispatcher: DeliveryDispatcher,
+    private readonly housekeeping: WebhookHousekeeping,
   ) {}
 
   start(): void {
@@ -42,6 +48,7 @@ export class WebhookRelay {
     if (this.reconnect) clearTimeout(this.reconnect);
     await this.listener?.end().catch(() => undefined);
     await this.running?.catch(() => undefined);
+    await this.housekeeping.stop();
   }
 
   /** Relays whatever is unrelayed; a call during a run makes the run go round once more. */
@@ -61,12 +68,15 @@ export class WebhookRelay {
   }
 
   /**
-   * The webhook sweep: relay what notifications missed, and have the dispatcher claim whatever is due
-   * (deliveries whose worker died, whose retry job Redis lost, or whose job could not be added).
+   * The webhook sweep: relay what notifications missed, have the dispatcher claim whatever is due
+   * (deliveries whose worker died, whose retry job Redis lost, or whose job could not be added), and carry
+   * out the recorded recovers, resumes and deletions (notifications missed, or a worker stopped midway).
    */
   async sweep(): Promise<number> {
     const relayed = await this.run();
     this.dispatcher.wake();
+    // Not awaited: a long deletion must not hold up the next sweep's relay and claim.
+    void this.housekeeping.run().catch((error: unknown) => this.logger.warn({ err: error }, 'webhook housekeeping failed; the webhook sweep will retry'));
     return relayed;
   }
 
@@ -74,10 +84,10 @@ export class WebhookRelay {
     let total = 0;
     for (;;) {
       this.again = false;
-      const { relayed, deliveries } = await this.transactions.run((tx) => this.deliveries.relay(tx, RELAY_BATCH));
+      const { relayed, deliveries, more } = await this.transactions.run((tx) => this.deliveries.relay(tx, RELAY_BATCH, this.config.webhook.relayMaxDeliveries));
       total += relayed;
       if (deliveries) this.dispatcher.wake();
-      if (relayed < RELAY_BATCH) return total;
+      if (!more) return total;
     }
   }
 
@@ -90,6 +100,10 @@ export class WebhookRelay {
     };
     client.on('notification', (message) => {
       if (message.channel === 'loyalty_deliveries') return this.dispatcher.wake();
+      if (message.channel === 'loyalty_webhook_work') {
+        void this.housekeeping.run().catch((error: unknown) => this.logger.warn({ err: error }, 'webhook housekeeping failed; the webhook sweep will retry'));
+        return;
+      }
       void this.run().catch((error: unknown) => this.logger.warn({ err: error }, 'relay failed; the webhook sweep will retry'));
     });
     client.on('error', (error) => this.logger.warn({ err: error }, 'relay listener lost its connection; reconnecting'));
@@ -98,6 +112,7 @@ export class WebhookRelay {
       await client.connect();
       await client.query('LISTEN loyalty_deliveries');
       await client.query('LISTEN loyalty_events');
+      await client.query('LISTEN loyalty_webhook_work');
       this.listener = client;
       // Events committed while nobody listened.
       void this.run().catch((error: unknown) => this.logger.warn({ err: error }, 'relay failed; the webhook sweep will retry'));

@@ -11,10 +11,16 @@ export type DistributionStatus = (typeof DISTRIBUTION_STATUSES)[number];
  *
  * The relay looks up the ACTIVE distributions of an event's (project, type) in the partial index; the list
  * pages newest first by `seq`.
+ *
+ * Work the API asks for and the worker does in batches (WebhookHousekeeping), recorded on the row: status
+ * `DELETED` (in no API answer, counted against no limit: its deliveries are deleted, then the row),
+ * a recover (`recover_since`, asked at `recover_requested_at`) and a resume (`resume_requested_at`). The
+ * partial index holds the rows with such work.
  */
 @Entity({ name: 'distributions' })
 @Index('idx_distributions_project_seq', ['projectId', 'seq'])
 @Index('idx_distributions_active_trigger', ['projectId', 'trigger'], { where: `"status" = 'ACTIVE'` })
+@Index('idx_distributions_pending_work', ['id'], { where: `"status" = 'DELETED' OR "recover_requested_at" IS NOT NULL OR "resume_requested_at" IS NOT NULL` })
 export class Distribution {
   @PrimaryColumn({ type: 'text' })
   id: string;
@@ -53,4 +59,13 @@ export class Distribution {
 
   @Column({ name: 'updated_at', type: 'timestamptz', precision: 3, nullable: true })
   updatedAt: Date | null;
+
+  @Column({ name: 'recover_since', type: 'timestamptz', precision: 3, nullable: true, select: false })
+  recoverSince?: Date | null;
+
+  @Column({ name: 'recover_requested_at', type: 'timestamptz', nullable: true, select: false })
+  recoverRequestedAt?: Date | null;
+
+  @Column({ name: 'resume_requested_at', type: 'timestamptz', nullable: true, select: false })
+  resumeRequestedAt?: Date | null;
 }

@@ -4,7 +4,7 @@ import { ApiError } from '../../common/errors/api-error.js';
 import { hexId } from '../../common/ids.js';
 import { CursorService } from '../../common/pagination/cursor.service.js';
 import { AppConfig } from '../../config/app-config.js';
-import { DeliveryJobs } from '../delivery/delivery-jobs.js';
+import { TransactionRunner } from '../../database/transaction-runner.js';
 import { AddressGuard } from '../delivery/ssrf-guard.js';
 import { WebhookDeliveryRepository } from '../delivery/webhook-delivery.repository.js';
 import { WebhookSecretRepository } from '../secrets/webhook-secret.repository.js';
@@ -23,23 +23,25 @@ import {
 @Injectable()
 export class DistributionsService {
   private readonly guard: AddressGuard;
+  private readonly maxPerProject: number;
 
   constructor(
     config: AppConfig,
+    private readonly transactions: TransactionRunner,
     private readonly distributions: DistributionRepository,
     private readonly deliveries: WebhookDeliveryRepository,
     private readonly secrets: WebhookSecretRepository,
-    private readonly jobs: DeliveryJobs,
     private readonly cursors: CursorService,
   ) {
     this.guard = new AddressGuard(config.webhook.allowedCidrs);
+    this.maxPerProject = config.webhook.maxDistributionsPerProject;
   }
 
   async create(project: ProjectContext, body: CreateDistributionDto): Promise<DistributionDto> {
     this.checkTarget(body.target_url);
     // The project's signing secret exists before its first delivery.
     await this.secrets.ensure(project.id);
-    const distribution = await this.distributions.insert({
+    const fields: Partial<Distribution> = {
       id: hexId('distr_'),
       projectId: project.id,
       name: body.name,
@@ -49,7 +51,10 @@ export class DistributionsService {
       customHeaders: body.custom_headers ?? {},
       metadata: body.metadata ?? {},
       status: body.status ?? 'ACTIVE',
-    });
+    };
+    // At most WEBHOOK_MAX_DISTRIBUTIONS_PER_PROJECT: every event of a trigger makes a delivery per distribution.
+    const distribution = await this.transactions.run((tx) => this.distributions.insertWithinLimit(tx, fields, this.maxPerProject));
+    if (!distribution) throw ApiError.limitExceeded('distributions', this.maxPerProject, 'delete one to make room (deleted distributions no longer count)');
     return toDistributionDto(distribution);
   }
 
@@ -76,14 +81,21 @@ export class DistributionsService {
     if (body.status !== undefined) changes.status = body.status;
     const after = await this.distributions.update(project.id, id, changes);
     if (!after) throw ApiError.notFound('distribution', id);
-    // Paused or disabled: its deliveries wait, off the due index. Resumed: what waited is sent now.
+    // Paused or disabled: its deliveries wait, off the due index. Resumed: the worker makes what waited due,
+    // in batches (WebhookHousekeeping), and the dispatchers send it.
     if (before.status === 'ACTIVE' && after.status !== 'ACTIVE') await this.deliveries.park(null, id);
-    if (before.status !== 'ACTIVE' && after.status === 'ACTIVE') await this.jobs.ensure(await this.deliveries.resume(id));
+    if (before.status !== 'ACTIVE' && after.status === 'ACTIVE') await this.distributions.requestResume(id);
     return toDistributionDto(after);
   }
 
+  /** Gone from every answer at once; the worker deletes its deliveries in batches, then the row. */
   async delete(project: ProjectContext, id: string): Promise<void> {
-    if (!(await this.distributions.delete(project.id, id))) throw ApiError.notFound('distribution', id);
+    if (!(await this.distributions.markDeleted(project.id, id))) throw ApiError.notFound('distribution', id);
+  }
+
+  /** Records a recover for the worker; false if there is no such distribution. */
+  async requestRecover(project: ProjectContext, id: string, since: Date): Promise<boolean> {
+    return this.distributions.requestRecover(project.id, id, since);
   }
 
   async find(project: ProjectContext, id: string): Promise<Distribution> {

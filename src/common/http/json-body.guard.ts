@@ -1,0 +1,31 @@
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { Request, Response } from 'express';
+import { bodyGuard, jsonBodyParser } from './request-guard.js';
+
+const parseJson = jsonBodyParser();
+
+/**
+ * Reads and parses the JSON body (jsonBodyParser, then bodyGuard) as the last global guard: after the key
+ * check and the project's rate limit, so a request without a valid key, or over its limit, is answered
+ * before its body is read, and a body sent to an unknown route is never parsed. The handler's `@Body()`
+ * is read after the guards. Errors become what Express's middleware chain made of them (Nest's
+ * `mapException`), so the answers stay those of docs/errors.md.
+ */
+@Injectable()
+export class JsonBodyGuard implements CanActivate {
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const request = context.switchToHttp().getRequest<Request>();
+    const response = context.switchToHttp().getResponse<Response>();
+    try {
+      await new Promise<void>((resolve, reject) => parseJson(request, response, (error?: unknown) => (error ? reject(error) : resolve())));
+      await new Promise<void>((resolve, reject) => bodyGuard(request, response, (error?: unknown) => (error ? reject(error) : resolve())));
+    } catch (error) {
+      throw (this.adapterHost.httpAdapter as unknown as { mapException(error: unknown): unknown }).mapException(error);
+    }
+    return true;
+  }
+}

@@ -1,0 +1,102 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { TransactionRunner } from '../../database/transaction-runner.js';
+import { DeliveryDispatcher } from './delivery-dispatcher.js';
+import { type PendingWork, WebhookWorkRepository } from './webhook-work.repository.js';
+
+/** Deliveries one batch reads (and changes or deletes) at most: one short transaction each. */
+export const WORK_BATCH = 1_000;
+/** Distributions with work read per round. */
+const DISTRIBUTIONS_PER_ROUND = 100;
+
+/**
+ * The worker's side of recover, resume and delete (issue 26): the API only records them on the
+ * distribution's row (constant time, no queue job per delivery) and notifies `loyalty_webhook_work`; this
+ * carries them out in batches of WORK_BATCH deliveries, each its own transaction:
+ * - a deleted distribution's deliveries (and attempts) are deleted, then its row;
+ * - a recover makes the FAILED deliveries since its `since` PENDING and due (parked if the distribution is
+ *   not ACTIVE);
+ * - a resume makes the parked PENDING deliveries of an ACTIVE distribution due.
+ * Deliveries made due are sent by the dispatchers, which the batch wakes (`NOTIFY loyalty_deliveries`).
+ * It runs on the notification and from the webhook sweep, which also finishes work a worker stopped in
+ * the middle of (the work stays recorded until done). Two workers may do the same work at once: every
+ * batch re-checks the rows' state, so the result is the same.
+ */
+@Injectable()
+export class WebhookHousekeeping {
+  private readonly logger = new Logger('Webhooks');
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly transactions: TransactionRunner,
+    private readonly work: WebhookWorkRepository,
+    private readonly dispatcher: DeliveryDispatcher,
+  ) {}
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.running?.catch(() => undefined);
+  }
+
+  /** Carries out the recorded work; a call during a run makes the run go round once more. */
+  run(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.drain().finally(() => {
+      this.running = null;
+      if (this.again && !this.stopped) {
+        this.again = false;
+        void this.run().catch((error: unknown) => this.logger.warn({ err: error }, 'webhook housekeeping failed; the webhook sweep will retry'));
+      }
+    });
+    return this.running;
+  }
+
+  private async drain(): Promise<void> {
+    for (;;) {
+      this.again = false;
+      const pending = await this.work.pending(DISTRIBUTIONS_PER_ROUND);
+      for (const work of pending) {
+        if (this.stopped) return;
+        await this.carryOut(work);
+      }
+      if (pending.length < DISTRIBUTIONS_PER_ROUND || this.stopped) return;
+    }
+  }
+
+  private async carryOut(work: PendingWork): Promise<void> {
+    if (work.deleted) return this.delete(work.id);
+    if (work.recoverRequestedAt !== null && work.recoverSince !== null) {
+      let before: string | null = null;
+      for (;;) {
+        const { changed, last } = await this.work.recoverBatch(work.id, work.recoverSince, before, WORK_BATCH);
+        if (changed) this.dispatcher.wake();
+        if (last === null || this.stopped) break;
+        before = last;
+      }
+      if (!this.stopped) await this.work.recoverDone(work.id, work.recoverRequestedAt);
+    }
+    if (work.resumeRequestedAt !== null) {
+      let after: string | null = null;
+      for (;;) {
+        const { changed, last } = await this.work.resumeBatch(work.id, after, WORK_BATCH);
+        if (changed) this.dispatcher.wake();
+        if (last === null || this.stopped) break;
+        after = last;
+      }
+      if (!this.stopped) await this.work.resumeDone(work.id, work.resumeRequestedAt);
+    }
+  }
+
+  private async delete(distributionId: string): Promise<void> {
+    for (;;) {
+      if (this.stopped) return;
+      const deleted = await this.transactions.run((tx) => this.work.deleteBatch(tx, distributionId, WORK_BATCH));
+      if (deleted < WORK_BATCH) break;
+    }
+    await this.work.deleteDistribution(distributionId);
+  }
+}

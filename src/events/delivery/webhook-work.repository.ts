@@ -1,0 +1,137 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import type { Tx } from '../../database/transaction-runner.js';
+
+/** A distribution with work the API recorded for the worker (recover, resume, delete). */
+export interface PendingWork {
+  id: string;
+  deleted: boolean;
+  /** Set with `recoverRequestedAt`. */
+  recoverSince: Date | null;
+  /** Exact (microseconds, as text), so that a later request is never taken for this one. */
+  recoverRequestedAt: string | null;
+  resumeRequestedAt: string | null;
+}
+
+/** What one batch did: rows changed, and where the next batch starts (a `seq`; null: nothing was read). */
+export interface BatchResult {
+  changed: number;
+  last: string | null;
+}
+
+/** Wakes every worker's dispatcher at commit, when a batch made deliveries due. */
+const NOTIFY_DUE = `CASE WHEN count(*) > 0 THEN pg_notify('loyalty_deliveries', '') END`;
+
+/**
+ * The statements of WebhookHousekeeping: recover, resume and delete in bounded batches. Each batch reads at
+ * most `limit` rows of the distribution in `seq` order from the (distribution, status, seq) or
+ * (distribution, seq) index, starting after the previous batch's last row, so that a whole run reads each
+ * row once however many there are; the row's state is checked again on the locked row (READ COMMITTED
+ * re-checks the UPDATE's own conditions after a wait).
+ */
+@Injectable()
+export class WebhookWorkRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Distributions with recorded work, at most `limit`. */
+  async pending(limit: number): Promise<PendingWork[]> {
+    const rows = (await this.dataSource.query(
+      `SELECT id, status = 'DELETED' AS deleted, recover_since, recover_requested_at::text, resume_requested_at::text FROM distributions
+       WHERE status = 'DELETED' OR recover_requested_at IS NOT NULL OR resume_requested_at IS NOT NULL LIMIT $1`,
+      [limit],
+    )) as { id: string; deleted: boolean; recover_since: Date | null; recover_requested_at: string | null; resume_requested_at: string | null }[];
+    return rows.map((r) => ({ id: r.id, deleted: r.deleted, recoverSince: r.recover_since, recoverRequestedAt: r.recover_requested_at, resumeRequestedAt: r.resume_requested_at }));
+  }
+
+  /**
+   * Recover, one batch: FAILED deliveries created since `since`, newest first from before `beforeSeq`, get
+   * one attempt (due now while the distribution is ACTIVE, else parked until it is), as redeliver does.
+   */
+  async recoverBatch(distributionId: string, since: Date, beforeSeq: string | null, limit: number): Promise<BatchResult> {
+    const [row] = (await this.dataSource.query(
+      `WITH scan AS (
+         SELECT id, seq, created_at FROM webhook_deliveries
+         WHERE distribution_id = $1 AND status = 'FAILED' AND ($3::bigint IS NULL OR seq < $3) ORDER BY seq DESC LIMIT $4
+       ), due AS (
+         SELECT CASE WHEN status = 'ACTIVE' THEN now() END AS at FROM distributions WHERE id = $1
+       ), changed AS (
+         UPDATE webhook_deliveries d SET status = 'PENDING', manual = true, next_attempt_at = (SELECT at FROM due)
+         WHERE d.id IN (SELECT id FROM scan WHERE created_at >= $2) AND d.status = 'FAILED'
+         RETURNING 1
+       )
+       SELECT (SELECT count(*)::int FROM changed) AS changed, (SELECT min(seq)::text FROM scan) AS last,
+              (SELECT ${NOTIFY_DUE} FROM changed) AS notified`,
+      [distributionId, since, beforeSeq, limit],
+    )) as { changed: number; last: string | null }[];
+    return { changed: row.changed, last: row.last };
+  }
+
+  /**
+   * Resume, one batch: parked PENDING deliveries (no due time) from after `afterSeq` become due now, if the
+   * distribution is still ACTIVE (paused again meanwhile: nothing to do, the pause parked them).
+   */
+  async resumeBatch(distributionId: string, afterSeq: string | null, limit: number): Promise<BatchResult> {
+    const [row] = (await this.dataSource.query(
+      `WITH scan AS (
+         SELECT id, seq, next_attempt_at FROM webhook_deliveries
+         WHERE distribution_id = $1 AND status = 'PENDING' AND ($2::bigint IS NULL OR seq > $2) ORDER BY seq LIMIT $3
+       ), changed AS (
+         UPDATE webhook_deliveries d SET next_attempt_at = now()
+         WHERE d.id IN (SELECT id FROM scan WHERE next_attempt_at IS NULL) AND d.status = 'PENDING' AND d.next_attempt_at IS NULL
+           AND EXISTS (SELECT 1 FROM distributions WHERE id = $1 AND status = 'ACTIVE')
+         RETURNING 1
+       )
+       SELECT (SELECT count(*)::int FROM changed) AS changed, (SELECT max(seq)::text FROM scan) AS last,
+              (SELECT ${NOTIFY_DUE} FROM changed) AS notified`,
+      [distributionId, afterSeq, limit],
+    )) as { changed: number; last: string | null }[];
+    return { changed: row.changed, last: row.last };
+  }
+
+  /** Delete, one batch: up to `limit` deliveries of a deleted distribution, oldest first, and their attempts. */
+  async deleteBatch(tx: Tx, distributionId: string, limit: number): Promise<number> {
+    const [row] = (await tx.query(
+      `WITH batch AS (
+         SELECT id FROM webhook_deliveries WHERE distribution_id = $1 ORDER BY seq LIMIT $2
+       ), attempts AS (
+         DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM batch)
+       ), gone AS (
+         DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM batch) AND EXISTS (SELECT 1 FROM distributions WHERE id = $1 AND status = 'DELETED')
+         RETURNING 1
+       )
+       SELECT count(*)::int AS n FROM gone`,
+      [distributionId, limit],
+    )) as { n: number }[];
+    return row.n;
+  }
+
+  /** The deleted distribution's row, once its deliveries are gone (any left, e.g. made meanwhile, go with it). */
+  async deleteDistribution(distributionId: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM distributions WHERE id = $1 AND status = 'DELETED'`, [distributionId]);
+  }
+
+  /** The recover is done, unless another was asked for since it was read. */
+  async recoverDone(distributionId: string, requestedAt: string): Promise<void> {
+    await this.dataSource.query(`UPDATE distributions SET recover_since = NULL, recover_requested_at = NULL WHERE id = $1 AND recover_requested_at = $2::timestamptz`, [distributionId, requestedAt]);
+  }
+
+  /** The resume is done, unless another was asked for since it was read. */
+  async resumeDone(distributionId: string, requestedAt: string): Promise<void> {
+    await this.dataSource.query(`UPDATE distributions SET resume_requested_at = NULL WHERE id = $1 AND resume_requested_at = $2::timestamptz`, [distributionId, requestedAt]);
+  }
+
+  /**
+   * How many FAILED deliveries created since `since` a recover will send again, counted among the
+   * distribution's newest `window` FAILED ones (the recover's answer): a bounded read of the (distribution,
+   * status, seq) index.
+   */
+  async countFailedSince(distributionId: string, since: Date, window: number): Promise<number> {
+    const [row] = (await this.dataSource.query(
+      `SELECT count(*) FILTER (WHERE created_at >= $2)::int AS n
+       FROM (SELECT created_at FROM webhook_deliveries WHERE distribution_id = $1 AND status = 'FAILED' ORDER BY seq DESC LIMIT $3) newest`,
+      [distributionId, since, window],
+    )) as { n: number }[];
+    return row.n;
+  }
+}

@@ -1,0 +1,79 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { http, startApi, testConfig, waitFor } from '../support/harness.js';
+
+const run = promisify(execFile);
+const PING = '/v1/diagnostics/pings/ping_x';
+
+/** `node dist/cli.js <args>` on the run's database; rejects (with stderr) when it exits non-zero. */
+async function cli(...args: string[]): Promise<string> {
+  const { stdout } = await run(process.execPath, ['dist/cli.js', ...args], { env: { ...process.env, DATABASE_URL: testConfig().databaseUrl, LOG_LEVEL: 'warn' } });
+  return stdout;
+}
+
+async function cliFails(...args: string[]): Promise<{ code: number; stderr: string }> {
+  try {
+    await cli(...args);
+  } catch (error) {
+    const failure = error as { code: number; stderr: string };
+    return { code: failure.code, stderr: failure.stderr };
+  }
+  throw new Error(`cli.js ${args.join(' ')} succeeded`);
+}
+
+describe('several keys per project: cli.js rotate-key, list-keys, revoke-key', () => {
+  let app: NestExpressApplication;
+  beforeAll(async () => {
+    // A short key cache, so a revocation by another process (the CLI) shows within the test.
+    app = await startApi(testConfig({ APP_KEY_CACHE_MS: '300' }));
+  });
+  afterAll(() => app.close());
+
+  it('rotates with overlap, revokes, and keeps the last key unless --last', async () => {
+    const created = JSON.parse(await cli('create-project', '--name', 'Keys'));
+    const first = { 'X-App-Id': created.app_id, 'X-App-Token': created.app_token };
+    const projectId: string = created.project.id;
+
+    const rotated = JSON.parse(await cli('rotate-key', projectId, '--name', 'checkout 2026-11'));
+    expect(rotated).toEqual({ project_id: projectId, app_id: expect.any(String), app_token: expect.stringMatching(/^[0-9a-f]{64}$/), name: 'checkout 2026-11' });
+    const second = { 'X-App-Id': rotated.app_id, 'X-App-Token': rotated.app_token };
+
+    // Both keys work, for the same project: a ping made with one is seen with the other.
+    const ping = await http(app).post('/v1/diagnostics/pings').set(first).send({ note: 'one project' });
+    expect(ping.status).toBe(200);
+    expect((await http(app).get(`/v1/diagnostics/pings/${ping.body.id}`).set(second)).body.note).toBe('one project');
+
+    const listed = JSON.parse(await cli('list-keys', projectId));
+    expect(listed).toEqual({
+      project_id: projectId,
+      keys: [
+        { app_id: created.app_id, name: 'Primary', created_at: expect.any(String) },
+        { app_id: rotated.app_id, name: 'checkout 2026-11', created_at: expect.any(String) },
+      ],
+    });
+    expect(JSON.stringify(listed)).not.toContain(created.app_token);
+
+    expect(JSON.parse(await cli('revoke-key', created.app_id))).toEqual({ revoked: created.app_id, project_id: projectId });
+    // Another process: the API's key cache (here 300 ms) bounds how long the revoked key still works.
+    await waitFor(async () => ((await http(app).get(PING).set(first)).status === 401 ? true : undefined), { timeoutMs: 10_000 });
+    expect((await http(app).get(PING).set(second)).status).toBe(404);
+
+    const last = await cliFails('revoke-key', rotated.app_id);
+    expect(last.code).toBe(1);
+    expect(last.stderr).toContain("is its project's last key");
+    expect((await http(app).get(PING).set(second)).status).toBe(404);
+
+    expect(JSON.parse(await cli('revoke-key', rotated.app_id, '--last'))).toEqual({ revoked: rotated.app_id, project_id: projectId });
+    await waitFor(async () => ((await http(app).get(PING).set(second)).status === 401 ? true : undefined), { timeoutMs: 10_000 });
+    expect(JSON.parse(await cli('list-keys', projectId)).keys).toEqual([]);
+    // Nine CLI runs, each starting Node and Nest and checking migrations: seconds each on a busy machine.
+  }, 300_000);
+
+  it('refuses unknown projects and keys, and bad arguments, with exit code 1 and a message', async () => {
+    expect(await cliFails('rotate-key', 'proj_nope')).toMatchObject({ code: 1, stderr: 'Project proj_nope does not exist\n' });
+    expect(await cliFails('list-keys', 'proj_nope')).toMatchObject({ code: 1, stderr: 'Project proj_nope does not exist\n' });
+    expect(await cliFails('revoke-key', 'no-such-key')).toMatchObject({ code: 1, stderr: 'No application key no-such-key\n' });
+    expect(await cliFails('rotate-key')).toMatchObject({ code: 1, stderr: expect.stringContaining('usage: rotate-key') });
+  }, 180_000);
+});
