@@ -26,7 +26,8 @@ export interface JobPayloads {
   [JobName.GenerateCards]: { campaignId: string };
   [JobName.CardGenerationSweep]: Record<string, never>;
   [JobName.ActivatePendingPoints]: { pendingPointsId: string };
-  [JobName.DeliverWebhook]: { deliveryId: string; distributionId: string };
+  // projectId: absent from jobs queued by versions before issue 26's fair shares.
+  [JobName.DeliverWebhook]: { deliveryId: string; distributionId: string; projectId?: string };
 }
 
 /** Which queue carries each job; a new JobName does not compile until it is placed here. */

@@ -129,3 +129,77 @@ describe('fair dispatch between projects', () => {
     expect(tarpit.answered).toBeGreaterThanOrEqual(600);
   }, 120_000);
 });
+
+/**
+ * The same for the queue jobs (test deliveries here; retries and redeliveries take the same path): a
+ * project's jobs whose targets hang filled every one of the worker's job slots (64 in flight per
+ * distribution, two distributions), and another project's test waited behind them. Now a job of a project
+ * at its share leaves the due delivery to the dispatcher's fair claim and ends at once.
+ */
+describe('fair queue jobs between projects', () => {
+  const receiver = new Receiver();
+  const tarpit = new Tarpit();
+  const db = new PointsDb();
+  // No sweep during the test: the jobs (and the dispatchers they hand over to) alone send the tests.
+  const config = testConfig({
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+    WEBHOOK_TIMEOUT_MS: '120000',
+    WEBHOOK_RETRY_BASE_MS: '600000',
+    WEBHOOK_SWEEP_MS: '600000',
+    RATE_LIMIT_PER_SECOND: '0',
+    WEBHOOK_PROJECT_MAX_IN_FLIGHT: String(PROJECT_MAX_IN_FLIGHT),
+  });
+  let app: NestExpressApplication;
+  let worker: INestApplicationContext;
+  let projectA: TestProject;
+  let projectB: TestProject;
+
+  beforeAll(async () => {
+    await receiver.start();
+    await tarpit.start();
+    await db.connect();
+    app = await startApi(config);
+    projectA = await createProject(app, 'Hanging targets');
+    projectB = await createProject(app, 'Healthy target');
+    worker = await startWorker(config);
+  });
+  afterAll(async () => {
+    tarpit.release();
+    await worker?.close();
+    await app.close();
+    await db.end();
+    await tarpit.stop();
+    await receiver.stop();
+  });
+
+  const distribution = async (project: TestProject, url: string) => {
+    const res = await http(app).post('/v1/distributions').set(project.headers).send({ name: unique('Distribution'), trigger: ACTIVATED, target_url: url });
+    expect(res.status).toBe(200);
+    return res.body.id as string;
+  };
+  const sendTest = async (project: TestProject, distributionId: string) => {
+    const res = await http(app).post(`/v1/distributions/${distributionId}/test`).set(project.headers).send();
+    expect(res.status).toBe(200);
+  };
+  const succeeded = (distributionIds: string[]) => db.count(`SELECT 1 FROM webhook_deliveries WHERE distribution_id = ANY($1) AND status = 'SUCCEEDED'`, [distributionIds]);
+
+  it("a project's test deliveries to hanging targets leave another project's tests their slots", async () => {
+    const hanging = [await distribution(projectA, tarpit.url('/a1')), await distribution(projectA, tarpit.url('/a2'))];
+    const healthy = await distribution(projectB, receiver.url('/b'));
+    // 2 × 80 tests: before, 64 in flight per distribution filled the worker's 100 job slots.
+    for (let i = 0; i < 80; i += 1) await Promise.all(hanging.map((id) => sendTest(projectA, id)));
+    await waitFor(async () => (tarpit.held.length >= PROJECT_MAX_IN_FLIGHT ? true : undefined), { timeoutMs: 30_000 });
+
+    for (let i = 0; i < 5; i += 1) await sendTest(projectB, healthy);
+    await waitFor(async () => (receiver.on('/b').length >= 5 ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
+    expect(await succeeded([healthy])).toBe(5);
+    // A never had more than its share of requests in flight, and none of them was answered.
+    expect(tarpit.held.length).toBe(PROJECT_MAX_IN_FLIGHT);
+    expect(tarpit.answered).toBe(0);
+
+    // The tests A's jobs left to the dispatcher go out once its target answers: each once.
+    tarpit.release();
+    await waitFor(async () => ((await succeeded(hanging)) === 160 ? true : undefined), { timeoutMs: 60_000, intervalMs: 200 });
+    expect(await db.count(`SELECT 1 FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.distribution_id = ANY($1)`, [hanging])).toBe(160);
+  }, 180_000);
+});

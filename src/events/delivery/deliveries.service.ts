@@ -54,7 +54,7 @@ export class DeliveriesService {
   async test(project: ProjectContext, distributionId: string): Promise<DeliveryDto> {
     const distribution = await this.distributions.find(project, distributionId);
     const delivery = await this.deliveries.insertTest(project.id, distributionId, distribution.trigger);
-    await this.jobs.enqueue([{ id: delivery.id, distributionId }]);
+    await this.jobs.enqueue([{ id: delivery.id, distributionId, projectId: project.id }]);
     return (await this.withAttempts([delivery]))[0];
   }
 
@@ -74,7 +74,7 @@ export class DeliveriesService {
     await this.distributions.find(project, distributionId);
     const delivery = await this.deliveries.redeliver(project.id, distributionId, id);
     if (!delivery) throw ApiError.notFound('webhook_delivery', id);
-    await this.jobs.ensure([{ id, distributionId }]);
+    await this.jobs.ensure([{ id, distributionId, projectId: project.id }]);
     return (await this.withAttempts([delivery]))[0];
   }
 

@@ -127,8 +127,8 @@ export class DeliveryDispatcher {
 
   /** Retries of recorded attempts, as delayed jobs (the sweep finds them if Redis loses them). */
   private scheduleRetries(recorded: SentAttempt[]): void {
-    for (const { record, distributionId } of recorded) {
-      if (record.nextAttemptAt) void this.jobs.retryAt([{ id: record.deliveryId, distributionId }], record.nextAttemptAt);
+    for (const { record, distributionId, projectId } of recorded) {
+      if (record.nextAttemptAt) void this.jobs.retryAt([{ id: record.deliveryId, distributionId, projectId }], record.nextAttemptAt);
     }
   }
 }

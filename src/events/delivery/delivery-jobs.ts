@@ -18,7 +18,7 @@ export class DeliveryJobs {
   async enqueue(deliveries: DeliveryRef[]): Promise<void> {
     if (!deliveries.length) return;
     try {
-      await this.jobs.enqueueMany(JobName.DeliverWebhook, deliveries.map((d) => ({ data: { deliveryId: d.id, distributionId: d.distributionId }, jobId: d.id })));
+      await this.jobs.enqueueMany(JobName.DeliverWebhook, deliveries.map((d) => ({ data: { deliveryId: d.id, distributionId: d.distributionId, projectId: d.projectId }, jobId: d.id })));
     } catch (error) {
       this.logger.warn({ err: error, deliveries: deliveries.length }, 'could not enqueue webhook deliveries; the sweep will');
     }
@@ -31,7 +31,7 @@ export class DeliveryJobs {
    */
   async retryAt(deliveries: DeliveryRef[], at: Date): Promise<void> {
     try {
-      await this.jobs.enqueueMany(JobName.DeliverWebhook, deliveries.map((d) => ({ data: { deliveryId: d.id, distributionId: d.distributionId }, jobId: d.id, delay: Math.max(0, at.getTime() - Date.now()) })));
+      await this.jobs.enqueueMany(JobName.DeliverWebhook, deliveries.map((d) => ({ data: { deliveryId: d.id, distributionId: d.distributionId, projectId: d.projectId }, jobId: d.id, delay: Math.max(0, at.getTime() - Date.now()) })));
     } catch (error) {
       this.logger.warn({ err: error, deliveries: deliveries.length }, 'could not schedule webhook retries; the sweep will');
     }
@@ -40,7 +40,7 @@ export class DeliveryJobs {
   /** For deliveries whose job may be finished or lost: a finished job with the id is replaced. */
   async ensure(deliveries: DeliveryRef[]): Promise<void> {
     try {
-      for (const d of deliveries) await this.jobs.ensure(JobName.DeliverWebhook, { deliveryId: d.id, distributionId: d.distributionId }, d.id);
+      for (const d of deliveries) await this.jobs.ensure(JobName.DeliverWebhook, { deliveryId: d.id, distributionId: d.distributionId, projectId: d.projectId }, d.id);
     } catch (error) {
       this.logger.warn({ err: error, deliveries: deliveries.length }, 'could not enqueue webhook deliveries; the sweep will');
     }

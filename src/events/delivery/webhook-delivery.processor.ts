@@ -1,6 +1,7 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { DelayedError, type Job } from 'bullmq';
 import { JobName, type JobPayloads, QueueName } from '../../queue/queue.definitions.js';
+import { DeliveryDispatcher } from './delivery-dispatcher.js';
 import { WebhookDeliveryService } from './webhook-delivery.service.js';
 
 /** Requests in flight at once per worker process (each distribution takes at most its share of them). */
@@ -17,14 +18,18 @@ export const WEBHOOK_CONCURRENCY = 100;
  */
 @Processor(QueueName.Webhooks, { concurrency: WEBHOOK_CONCURRENCY, lockDuration: 10_000, stalledInterval: 5_000 })
 export class WebhookDeliveryProcessor extends WorkerHost {
-  constructor(private readonly delivery: WebhookDeliveryService) {
+  constructor(
+    private readonly delivery: WebhookDeliveryService,
+    private readonly dispatcher: DeliveryDispatcher,
+  ) {
     super();
   }
 
   async process(job: Job, token?: string): Promise<void> {
     if (job.name !== JobName.DeliverWebhook) throw new Error(`Queue ${QueueName.Webhooks} has no handler for job ${job.name}`);
-    const { deliveryId, distributionId } = job.data as JobPayloads[typeof JobName.DeliverWebhook];
-    const { again } = await this.delivery.attempt(deliveryId, distributionId);
+    const { deliveryId, distributionId, projectId } = job.data as JobPayloads[typeof JobName.DeliverWebhook];
+    const { again, toDispatcher } = await this.delivery.attempt(deliveryId, distributionId, projectId);
+    if (toDispatcher) this.dispatcher.wake();
     if (again && token) {
       await job.moveToDelayed(again.getTime(), token);
       throw new DelayedError();

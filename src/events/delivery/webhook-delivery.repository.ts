@@ -29,6 +29,7 @@ export interface AttemptContext {
 export interface DeliveryRef {
   id: string;
   distributionId: string;
+  projectId: string;
 }
 
 /** Why a delivery could not be claimed: nothing to do, or come back at `retryAt`. */

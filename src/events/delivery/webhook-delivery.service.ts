@@ -19,13 +19,18 @@ export const USER_AGENT = `loyalty-service-webhooks/${VERSION}`;
 /** A distribution with its share of requests in flight and of jobs waiting: the job comes back this much later. */
 const BUSY_TARGET_WAIT_MS = 200;
 
-/** What the job does next: nothing (settled, or waiting for its distribution), or run again at `at`. */
-export type AttemptOutcome = { again: Date | null };
+/**
+ * What the job does next: nothing (settled, or waiting for its distribution), or run again at `again`;
+ * `toDispatcher`: wake the dispatcher (the job left its due delivery to it, its project being at its share
+ * of the worker's requests in flight; or a slot of that share is free again).
+ */
+export type AttemptOutcome = { again: Date | null; toDispatcher?: true };
 
 /** An attempt sent and judged, not recorded yet; `distributionChange` when it also changes its distribution. */
 export interface SentAttempt {
   record: AttemptRecord;
   distributionId: string;
+  projectId: string;
   distributionChange: 'DISABLED' | 'PAUSED' | null;
 }
 
@@ -45,6 +50,8 @@ export class WebhookDeliveryService implements OnModuleDestroy {
   private readonly sender: WebhookSender;
   private readonly claims: MicroBatcher<string, AttemptContext | NotClaimed>;
   private readonly records: MicroBatcher<AttemptRecord, undefined>;
+  /** Projects whose jobs left due deliveries to the dispatcher while at their share (woken when a slot frees). */
+  private readonly leftToDispatcher = new Set<string>();
 
   constructor(
     private readonly config: AppConfig,
@@ -112,17 +119,41 @@ export class WebhookDeliveryService implements OnModuleDestroy {
     else this.logger.warn({ distribution_id: sent.distributionId }, 'last retry failed: distribution paused');
   }
 
-  /** The attempt a job asks for: waits for a slot of the distribution, then claims the delivery. */
-  async attempt(deliveryId: string, distributionId: string): Promise<AttemptOutcome> {
+  /**
+   * The attempt a job asks for: takes a slot of the project's share, waits for a slot of the distribution,
+   * then claims the delivery. A project at its share leaves the delivery, due in its row, to the dispatcher,
+   * whose claim takes projects in turn: the job ends at once instead of holding one of the worker's job
+   * slots (a hanging project's retries and tests filled all of them before, and every other project's
+   * retries waited), and the dispatcher is woken when a slot of the project's share is free again. The
+   * share is taken before the claim, so jobs that start together cannot pass it.
+   */
+  async attempt(deliveryId: string, distributionId: string, projectId?: string): Promise<AttemptOutcome> {
+    // A job queued by an earlier version carries no project: counted once its claim names it.
+    if (projectId === undefined) return this.attemptWithin(deliveryId, distributionId, null);
+    if (!this.sender.reserve(projectId, this.config.webhook.projectMaxInFlight)) {
+      this.leftToDispatcher.add(projectId);
+      return { again: null, toDispatcher: true };
+    }
+    let outcome: AttemptOutcome;
+    try {
+      outcome = await this.attemptWithin(deliveryId, distributionId, projectId);
+    } finally {
+      this.sender.count(projectId, -1);
+    }
+    return this.leftToDispatcher.delete(projectId) ? { ...outcome, toDispatcher: true } : outcome;
+  }
+
+  /** The attempt of a job, within its project's share when `projectId` is given (counted by the caller). */
+  private async attemptWithin(deliveryId: string, distributionId: string, projectId: string | null): Promise<AttemptOutcome> {
     if (!(await this.sender.acquire(distributionId))) return { again: new Date(Date.now() + BUSY_TARGET_WAIT_MS) };
     try {
       const claimed = await this.claims.submit(deliveryId);
       if (!('id' in claimed)) return { again: claimed.retryAt };
-      this.sender.count(claimed.projectId, 1);
+      if (projectId === null) this.sender.count(claimed.projectId, 1);
       try {
         return await this.send(claimed);
       } finally {
-        this.sender.count(claimed.projectId, -1);
+        if (projectId === null) this.sender.count(claimed.projectId, -1);
       }
     } finally {
       this.sender.release(distributionId);
@@ -157,7 +188,7 @@ export class WebhookDeliveryService implements OnModuleDestroy {
     if (!succeeded) {
       this.logger.warn({ delivery_id: delivery.id, distribution_id: delivery.distributionId, attempt: attempts, status_code: result.statusCode, error: result.error, next_attempt_at: next?.toISOString() ?? null }, 'webhook attempt failed');
     }
-    return { record, distributionId: delivery.distributionId, distributionChange: gone ? 'DISABLED' : status === 'FAILED' && !delivery.manual ? 'PAUSED' : null };
+    return { record, distributionId: delivery.distributionId, projectId: delivery.projectId, distributionChange: gone ? 'DISABLED' : status === 'FAILED' && !delivery.manual ? 'PAUSED' : null };
   }
 
   /** Signs the envelope with the project's secrets and sends it. */

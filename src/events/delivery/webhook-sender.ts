@@ -91,6 +91,13 @@ export class WebhookSender {
     else this.projects.delete(project);
   }
 
+  /** Counts a request of `project` in flight if it has fewer than `share`; false (nothing counted) otherwise. */
+  reserve(project: string, share: number): boolean {
+    if ((this.projects.get(project) ?? 0) >= share) return false;
+    this.count(project, 1);
+    return true;
+  }
+
   /** Requests in flight per distribution and per project (those with none are absent). */
   load(): { targets: Map<string, number>; projects: Map<string, number> } {
     return { targets: new Map([...this.targets].map(([target, slot]) => [target, slot.inFlight])), projects: new Map(this.projects) };
