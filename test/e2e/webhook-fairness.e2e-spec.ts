@@ -49,13 +49,10 @@ class Tarpit {
 }
 
 /**
- * Issue 26: one project cannot stall another's webhooks. Project A has two distributions whose target
- * accepts requests and never answers (the attempts' timeout is longer than the test) and a backlog of
- * hundreds of due deliveries, older than project B's; B's distribution answers at once. B's deliveries
- * arrive while A's requests hang, A holds no more than its share of the worker's slots, and A's backlog
- * is delivered once its target answers.
+ * Two projects beside each other: A's distributions point at the tarpit, B's at a receiver. The worker is
+ * started by the test (`start()`), after what must exist before it.
  */
-describe('fair dispatch between projects', () => {
+function twoProjects(overrides: Record<string, string>) {
   const receiver = new Receiver();
   const tarpit = new Tarpit();
   const db = new PointsDb();
@@ -63,36 +60,55 @@ describe('fair dispatch between projects', () => {
     WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
     WEBHOOK_TIMEOUT_MS: '120000',
     WEBHOOK_RETRY_BASE_MS: '600000',
-    WEBHOOK_SWEEP_MS: '500',
     WEBHOOK_PROJECT_MAX_IN_FLIGHT: String(PROJECT_MAX_IN_FLIGHT),
+    ...overrides,
   });
-  let app: NestExpressApplication;
-  let worker: INestApplicationContext;
-  let projectA: TestProject;
-  let projectB: TestProject;
-
+  const fixture = {
+    receiver,
+    tarpit,
+    db,
+    app: undefined as unknown as NestExpressApplication,
+    worker: undefined as INestApplicationContext | undefined,
+    projectA: undefined as unknown as TestProject,
+    projectB: undefined as unknown as TestProject,
+    start: async () => void (fixture.worker = await startWorker(config)),
+    distribution: async (project: TestProject, url: string) => {
+      const res = await http(fixture.app).post('/v1/distributions').set(project.headers).send({ name: unique('Distribution'), trigger: ACTIVATED, target_url: url });
+      expect(res.status).toBe(200);
+      return res.body.id as string;
+    },
+    succeeded: (distributionIds: string[]) => db.count(`SELECT 1 FROM webhook_deliveries WHERE distribution_id = ANY($1) AND status = 'SUCCEEDED'`, [distributionIds]),
+  };
   beforeAll(async () => {
     await receiver.start();
     await tarpit.start();
     await db.connect();
-    app = await startApi(config);
-    projectA = await createProject(app, 'Hanging targets');
-    projectB = await createProject(app, 'Healthy target');
+    fixture.app = await startApi(config);
+    fixture.projectA = await createProject(fixture.app, 'Hanging targets');
+    fixture.projectB = await createProject(fixture.app, 'Healthy target');
   });
   afterAll(async () => {
     tarpit.release();
-    await worker?.close();
-    await app.close();
+    await fixture.worker?.close();
+    await fixture.app.close();
     await db.end();
     await tarpit.stop();
     await receiver.stop();
   });
+  return fixture;
+}
 
-  const distribution = async (project: TestProject, url: string) => {
-    const res = await http(app).post('/v1/distributions').set(project.headers).send({ name: unique('Distribution'), trigger: ACTIVATED, target_url: url });
-    expect(res.status).toBe(200);
-    return res.body.id as string;
-  };
+/**
+ * Issue 26: one project cannot stall another's webhooks. Project A has two distributions whose target
+ * accepts requests and never answers (the attempts' timeout is longer than the test) and a backlog of
+ * hundreds of due deliveries, older than project B's; B's distribution answers at once. B's deliveries
+ * arrive while A's requests hang, A holds no more than its share of the worker's slots, and A's backlog
+ * is delivered once its target answers.
+ */
+describe('fair dispatch between projects', () => {
+  const f = twoProjects({ WEBHOOK_SWEEP_MS: '500' });
+  const { receiver, tarpit, db, distribution, succeeded } = f;
+
   /** `count` events of `project` committed in one transaction; their ids. */
   const events = async (project: TestProject, count: number) =>
     (
@@ -103,17 +119,16 @@ describe('fair dispatch between projects', () => {
         [project.project.id, ACTIVATED, count],
       )
     ).map((row) => row.id);
-  const succeeded = (distributionIds: string[]) => db.count(`SELECT 1 FROM webhook_deliveries WHERE distribution_id = ANY($1) AND status = 'SUCCEEDED'`, [distributionIds]);
 
   it("a project whose targets hang holds its share of the slots, and another project's deliveries go out meanwhile", async () => {
-    const hanging = [await distribution(projectA, tarpit.url('/a1')), await distribution(projectA, tarpit.url('/a2'))];
-    const healthy = await distribution(projectB, receiver.url('/b'));
+    const hanging = [await distribution(f.projectA, tarpit.url('/a1')), await distribution(f.projectA, tarpit.url('/a2'))];
+    const healthy = await distribution(f.projectB, receiver.url('/b'));
     // A's backlog: 300 events, 600 deliveries, all due before any of B's.
-    await events(projectA, 300);
-    worker = await startWorker(config);
+    await events(f.projectA, 300);
+    await f.start();
     await waitFor(async () => (tarpit.held.length >= PROJECT_MAX_IN_FLIGHT ? true : undefined), { timeoutMs: 30_000 });
 
-    const ids = await events(projectB, 20);
+    const ids = await events(f.projectB, 20);
     const received = await waitFor(async () => (receiver.on('/b').length >= ids.length ? receiver.on('/b') : undefined), { timeoutMs: 20_000, intervalMs: 100 });
     expect(new Set(received.map((r) => JSON.parse(r.body).event.id as string))).toEqual(new Set(ids));
     // Meanwhile A's requests still hang, and A never held more than its share of the worker's slots.
@@ -137,60 +152,24 @@ describe('fair dispatch between projects', () => {
  * at its share leaves the due delivery to the dispatcher's fair claim and ends at once.
  */
 describe('fair queue jobs between projects', () => {
-  const receiver = new Receiver();
-  const tarpit = new Tarpit();
-  const db = new PointsDb();
   // No sweep during the test: the jobs (and the dispatchers they hand over to) alone send the tests.
-  const config = testConfig({
-    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
-    WEBHOOK_TIMEOUT_MS: '120000',
-    WEBHOOK_RETRY_BASE_MS: '600000',
-    WEBHOOK_SWEEP_MS: '600000',
-    RATE_LIMIT_PER_SECOND: '0',
-    WEBHOOK_PROJECT_MAX_IN_FLIGHT: String(PROJECT_MAX_IN_FLIGHT),
-  });
-  let app: NestExpressApplication;
-  let worker: INestApplicationContext;
-  let projectA: TestProject;
-  let projectB: TestProject;
+  const f = twoProjects({ WEBHOOK_SWEEP_MS: '600000', RATE_LIMIT_PER_SECOND: '0' });
+  const { receiver, tarpit, db, distribution, succeeded } = f;
+  beforeAll(() => f.start());
 
-  beforeAll(async () => {
-    await receiver.start();
-    await tarpit.start();
-    await db.connect();
-    app = await startApi(config);
-    projectA = await createProject(app, 'Hanging targets');
-    projectB = await createProject(app, 'Healthy target');
-    worker = await startWorker(config);
-  });
-  afterAll(async () => {
-    tarpit.release();
-    await worker?.close();
-    await app.close();
-    await db.end();
-    await tarpit.stop();
-    await receiver.stop();
-  });
-
-  const distribution = async (project: TestProject, url: string) => {
-    const res = await http(app).post('/v1/distributions').set(project.headers).send({ name: unique('Distribution'), trigger: ACTIVATED, target_url: url });
-    expect(res.status).toBe(200);
-    return res.body.id as string;
-  };
   const sendTest = async (project: TestProject, distributionId: string) => {
-    const res = await http(app).post(`/v1/distributions/${distributionId}/test`).set(project.headers).send();
+    const res = await http(f.app).post(`/v1/distributions/${distributionId}/test`).set(project.headers).send();
     expect(res.status).toBe(200);
   };
-  const succeeded = (distributionIds: string[]) => db.count(`SELECT 1 FROM webhook_deliveries WHERE distribution_id = ANY($1) AND status = 'SUCCEEDED'`, [distributionIds]);
 
   it("a project's test deliveries to hanging targets leave another project's tests their slots", async () => {
-    const hanging = [await distribution(projectA, tarpit.url('/a1')), await distribution(projectA, tarpit.url('/a2'))];
-    const healthy = await distribution(projectB, receiver.url('/b'));
+    const hanging = [await distribution(f.projectA, tarpit.url('/a1')), await distribution(f.projectA, tarpit.url('/a2'))];
+    const healthy = await distribution(f.projectB, receiver.url('/b'));
     // 2 × 80 tests: before, 64 in flight per distribution filled the worker's 100 job slots.
-    for (let i = 0; i < 80; i += 1) await Promise.all(hanging.map((id) => sendTest(projectA, id)));
+    for (let i = 0; i < 80; i += 1) await Promise.all(hanging.map((id) => sendTest(f.projectA, id)));
     await waitFor(async () => (tarpit.held.length >= PROJECT_MAX_IN_FLIGHT ? true : undefined), { timeoutMs: 30_000 });
 
-    for (let i = 0; i < 5; i += 1) await sendTest(projectB, healthy);
+    for (let i = 0; i < 5; i += 1) await sendTest(f.projectB, healthy);
     await waitFor(async () => (receiver.on('/b').length >= 5 ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
     expect(await succeeded([healthy])).toBe(5);
     // A never had more than its share of requests in flight, and none of them was answered.

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { TransactionRunner } from '../../database/transaction-runner.js';
 import { DeliveryDispatcher } from './delivery-dispatcher.js';
+import { Rerun } from './rerun.js';
 import { type PendingWork, WebhookWorkRepository } from './webhook-work.repository.js';
 
 /** Deliveries one batch reads (and changes or deletes) at most: one short transaction each. */
@@ -24,9 +25,10 @@ const DISTRIBUTIONS_PER_ROUND = 100;
 @Injectable()
 export class WebhookHousekeeping {
   private readonly logger = new Logger('Webhooks');
-  private running: Promise<void> | null = null;
-  private again = false;
-  private stopped = false;
+  private readonly runs = new Rerun(
+    () => this.drain(),
+    (error) => this.logger.warn({ err: error }, 'webhook housekeeping failed; the webhook sweep will retry'),
+  );
 
   constructor(
     private readonly transactions: TransactionRunner,
@@ -35,35 +37,23 @@ export class WebhookHousekeeping {
   ) {}
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    await this.running?.catch(() => undefined);
+    await this.runs.stop();
   }
 
   /** Carries out the recorded work; a call during a run makes the run go round once more. */
   run(): Promise<void> {
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = this.drain().finally(() => {
-      this.running = null;
-      if (this.again && !this.stopped) {
-        this.again = false;
-        void this.run().catch((error: unknown) => this.logger.warn({ err: error }, 'webhook housekeeping failed; the webhook sweep will retry'));
-      }
-    });
-    return this.running;
+    return this.runs.run();
   }
 
   private async drain(): Promise<void> {
     for (;;) {
-      this.again = false;
+      this.runs.pass();
       const pending = await this.work.pending(DISTRIBUTIONS_PER_ROUND);
       for (const work of pending) {
-        if (this.stopped) return;
+        if (this.runs.stopped) return;
         await this.carryOut(work);
       }
-      if (pending.length < DISTRIBUTIONS_PER_ROUND || this.stopped) return;
+      if (pending.length < DISTRIBUTIONS_PER_ROUND || this.runs.stopped) return;
     }
   }
 
@@ -74,26 +64,26 @@ export class WebhookHousekeeping {
       for (;;) {
         const { changed, last } = await this.work.recoverBatch(work.id, work.recoverSince, before, WORK_BATCH);
         if (changed) this.dispatcher.wake();
-        if (last === null || this.stopped) break;
+        if (last === null || this.runs.stopped) break;
         before = last;
       }
-      if (!this.stopped) await this.work.recoverDone(work.id, work.recoverRequestedAt);
+      if (!this.runs.stopped) await this.work.recoverDone(work.id, work.recoverRequestedAt);
     }
     if (work.resumeRequestedAt !== null) {
       let after: string | null = null;
       for (;;) {
         const { changed, last } = await this.work.resumeBatch(work.id, after, WORK_BATCH);
         if (changed) this.dispatcher.wake();
-        if (last === null || this.stopped) break;
+        if (last === null || this.runs.stopped) break;
         after = last;
       }
-      if (!this.stopped) await this.work.resumeDone(work.id, work.resumeRequestedAt);
+      if (!this.runs.stopped) await this.work.resumeDone(work.id, work.resumeRequestedAt);
     }
   }
 
   private async delete(distributionId: string): Promise<void> {
     for (;;) {
-      if (this.stopped) return;
+      if (this.runs.stopped) return;
       const deleted = await this.transactions.run((tx) => this.work.deleteBatch(tx, distributionId, WORK_BATCH));
       if (deleted < WORK_BATCH) break;
     }

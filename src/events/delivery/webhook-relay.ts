@@ -3,6 +3,7 @@ import pg from 'pg';
 import { AppConfig } from '../../config/app-config.js';
 import { TransactionRunner } from '../../database/transaction-runner.js';
 import { DeliveryDispatcher } from './delivery-dispatcher.js';
+import { Rerun } from './rerun.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 import { WebhookHousekeeping } from './webhook-housekeeping.js';
 
@@ -26,8 +27,10 @@ const RECONNECT_MS = 1_000;
 export class WebhookRelay {
   private readonly logger = new Logger('WebhookRelay');
   private listener: pg.Client | null = null;
-  private running: Promise<number> | null = null;
-  private again = false;
+  private readonly runs = new Rerun(
+    () => this.drain(),
+    (error) => this.logger.warn({ err: error }, 'relay failed; the webhook sweep will retry'),
+  );
   private stopped = false;
   private reconnect: NodeJS.Timeout | null = null;
 
@@ -47,24 +50,13 @@ export class WebhookRelay {
     this.stopped = true;
     if (this.reconnect) clearTimeout(this.reconnect);
     await this.listener?.end().catch(() => undefined);
-    await this.running?.catch(() => undefined);
+    await this.runs.stop();
     await this.housekeeping.stop();
   }
 
   /** Relays whatever is unrelayed; a call during a run makes the run go round once more. */
   run(): Promise<number> {
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = this.drain().finally(() => {
-      this.running = null;
-      if (this.again && !this.stopped) {
-        this.again = false;
-        void this.run().catch((error: unknown) => this.logger.warn({ err: error }, 'relay failed; the webhook sweep will retry'));
-      }
-    });
-    return this.running;
+    return this.runs.run();
   }
 
   /**
@@ -83,7 +75,7 @@ export class WebhookRelay {
   private async drain(): Promise<number> {
     let total = 0;
     for (;;) {
-      this.again = false;
+      this.runs.pass();
       const { relayed, deliveries, more } = await this.transactions.run((tx) => this.deliveries.relay(tx, RELAY_BATCH, this.config.webhook.relayMaxDeliveries));
       total += relayed;
       if (deliveries) this.dispatcher.wake();
