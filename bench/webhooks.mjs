@@ -356,7 +356,8 @@ async function main() {
   const startWorker = async () => {
     const worker = await startProcess([...(process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/worker.js'], 'Worker ready', env);
     for (const deadline = Date.now() + 10_000; ; await sleep(20)) {
-      const { rows: listening } = await db.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = 'loyalty-webhook-relay' AND query = 'LISTEN loyalty_events'`);
+      // The relay's last LISTEN (after loyalty_deliveries and loyalty_events): it hears all three.
+      const { rows: listening } = await db.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = 'loyalty-webhook-relay' AND query = 'LISTEN loyalty_webhook_work'`);
       if (listening.length) break;
       if (Date.now() > deadline) throw new Error('the worker is not listening for events');
     }
