@@ -54,7 +54,8 @@ export class CardGenerationService {
    * Takes turns until no campaign is left to work on (those of other workers are held by them), or
    * `stopping()` says the worker is closing (a campaign left IN_PROGRESS is resumed by the sweep or
    * another worker). While a failed turn waits out its backoff, the worker waits with it (as the job's
-   * retry did). Returns the turns taken.
+   * retry did); a free campaign the claim skipped (its row locked for a moment) is claimed again after
+   * 10 ms. Returns the turns taken.
    */
   async drain(stopping: () => boolean = () => false): Promise<number> {
     let taken = 0;

@@ -64,13 +64,18 @@ export class CardTurnRepository {
   }
 
   /**
-   * When the first campaign waiting out a failed turn may be tried again (null: none is waiting). Only
-   * holds of at most `backoffMs` are backoffs: a longer one is a turn in progress, whose worker goes on.
+   * After a claim that found nothing: when to claim again (null: no campaign is left for this worker).
+   * Now, for a campaign nobody holds that the claim skipped because its row was locked for a moment (a
+   * PUT on the campaign, another worker's count update): without this, every worker could stop with that
+   * campaign IN_PROGRESS until the next sweep. Else when the first campaign waiting out a failed turn may
+   * be tried again. Only holds of at most `backoffMs` are backoffs: a longer one is a turn in progress,
+   * whose worker goes on.
    */
   async nextRetryAt(backoffMs: number): Promise<Date | null> {
     const [{ at }] = (await this.dataSource.query(
-      `SELECT min(generation_lease_until) AS at FROM campaigns
-        WHERE ${LIVE} AND generation_failures > 0 AND generation_lease_until <= clock_timestamp() + make_interval(secs => $1::int / 1000.0)`,
+      `SELECT min(coalesce(generation_lease_until, clock_timestamp())) AS at FROM campaigns
+        WHERE ${LIVE} AND (generation_lease_until IS NULL OR generation_lease_until <= clock_timestamp()
+                           OR (generation_failures > 0 AND generation_lease_until <= clock_timestamp() + make_interval(secs => $1::int / 1000.0)))`,
       [backoffMs],
     )) as [{ at: Date | null }];
     return at;

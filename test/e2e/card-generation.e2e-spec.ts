@@ -205,6 +205,42 @@ describe('card generation is shared between projects in turns (issue 26)', () =>
     expect(failed.generation_error).toMatch(/integer/);
   });
 
+  it('two workers and concurrent PUTs on the campaigns: every card is made once, with exactly one ledger row of its initial points', async () => {
+    const project = await createProject(app, 'Two workers');
+    const second = await startWorker(config);
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i += 1) {
+        const res = await http(app).post('/v1/loyalties').set(project.headers).send({ name: `Raced ${i}`, vouchers_count: 4_000, voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 5 } } });
+        expect(res.status).toBe(200);
+        ids.push(res.body.id as string);
+      }
+      // The campaign rows the turns and the count updates write, written by the API at the same time.
+      const statuses: number[] = [];
+      for (let round = 0; round < 5; round += 1) {
+        const answers = await Promise.all(ids.flatMap((id) => [0, 1, 2, 3].map((n) => http(app).put(`/v1/loyalties/${id}`).set(project.headers).send({ metadata: { round, n } }))));
+        statuses.push(...answers.map((res) => res.status));
+      }
+      expect(statuses.filter((status) => status !== 200)).toEqual([]);
+      // Each turn takes well under a second; before, a claim that skipped a campaign locked by one of these
+      // PUTs could stop every worker with the campaign IN_PROGRESS until the next sweep.
+      for (const id of ids) expect(await settled(project, id, 30_000)).toMatchObject({ vouchers_generation_status: 'DONE', vouchers_count: 4_000 });
+
+      const { rows } = await db.query<{ cards: number; codes: number; wrong_balance: number; ledger_rows: number; ledger_sum: number }>(
+        `SELECT count(*)::int AS cards, count(DISTINCT v.code)::int AS codes,
+                count(*) FILTER (WHERE v.balance <> 5 OR v.points <> 5)::int AS wrong_balance,
+                sum(t.n)::int AS ledger_rows, sum(t.total)::int AS ledger_sum
+         FROM vouchers v
+         CROSS JOIN LATERAL (SELECT count(*) AS n, coalesce(sum(points), 0) AS total FROM voucher_transactions WHERE voucher_id = v.id) t
+         WHERE v.campaign_id = ANY($1)`,
+        [ids],
+      );
+      expect(rows[0]).toEqual({ cards: 12_000, codes: 12_000, wrong_balance: 0, ledger_rows: 12_000, ledger_sum: 60_000 });
+    } finally {
+      await second.close();
+    }
+  });
+
   it('a worker closed mid-generation leaves the campaign to the next worker, which makes exactly the cards missing', async () => {
     const project = await createProject(app, 'Restarted');
     const res = await http(app).post('/v1/loyalties').set(project.headers).send({ name: 'Across a restart', vouchers_count: 100_000 });
