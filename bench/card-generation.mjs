@@ -11,9 +11,9 @@ import { AuthService } from '../dist/auth/auth.service.js';
 import { CampaignsService } from '../dist/campaigns/campaigns.service.js';
 import { CardGenerationService } from '../dist/campaigns/card-generation.service.js';
 import { loadConfig } from '../dist/config/app-config.js';
-import { dataSourceOptions } from '../dist/database/database.options.js';
+import { dataSourceOptions } from '../dist/app/database/database.options.js';
 import { dropDatabase } from '../dist/database/ensure-database.js';
-import { migrateDatabase } from '../dist/database/migrate.js';
+import { migrateDatabase } from '../dist/app/database/migrate.js';
 import { deleteKeysWithPrefix } from '../dist/queue/redis-keys.js';
 
 const CARDS = Number(process.env.BENCH_CARDS ?? 100_000);

@@ -59,7 +59,7 @@ const TARGETS = { spread: { orders_per_s_at_least: 500, p99_ms_at_most: 200 }, h
 execFileSync(process.execPath, [join(root, 'scripts/build-if-needed.mjs')], { cwd: root, stdio: 'inherit' });
 const { loadConfig } = await import('../dist/config/app-config.js');
 const { dropDatabase } = await import('../dist/database/ensure-database.js');
-const { migrateDatabase } = await import('../dist/database/migrate.js');
+const { migrateDatabase } = await import('../dist/app/database/migrate.js');
 const { deleteKeysWithPrefix } = await import('../dist/queue/redis-keys.js');
 
 const runId = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;

@@ -33,7 +33,7 @@ import pg from 'pg';
 import { startProcess, stopProcess } from './lib/processes.mjs';
 import { loadConfig } from '../dist/config/app-config.js';
 import { dropDatabase } from '../dist/database/ensure-database.js';
-import { migrateDatabase } from '../dist/database/migrate.js';
+import { migrateDatabase } from '../dist/app/database/migrate.js';
 import { newWebhookSecret, standardSignatures, voucherifySignature } from '../dist/events/delivery/signing.js';
 import { DISPATCH_CONCURRENCY } from '../dist/events/delivery/delivery-dispatcher.js';
 import { USER_AGENT } from '../dist/events/delivery/webhook-delivery.service.js';

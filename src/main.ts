@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { Logger } from '@nestjs/common';
 import { createApiApp } from './app/http-app.js';
 import { loadConfigOrExit } from './config/app-config.js';
-import { migrateDatabase } from './database/migrate.js';
+import { migrateDatabase } from './app/database/migrate.js';
 import { onShutdownSignal } from './common/process/shutdown.js';
 import { SERVICE_VERSION } from './common/process/version.js';
 import { QueueName } from './queue/queue.definitions.js';

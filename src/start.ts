@@ -3,7 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfigOrExit } from './config/app-config.js';
-import { migrateDatabase } from './database/migrate.js';
+import { migrateDatabase } from './app/database/migrate.js';
 
 /**
  * `npm start`: validate config, create the database and migrate (under the advisory lock), then run the

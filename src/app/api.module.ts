@@ -12,7 +12,7 @@ import { LoggingModule } from '../common/logging/logging.module.js';
 import { AppConfig } from '../config/app-config.js';
 import { AppConfigModule } from '../config/config.module.js';
 import { DashboardModule } from '../dashboard/dashboard.module.js';
-import { DatabaseModule } from '../database/database.module.js';
+import { DatabaseModule } from './database/database.module.js';
 import { DiagnosticsModule } from '../diagnostics/diagnostics.module.js';
 import { HealthModule } from '../health/health.module.js';
 import { EventsModule } from '../events/events.module.js';

@@ -7,7 +7,7 @@ import { CardGenerationService } from '../campaigns/card-generation.service.js';
 import { LoggingModule } from '../common/logging/logging.module.js';
 import { AppConfig } from '../config/app-config.js';
 import { AppConfigModule } from '../config/config.module.js';
-import { DatabaseModule } from '../database/database.module.js';
+import { DatabaseModule } from './database/database.module.js';
 import { DiagnosticPingProcessor } from '../diagnostics/diagnostic-ping.processor.js';
 import { DiagnosticsModule } from '../diagnostics/diagnostics.module.js';
 import { WebhookDeliveryProcessor } from '../events/delivery/webhook-delivery.processor.js';

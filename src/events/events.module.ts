@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { PaginationModule } from '../common/pagination/pagination.module.js';
-import { TransactionRunner } from '../database/transaction-runner.js';
+import { DatabaseKitModule } from '../database/database-kit.module.js';
 import { DeliveriesController } from './delivery/deliveries.controller.js';
 import { DeliveriesService } from './delivery/deliveries.service.js';
 import { DispatchRepository } from './delivery/dispatch.repository.js';
@@ -28,10 +28,9 @@ import { WebhookSecretService } from './secrets/webhook-secret.service.js';
  * dispatcher and the delivery processor run in the worker (WorkerModule).
  */
 @Module({
-  imports: [PaginationModule],
+  imports: [DatabaseKitModule, PaginationModule],
   controllers: [EventsController, DistributionsController, DeliveriesController, WebhookSecretController],
   providers: [
-    TransactionRunner,
     EventsService,
     EventRepository,
     DistributionRepository,

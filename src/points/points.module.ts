@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CampaignsModule } from '../campaigns/campaigns.module.js';
 import { CustomersModule } from '../customers/customers.module.js';
-import { TransactionRunner } from '../database/transaction-runner.js';
+import { DatabaseKitModule } from '../database/database-kit.module.js';
 import { MembersModule } from '../members/members.module.js';
 import { CardRepository } from './cards/card.repository.js';
 import { EarningPlanner } from './earning/earning-planner.service.js';
@@ -28,10 +28,9 @@ import { PendingPointsService } from './pending/pending-points.service.js';
  * nothing imports it back. The processor is registered by WorkerModule.
  */
 @Module({
-  imports: [CampaignsModule, CustomersModule, MembersModule],
+  imports: [DatabaseKitModule, CampaignsModule, CustomersModule, MembersModule],
   controllers: [EarningRulesController, OrdersController, PendingPointsController, LedgerController],
   providers: [
-    TransactionRunner,
     CardRepository,
     EarningRuleRepository,
     EarningRulesService,

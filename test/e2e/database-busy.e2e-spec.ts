@@ -1,7 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../../src/database/database.options.js';
+import { dataSourceOptions } from '../../src/app/database/database.options.js';
 import { TransactionRunner } from '../../src/database/transaction-runner.js';
 import { type TestProject, createProject, startApi, testConfig, waitFor } from '../support/harness.js';
 import { PointsDb, enrol, payOrder, pointsCampaign, unique } from '../support/points.js';

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../../src/database/database.options.js';
+import { dataSourceOptions } from '../../src/app/database/database.options.js';
 import { testConfig } from '../support/harness.js';
 
 describe('entities and migrations', () => {

@@ -3,7 +3,7 @@
 // the compiled service (`npm test` builds first) rather than the TypeScript sources.
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../dist/config/app-config.js';
-import { migrateDatabase } from '../../dist/database/migrate.js';
+import { migrateDatabase } from '../../dist/app/database/migrate.js';
 
 export default async function globalSetup() {
   const runId = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;

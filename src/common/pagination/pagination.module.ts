@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { InstanceSecretRepository } from '../../database/instance-secret.repository.js';
+import { DatabaseKitModule } from '../../database/database-kit.module.js';
 import { CursorService } from './cursor.service.js';
 
-@Module({ providers: [CursorService, InstanceSecretRepository], exports: [CursorService] })
+@Module({ imports: [DatabaseKitModule], providers: [CursorService], exports: [CursorService] })
 export class PaginationModule {}

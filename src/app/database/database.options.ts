@@ -1,7 +1,7 @@
 import type { DataSourceOptions } from 'typeorm';
-import type { AppConfig } from '../config/app-config.js';
+import type { AppConfig } from '../../config/app-config.js';
 import { ENTITIES } from './entities.js';
-import { MIGRATIONS } from './migrations/index.js';
+import { MIGRATIONS } from '../../database/migrations/index.js';
 
 export type DatabaseLimits = Pick<AppConfig, 'databaseUrl' | 'databaseQueryTimeoutMs'> & Partial<Pick<AppConfig, 'databaseLockTimeoutMs' | 'databasePool'>>;
 

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
-import type { AppConfig } from '../config/app-config.js';
+import type { AppConfig } from '../../config/app-config.js';
 import { dataSourceOptions } from './database.options.js';
-import { ensureDatabase } from './ensure-database.js';
+import { ensureDatabase } from '../../database/ensure-database.js';
 
 /** Any constant will do, as long as every process of the service uses the same one ("LOYA" in ASCII). */
 const MIGRATION_LOCK_KEY = 0x4c4f5941;

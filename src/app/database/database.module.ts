@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AppConfig } from '../config/app-config.js';
+import { AppConfig } from '../../config/app-config.js';
 import { dataSourceOptions } from './database.options.js';
-import { PoolWatch } from './pool-watch.js';
+import { PoolWatch } from '../../database/pool-watch.js';
 
 @Module({
   imports: [

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
-import { loadConfig } from '../config/app-config.js';
+import { loadConfig } from '../../config/app-config.js';
 import { dataSourceOptions } from './database.options.js';
 
 /** For the TypeORM CLI only (`npm run migration:generate`); the application never imports this file. */
