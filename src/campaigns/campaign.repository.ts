@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, IsNull, type Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
+import type { Tx } from '../database/transaction-runner.js';
 import { Campaign } from './campaign.entity.js';
 import type { Category } from './category.entity.js';
 import { CategoryRepository } from './category.repository.js';
@@ -121,6 +122,29 @@ export class CampaignRepository {
       .getRepository(Campaign)
       .update({ id, vouchersGenerationStatus: 'IN_PROGRESS' }, { vouchersGenerationStatus: status, creationStatus: status, generationError: error });
     return (result.affected ?? 0) > 0;
+  }
+
+  /**
+   * Adds a generated batch to the campaign's `vouchers_count`, in the batch's transaction. Guarded (live,
+   * IN_PROGRESS, not past the target): false when the guard fails, and the caller rolls the batch back, so
+   * concurrent batches or duplicate jobs can never overshoot the requested count.
+   */
+  async countGeneratedCards(tx: Tx, id: string, cards: number): Promise<boolean> {
+    const updated = (await tx.query(
+      `UPDATE campaigns SET vouchers_count = vouchers_count + $2
+       WHERE id = $1 AND deleted_at IS NULL AND vouchers_generation_status = 'IN_PROGRESS' AND vouchers_count + $2 <= vouchers_target
+       RETURNING 1`,
+      [id, cards],
+    )) as [unknown[], number];
+    return updated[1] > 0;
+  }
+
+  /**
+   * A card made at enrolment counts towards the campaign, and the target moves with it so generation still
+   * makes exactly the cards it was asked for. The campaign's row stays locked from here to the commit.
+   */
+  async countEnrolmentCard(tx: Tx, id: string): Promise<void> {
+    await tx.query('UPDATE campaigns SET vouchers_count = vouchers_count + 1, vouchers_target = vouchers_target + 1 WHERE id = $1', [id]);
   }
 
   /** Live campaigns whose cards are still being generated (the sweep re-queues their jobs). */

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { CardsModule } from '../cards/cards.module.js';
 import { PaginationModule } from '../common/pagination/pagination.module.js';
+import { DatabaseKitModule } from '../database/database-kit.module.js';
 import { CampaignRepository } from './campaign.repository.js';
 import { CampaignsService } from './campaigns.service.js';
 import { CardGenerationService } from './card-generation.service.js';
@@ -9,11 +11,10 @@ import { LoyaltiesController } from './loyalties.controller.js';
 import { LoyaltyProgramRepository } from './loyalty-program.repository.js';
 import { LoyaltyProgramsController } from './loyalty-programs.controller.js';
 import { LoyaltyProgramsService } from './loyalty-programs.service.js';
-import { VoucherRepository } from './voucher.repository.js';
 
-/** Loyalty campaigns, their programs, categories and cards. The processor is registered by WorkerModule. */
+/** Loyalty campaigns, their programs and categories, and the generation of their cards (inserted through CardsModule). The processor is registered by WorkerModule. */
 @Module({
-  imports: [PaginationModule],
+  imports: [CardsModule, DatabaseKitModule, PaginationModule],
   controllers: [LoyaltiesController, LoyaltyProgramsController],
   providers: [
     CampaignsService,
@@ -23,7 +24,6 @@ import { VoucherRepository } from './voucher.repository.js';
     CardTurnRepository,
     CategoryRepository,
     LoyaltyProgramRepository,
-    VoucherRepository,
   ],
   exports: [CampaignsService, CardGenerationService, LoyaltyProgramsService],
 })

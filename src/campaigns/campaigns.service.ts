@@ -3,6 +3,7 @@ import type { ProjectContext } from '../auth/auth.service.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { base62Id, hexId } from '../common/ids.js';
 import { isUniqueViolation } from '../database/errors.js';
+import type { Tx } from '../database/transaction-runner.js';
 import { JobQueueService } from '../queue/job-queue.service.js';
 import { JobName } from '../queue/queue.definitions.js';
 import type { AccessAssignment, Campaign, VoucherModel } from './campaign.entity.js';
@@ -152,6 +153,11 @@ export class CampaignsService {
     } catch (error) {
       this.logger.warn({ campaign_id: campaignId, err: error }, 'could not queue card generation; the sweep will queue it');
     }
+  }
+
+  /** Enrolment made a card for its member: the campaign counts it, in the enrolment's transaction. */
+  async countEnrolmentCard(tx: Tx, campaignId: string): Promise<void> {
+    await this.campaigns.countEnrolmentCard(tx, campaignId);
   }
 
   /** A live campaign by id or name, or 404 `campaign`. */

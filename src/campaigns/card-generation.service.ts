@@ -1,13 +1,15 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { type CardBatch, CardIssueRepository } from '../cards/card-issue.repository.js';
 import { base62Id } from '../common/ids.js';
 import { AppConfig } from '../config/app-config.js';
+import { isUniqueViolation } from '../database/errors.js';
+import { TransactionRunner } from '../database/transaction-runner.js';
 import { JobQueueService } from '../queue/job-queue.service.js';
 import { JOB_QUEUE, JobName } from '../queue/queue.definitions.js';
 import { CampaignRepository } from './campaign.repository.js';
 import { cardJobId } from './campaigns.service.js';
 import { CardTurnRepository, type TurnCampaign } from './card-turn.repository.js';
 import { CodeGenerator } from './code-config.js';
-import { VoucherRepository } from './voucher.repository.js';
 
 /** Cards per INSERT: large enough to amortise round trips, small enough to keep transactions short. */
 export const CARD_BATCH_SIZE = 10_000;
@@ -45,7 +47,8 @@ export class CardGenerationService {
   constructor(
     private readonly campaigns: CampaignRepository,
     private readonly turns: CardTurnRepository,
-    private readonly vouchers: VoucherRepository,
+    private readonly cards: CardIssueRepository,
+    private readonly transactions: TransactionRunner,
     private readonly jobs: JobQueueService,
     private readonly config: AppConfig,
   ) {}
@@ -101,7 +104,7 @@ export class CardGenerationService {
         unassigned -= left;
         while (left > 0 && outcome === null) {
           const batch = codes.distinct(left, drawn);
-          const result = await this.vouchers.insertCards(
+          const result = await this.insertBatch(
             { campaignId, projectId: campaign.projectId, initialPoints: campaign.voucher.loyalty_card.points, ids: batch.map(() => base62Id('v_', 32)), codes: batch },
             this.collided.has(campaignId),
           );
@@ -149,6 +152,37 @@ export class CardGenerationService {
     return 'failed';
   }
 
+  /**
+   * One batch of cards and the campaign's count in one transaction (the cards module inserts, the campaign
+   * counts; a failed count guard rolls the batch back). The plain INSERT is the fast path; a code already
+   * used in the project fails it on the unique constraint, and the batch is redone with the statement that
+   * skips taken codes, which `skipTaken` asks for straight away. `stopped`: the campaign no longer takes
+   * cards (deleted, done, full).
+   */
+  private async insertBatch(batch: CardBatch, skipTaken: boolean): Promise<{ inserted: number; stopped: boolean; collided: boolean }> {
+    if (!skipTaken) {
+      try {
+        return { ...(await this.insertOnce(batch, false)), collided: false };
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+      }
+    }
+    return { ...(await this.insertOnce(batch, true)), collided: true };
+  }
+
+  private async insertOnce(batch: CardBatch, skipTaken: boolean): Promise<{ inserted: number; stopped: boolean }> {
+    try {
+      return await this.transactions.run(async (tx) => {
+        const inserted = await this.cards.insertBatch(tx, batch, skipTaken);
+        if (!(await this.campaigns.countGeneratedCards(tx, batch.campaignId, inserted))) throw new Stop();
+        return { inserted, stopped: false };
+      });
+    } catch (error) {
+      if (error instanceof Stop) return { inserted: 0, stopped: true };
+      throw error;
+    }
+  }
+
   /** Re-queues generation for campaigns still IN_PROGRESS whose job is missing (Redis was down at create). */
   async sweep(): Promise<number> {
     const ids = await this.campaigns.idsInProgress(1_000);
@@ -164,6 +198,9 @@ export class CardGenerationService {
     await this.jobs.queue(JOB_QUEUE[JobName.CardGenerationSweep]).removeJobScheduler(JobName.CardGenerationSweep);
   }
 }
+
+/** Rolls a batch back when its campaign no longer takes cards. */
+class Stop extends Error {}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

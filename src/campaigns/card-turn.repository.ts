@@ -10,7 +10,7 @@ const LIVE = `vouchers_generation_status = 'IN_PROGRESS' AND deleted_at IS NULL`
 
 /**
  * The turns of card generation (docs/architecture.md, "Card generation"): which campaign gets cards next.
- * Every statement is one short autocommit statement; the cards themselves go through VoucherRepository.
+ * Every statement is one short autocommit statement; the cards themselves go through CardIssueRepository.
  */
 @Injectable()
 export class CardTurnRepository {

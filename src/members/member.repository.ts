@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
-import { LoyaltyCard } from '../points/cards/loyalty-card.entity.js';
+import type { DataSource } from 'typeorm';
+import type { Tx } from '../database/transaction-runner.js';
 import type { MemberFilters, SortKey } from './member-list-query.js';
 import { memberPageQuery } from './member-page.sql.js';
 import { Member, type MemberStatus } from './member.entity.js';
@@ -26,105 +26,33 @@ export interface NewMember {
   metadata: Record<string, unknown>;
 }
 
-/** How enrolment finds the member's card. */
-export interface CardSource {
-  campaignId: string;
-  /** A given code must be one of the campaign's free cards. */
-  code?: string;
-  /** Without a free card, AUTO_UPDATE campaigns make one; STATIC campaigns cannot. */
-  makeCard: null | { initialPoints: number; newId: () => string; newCode: () => string };
-}
-
-export type EnrolResult =
-  | { ok: true; member: Member; card: LoyaltyCard }
-  | { ok: false; reason: 'member_exists' | 'no_free_card' | 'code_not_found' | 'code_published' | 'code_space_exhausted'; cardId?: string };
-
-class Rollback extends Error {
-  constructor(readonly result: EnrolResult) {
-    super('rollback');
-  }
-}
-
-/** Attempts at a fresh random code before giving up on a crowded code space. */
-const NEW_CODE_ATTEMPTS = 10;
-
 @Injectable()
 export class MemberRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * Member and card in one transaction. The member insert relies on the partial unique index (one live
-   * membership per customer and program), the card claim on `FOR UPDATE SKIP LOCKED`, so concurrent
-   * enrolments never share a card and never enrol a customer twice; any failure rolls the member back.
+   * Inserts the member in the enrolment's transaction; false when the customer already has a live
+   * membership of the program (the partial unique index: one live membership per customer and program,
+   * so concurrent enrolments never enrol a customer twice).
    */
-  async enrol(member: NewMember, source: CardSource): Promise<EnrolResult> {
-    try {
-      return await this.dataSource.transaction(async (manager) => {
-        const inserted = (await manager.query(
-          `INSERT INTO members (id, project_id, program_id, customer_id, status, metadata)
-           VALUES ($1, $2, $3, $4, $5, $6)
-           ON CONFLICT (program_id, customer_id) WHERE status <> 'DELETED' DO NOTHING
-           RETURNING id`,
-          [member.id, member.projectId, member.programId, member.customerId, member.status, member.metadata],
-        )) as unknown[];
-        if (inserted.length === 0) throw new Rollback({ ok: false, reason: 'member_exists' });
-        const { cardId, made } = await this.assignCard(manager, member, source);
-        const card = await this.card(manager, cardId);
-        const row = await manager.getRepository(Member).findOneByOrFail({ id: member.id });
-        // A new card counts towards the campaign, and the target moves with it so generation still makes
-        // exactly the cards it was asked for. Last before the commit: the campaign's row stays locked from
-        // here to the commit, and every enrolment that makes a card waits for that lock.
-        if (made) await manager.query('UPDATE campaigns SET vouchers_count = vouchers_count + 1, vouchers_target = vouchers_target + 1 WHERE id = $1', [source.campaignId]);
-        return { ok: true as const, member: row, card };
-      });
-    } catch (error) {
-      if (error instanceof Rollback) return error.result;
-      throw error;
-    }
-  }
-
-  /** The member's card: a given code, a free card, or (AUTO_UPDATE) a new one, `made`. */
-  private async assignCard(manager: EntityManager, member: NewMember, source: CardSource): Promise<{ cardId: string; made: boolean }> {
-    const publish = `SET member_id = $1, holder_id = $2, published_at = now(), updated_at = now()`;
-    if (source.code !== undefined) {
-      const [claimed] = (await manager.query(
-        `UPDATE vouchers ${publish} WHERE project_id = $3 AND campaign_id = $4 AND code = $5 AND member_id IS NULL RETURNING id`,
-        [member.id, member.customerId, member.projectId, source.campaignId, source.code],
-      )) as [{ id: string }[], number];
-      if (claimed.length) return { cardId: claimed[0].id, made: false };
-      const existing = await manager.getRepository(LoyaltyCard).findOneBy({ projectId: member.projectId, campaignId: source.campaignId, code: source.code });
-      throw new Rollback({ ok: false, reason: existing ? 'code_published' : 'code_not_found', cardId: existing?.id });
-    }
-    const [free] = (await manager.query(
-      `UPDATE vouchers ${publish}
-       WHERE id = (SELECT id FROM vouchers WHERE campaign_id = $3 AND member_id IS NULL LIMIT 1 FOR UPDATE SKIP LOCKED)
+  async insert(tx: Tx, member: NewMember): Promise<boolean> {
+    const inserted = (await tx.query(
+      `INSERT INTO members (id, project_id, program_id, customer_id, status, metadata)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (program_id, customer_id) WHERE status <> 'DELETED' DO NOTHING
        RETURNING id`,
-      [member.id, member.customerId, source.campaignId],
-    )) as [{ id: string }[], number];
-    if (free.length) return { cardId: free[0].id, made: false };
-    if (!source.makeCard) throw new Rollback({ ok: false, reason: 'no_free_card' });
-    for (let attempt = 0; attempt < NEW_CODE_ATTEMPTS; attempt += 1) {
-      const made = (await manager.query(
-        `INSERT INTO vouchers (id, project_id, campaign_id, code, initial_points, points, balance, member_id, holder_id, published_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5::int, $5::int, $5::int, $6, $7, now(), now())
-         ON CONFLICT (project_id, code) DO NOTHING RETURNING id`,
-        [source.makeCard.newId(), member.projectId, source.campaignId, source.makeCard.newCode(), source.makeCard.initialPoints, member.id, member.customerId],
-      )) as { id: string }[];
-      if (made.length) return { cardId: made[0].id, made: true };
-    }
-    throw new Rollback({ ok: false, reason: 'code_space_exhausted' });
+      [member.id, member.projectId, member.programId, member.customerId, member.status, member.metadata],
+    )) as unknown[];
+    return inserted.length > 0;
   }
 
-  private card(manager: EntityManager, id: string): Promise<LoyaltyCard> {
-    return manager.getRepository(LoyaltyCard).findOneByOrFail({ id });
+  byId(tx: Tx, id: string): Promise<Member> {
+    return tx.getRepository(Member).findOneByOrFail({ id });
   }
 
-  /** A member of the program, deleted or not, with its cards. */
-  async find(projectId: string, programId: string, memberId: string): Promise<{ member: Member; cards: LoyaltyCard[] } | null> {
-    const member = await this.dataSource.getRepository(Member).findOneBy({ projectId, programId, id: memberId });
-    if (!member) return null;
-    const cards = await this.dataSource.getRepository(LoyaltyCard).find({ where: { memberId }, order: { publishedAt: 'ASC' } });
-    return { member, cards };
+  /** A member of the program, deleted or not. */
+  async find(projectId: string, programId: string, memberId: string): Promise<Member | null> {
+    return this.dataSource.getRepository(Member).findOneBy({ projectId, programId, id: memberId });
   }
 
   /** Merges keys (a null value removes that key); `null` clears all. Only live members change. */

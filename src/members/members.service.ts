@@ -5,7 +5,8 @@ import { CampaignsService } from '../campaigns/campaigns.service.js';
 import { CodeGenerator } from '../campaigns/code-config.js';
 import { toCategoryDto } from '../campaigns/dto/loyalty-campaign.dto.js';
 import { LoyaltyProgramsService, programStatus } from '../campaigns/loyalty-programs.service.js';
-import type { LoyaltyCard } from '../points/cards/loyalty-card.entity.js';
+import type { LoyaltyCard } from '../cards/card.entity.js';
+import { CardIssueRepository } from '../cards/card-issue.repository.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { base62Id, hexId } from '../common/ids.js';
 import { CursorService } from '../common/pagination/cursor.service.js';
@@ -22,10 +23,11 @@ import {
   type MemberWithCardsDto,
   type UpdateMemberDto,
 } from './dto/member.dto.js';
-import { LoyaltyCardRepository } from './loyalty-card.repository.js';
+import { EnrolmentService, type EnrolResult } from './enrolment.service.js';
+import { type CardRef, MemberCardRepository, type PublishedCard } from './member-card.repository.js';
 import { planMemberList, type SortKey } from './member-list-query.js';
 import type { Member, MemberStatus } from './member.entity.js';
-import { type EnrolResult, MemberRepository, type MemberRow } from './member.repository.js';
+import { MemberRepository, type MemberRow } from './member.repository.js';
 
 export const DEFAULT_LIMIT = 10;
 
@@ -43,7 +45,9 @@ interface Enrolment {
 export class MembersService {
   constructor(
     private readonly members: MemberRepository,
-    private readonly cards: LoyaltyCardRepository,
+    private readonly cards: MemberCardRepository,
+    private readonly issued: CardIssueRepository,
+    private readonly enrolment: EnrolmentService,
     private readonly programs: LoyaltyProgramsService,
     private readonly campaigns: CampaignsService,
     private readonly customers: CustomersService,
@@ -67,9 +71,9 @@ export class MembersService {
   }
 
   async get(project: ProjectContext, programId: string, memberId: string): Promise<MemberWithCardsDto> {
-    const found = await this.members.find(project.id, programId, memberId);
-    if (!found || found.member.status === 'DELETED') throw ApiError.notFound('member', memberId);
-    return toMemberWithCards(found.member, found.cards);
+    const member = await this.members.find(project.id, programId, memberId);
+    if (!member || member.status === 'DELETED') throw ApiError.notFound('member', memberId);
+    return toMemberWithCards(member, await this.issued.ofMember(member.id));
   }
 
   async update(project: ProjectContext, programId: string, memberId: string, dto: UpdateMemberDto): Promise<MemberDto> {
@@ -138,10 +142,10 @@ export class MembersService {
    * Earning's auto-join (a campaign with `auto_join`): enrols the customer, ACTIVE, and returns the card id;
    * null when it cannot join (the program is not ACTIVE, it joined a moment ago, or there is no card to give).
    */
-  async autoJoin(project: ProjectContext, campaignId: string, customerId: string): Promise<string | null> {
+  async autoJoin(project: ProjectContext, campaignId: string, customerOrId: Customer | string): Promise<string | null> {
     const { campaign, programId } = await this.campaigns.find(project, campaignId);
     if (programStatus(campaign) !== 'ACTIVE') return null;
-    const customer = await this.customers.requireById(project, customerId);
+    const customer = typeof customerOrId === 'string' ? await this.customers.requireById(project, customerOrId) : customerOrId;
     try {
       const { card } = await this.enrol(project, { programId, campaign, customer, status: 'ACTIVE', metadata: {} });
       return card.id;
@@ -149,6 +153,21 @@ export class MembersService {
       if (error instanceof ApiError && error.status < 500) return null;
       throw error;
     }
+  }
+
+  /** The customer's cards in these campaigns where it is an ACTIVE member (the cards that earn), by campaign. */
+  activeCardsOf(projectId: string, customerId: string, campaignIds: string[]): Promise<Map<string, string>> {
+    return this.cards.activeCardsOf(projectId, customerId, campaignIds);
+  }
+
+  /** Whether the customer is a live (ACTIVE or INACTIVE) member of the campaign's program. */
+  hasLiveMembership(projectId: string, customerId: string, campaignId: string): Promise<boolean> {
+    return this.cards.hasLiveMembership(projectId, customerId, campaignId);
+  }
+
+  /** A card held by a live member of a live campaign, by code; in one campaign when given. */
+  findPublishedCard(projectId: string, code: string, campaignId?: string): Promise<CardRef | null> {
+    return this.cards.findPublished(projectId, code, campaignId);
   }
 
   private requireActive(campaign: Campaign, programId: string): void {
@@ -164,7 +183,7 @@ export class MembersService {
   private async enrol(project: ProjectContext, enrolment: Enrolment): Promise<{ member: Member; card: LoyaltyCard }> {
     const { campaign, customer } = enrolment;
     const codes = new CodeGenerator(campaign.voucher.code_config);
-    const result = await this.members.enrol(
+    const result = await this.enrolment.enrol(
       { id: hexId('lmbr_'), projectId: project.id, programId: enrolment.programId, customerId: customer.id, status: enrolment.status, metadata: enrolment.metadata },
       {
         campaignId: campaign.id,
@@ -269,8 +288,8 @@ function toMemberCard(card: LoyaltyCard): MemberCardDto {
 }
 
 /** The v1 voucher object of a published card (loaded with its member, campaign and category). */
-function toLoyaltyMember(card: LoyaltyCard): LoyaltyMemberDto {
-  const campaign = card.campaign as Campaign;
+function toLoyaltyMember(card: PublishedCard): LoyaltyMemberDto {
+  const { campaign } = card;
   const category = campaign.category ?? null;
   const dto: LoyaltyMemberDto = {
     id: card.id,

@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
 import { CampaignsModule } from '../campaigns/campaigns.module.js';
+import { CardsModule } from '../cards/cards.module.js';
 import { CustomersModule } from '../customers/customers.module.js';
 import { DatabaseKitModule } from '../database/database-kit.module.js';
 import { MembersModule } from '../members/members.module.js';
-import { CardRepository } from './cards/card.repository.js';
 import { EarningPlanner } from './earning/earning-planner.service.js';
 import { EarningRuleRepository } from './earning/earning-rule.repository.js';
 import { EarningRulesController } from './earning/earning-rules.controller.js';
@@ -28,10 +28,9 @@ import { PendingPointsService } from './pending/pending-points.service.js';
  * nothing imports it back. The processor is registered by WorkerModule.
  */
 @Module({
-  imports: [DatabaseKitModule, CampaignsModule, CustomersModule, MembersModule],
+  imports: [DatabaseKitModule, CampaignsModule, CardsModule, CustomersModule, MembersModule],
   controllers: [EarningRulesController, OrdersController, PendingPointsController, LedgerController],
   providers: [
-    CardRepository,
     EarningRuleRepository,
     EarningRulesService,
     EarningPlanner,

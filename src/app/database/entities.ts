@@ -3,7 +3,7 @@ import { Project } from '../../auth/project.entity.js';
 import { Campaign } from '../../campaigns/campaign.entity.js';
 import { Category } from '../../campaigns/category.entity.js';
 import { LoyaltyProgram } from '../../campaigns/loyalty-program.entity.js';
-import { LoyaltyCard } from '../../points/cards/loyalty-card.entity.js';
+import { LoyaltyCard } from '../../cards/card.entity.js';
 import { Customer } from '../../customers/customer.entity.js';
 import { DiagnosticPing } from '../../diagnostics/diagnostic-ping.entity.js';
 import { WebhookAttempt, WebhookDelivery } from '../../events/delivery/webhook-delivery.entity.js';

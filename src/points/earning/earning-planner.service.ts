@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { ProjectContext } from '../../auth/auth.service.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { MembersService } from '../../members/members.service.js';
-import { CardRepository } from '../cards/card.repository.js';
+import type { Customer } from '../../customers/customer.entity.js';
 import type { EarningRuleNow } from './earning-rule.repository.js';
 import { EarningRulesService } from './earning-rules.service.js';
 import { pointsFor } from './earning.js';
@@ -27,25 +27,26 @@ export class EarningPlanner {
 
   constructor(
     private readonly rules: EarningRulesService,
-    private readonly cards: CardRepository,
     private readonly members: MembersService,
   ) {}
 
-  async plan(project: ProjectContext, customerId: string): Promise<PlannedEarning[]> {
+  /** `customer`: the order's customer as the request resolved it, or its id when the order already had it (auto-join then reads it). */
+  async plan(project: ProjectContext, customer: Customer | string): Promise<PlannedEarning[]> {
+    const customerId = typeof customer === 'string' ? customer : customer.id;
     const rules = await this.rules.earningNow(project);
     if (!rules.length) return [];
     const campaignIds = [...new Set(rules.map((rule) => rule.campaignId))];
-    const cards = await this.cards.activeCardsOf(project.id, customerId, campaignIds);
+    const cards = await this.members.activeCardsOf(project.id, customerId, campaignIds);
     for (const rule of rules) {
       if (cards.has(rule.campaignId) || !rule.campaignAutoJoin) continue;
       // Auto-join only a customer who is not a member at all: an INACTIVE member does not earn. A member made
       // since the cards were read (a concurrent first order of the same customer joined) earns on its card.
-      if (await this.cards.hasLiveMembership(project.id, customerId, rule.campaignId)) {
-        const card = (await this.cards.activeCardsOf(project.id, customerId, [rule.campaignId])).get(rule.campaignId);
+      if (await this.members.hasLiveMembership(project.id, customerId, rule.campaignId)) {
+        const card = (await this.members.activeCardsOf(project.id, customerId, [rule.campaignId])).get(rule.campaignId);
         if (card) cards.set(rule.campaignId, card);
         continue;
       }
-      const joined = (await this.members.autoJoin(project, rule.campaignId, customerId)) ?? (await this.cards.activeCardsOf(project.id, customerId, [rule.campaignId])).get(rule.campaignId);
+      const joined = (await this.members.autoJoin(project, rule.campaignId, customer)) ?? (await this.members.activeCardsOf(project.id, customerId, [rule.campaignId])).get(rule.campaignId);
       if (joined) cards.set(rule.campaignId, joined);
       else this.logger.warn({ campaign_id: rule.campaignId, customer_id: customerId }, 'auto-join found no card to give; the order earns nothing in this campaign');
     }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { prepared, runPrepared } from '../../database/prepared.js';
-import type { LockedCards } from '../cards/card.repository.js';
+import type { LockedCards } from '../../cards/card.repository.js';
 import { type TransactionDetails, type TransactionType, VoucherTransaction } from './voucher-transaction.entity.js';
 
 export interface NewTransaction {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { ProjectContext } from '../../auth/auth.service.js';
 import { CampaignsService } from '../../campaigns/campaigns.service.js';
 import { ApiError } from '../../common/errors/api-error.js';
-import { CardRepository } from '../cards/card.repository.js';
+import { MembersService } from '../../members/members.service.js';
 import { type ListTransactionsQueryDto, type TransactionListDto, toTransactionDto } from './dto/transaction.dto.js';
 import { LedgerRepository } from './ledger.repository.js';
 
@@ -11,13 +11,13 @@ import { LedgerRepository } from './ledger.repository.js';
 export class LedgerService {
   constructor(
     private readonly ledger: LedgerRepository,
-    private readonly cards: CardRepository,
+    private readonly members: MembersService,
     private readonly campaigns: CampaignsService,
   ) {}
 
   async list(project: ProjectContext, campaignIdOrName: string | null, code: string, query: ListTransactionsQueryDto): Promise<TransactionListDto> {
     const campaignId = campaignIdOrName !== null ? (await this.campaigns.find(project, campaignIdOrName)).campaign.id : undefined;
-    const card = await this.cards.findPublished(project.id, code, campaignId);
+    const card = await this.members.findPublishedCard(project.id, code, campaignId);
     if (!card) throw ApiError.notFound('voucher', code);
     const limit = query.limit ?? 10;
     const rows = await this.ledger.listForCard(card.id, limit + 1, ((query.page ?? 1) - 1) * limit);

@@ -1,6 +1,6 @@
 import { Column, CreateDateColumn, Entity, Generated, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
 import { BIGINT_AS_NUMBER } from '../../database/bigint-as-number.js';
-import { LoyaltyCard } from '../cards/loyalty-card.entity.js';
+import { LoyaltyCard } from '../../cards/card.entity.js';
 
 /** Voucherify's loyalty card transaction types that this service writes. */
 export const TRANSACTION_TYPES = ['POINTS_ADDITION', 'POINTS_ACCRUAL', 'PENDING_POINTS_ACTIVATION'] as const;

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { type PreparedStatement, prepared, runPrepared } from '../../database/prepared.js';
 import type { Tx } from '../../database/transaction-runner.js';
-import type { LockedCards } from '../cards/card.repository.js';
+import type { LockedCards } from '../../cards/card.repository.js';
 import { Order, type OrderItem, type OrderStatus } from './order.entity.js';
 
 /** The columns a request sets; undefined leaves a column as it is. */

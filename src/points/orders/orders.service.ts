@@ -6,7 +6,7 @@ import { AppConfig } from '../../config/app-config.js';
 import { CustomersService } from '../../customers/customers.service.js';
 import { TransactionRunner } from '../../database/transaction-runner.js';
 import { type EventCause, requestCause } from '../../events/events.service.js';
-import { type CardBalance, CardRepository, type LockedCards } from '../cards/card.repository.js';
+import { type CardBalance, CardRepository, type LockedCards } from '../../cards/card.repository.js';
 import { EarningPlanner, earnedPoints, type PlannedEarning } from '../earning/earning-planner.service.js';
 import { LedgerRepository, type NewTransaction } from '../ledger/ledger.repository.js';
 import type { PendingPointsDetails } from '../pending/pending-points.entity.js';
@@ -75,7 +75,7 @@ export class OrdersService {
     // Earning is planned before the transaction (auto-join enrols in its own); a plan for a customer the
     // order no longer has when it is saved is dropped.
     const customerId = customer?.id ?? existing?.customerId ?? null;
-    const plan = (dto.status ?? existing?.status) === 'PAID' && customerId ? await this.planner.plan(project, customerId) : [];
+    const plan = (dto.status ?? existing?.status) === 'PAID' && customerId ? await this.planner.plan(project, customer ?? customerId) : [];
     const fields: OrderFields = { status: dto.status, amount: dto.amount, customerId: customer?.id, items: dto.items, metadata: dto.metadata };
     const cause = requestCause(project);
     const { order, entries } = await this.transactions.run(async (tx) => {

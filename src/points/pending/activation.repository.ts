@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { prepared, runPrepared } from '../../database/prepared.js';
-import type { LockedCards } from '../cards/card.repository.js';
+import type { LockedCards } from '../../cards/card.repository.js';
 import type { EventCause } from '../../events/events.service.js';
 import { eventsInsertSql } from '../../events/event.repository.js';
 import { EVENTS } from '../../events/event-types.js';

@@ -3,7 +3,7 @@ import { dataError } from '../../common/errors/infrastructure-errors.js';
 import { TransactionRunner } from '../../database/transaction-runner.js';
 import type { EventCause } from '../../events/events.service.js';
 import { type ActivationTrigger, Metrics } from '../../metrics/metrics.js';
-import { CardRepository, type LockedCards } from '../cards/card.repository.js';
+import { CardRepository, type LockedCards } from '../../cards/card.repository.js';
 import { type ActivatedEntry, ActivationRepository } from './activation.repository.js';
 import type { OperationType } from './pending-events.repository.js';
 import { PendingPointsRepository } from './pending-points.repository.js';

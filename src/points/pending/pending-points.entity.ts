@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
-import { LoyaltyCard } from '../cards/loyalty-card.entity.js';
+import { LoyaltyCard } from '../../cards/card.entity.js';
 
 export const PENDING_POINTS_STATUSES = ['PENDING', 'ACTIVATED', 'CANCELED'] as const;
 export type PendingPointsStatus = (typeof PENDING_POINTS_STATUSES)[number];

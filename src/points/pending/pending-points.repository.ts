@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { prepared, runPrepared } from '../../database/prepared.js';
 import type { Tx } from '../../database/transaction-runner.js';
-import type { LockedCards } from '../cards/card.repository.js';
+import type { LockedCards } from '../../cards/card.repository.js';
 import type { PendingPoints, PendingPointsDetails, PendingPointsStatus } from './pending-points.entity.js';
 
 export interface NewPendingPoints {

@@ -2,13 +2,15 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { ProjectContext } from '../../auth/auth.service.js';
 import { CampaignsService } from '../../campaigns/campaigns.service.js';
 import { ApiError } from '../../common/errors/api-error.js';
+import { type CardBalance, type CardDelta, CardRepository, type LockedCards } from '../../cards/card.repository.js';
 import { dataError } from '../../common/errors/infrastructure-errors.js';
 import { TransactionRunner, type Tx } from '../../database/transaction-runner.js';
 import { type EventCause, requestCause } from '../../events/events.service.js';
 import { EVENTS, type EventType } from '../../events/event-types.js';
+import type { CardRef } from '../../members/member-card.repository.js';
+import { MembersService } from '../../members/members.service.js';
 import { JobQueueService } from '../../queue/job-queue.service.js';
 import { JobName } from '../../queue/queue.definitions.js';
-import { type CardBalance, type CardDelta, CardRepository, type CardRef, type LockedCards } from '../cards/card.repository.js';
 import { ActivationService } from './activation.service.js';
 import { type OperationType, PendingEventsRepository } from './pending-events.repository.js';
 import {
@@ -35,6 +37,7 @@ export class PendingPointsService {
     private readonly activation: ActivationService,
     private readonly events: PendingEventsRepository,
     private readonly campaigns: CampaignsService,
+    private readonly members: MembersService,
     private readonly jobs: JobQueueService,
   ) {}
 
@@ -162,7 +165,7 @@ export class PendingPointsService {
   }
 
   private async card(project: ProjectContext, code: string, campaignId?: string): Promise<CardRef> {
-    const card = await this.cards.findPublished(project.id, code, campaignId);
+    const card = await this.members.findPublishedCard(project.id, code, campaignId);
     if (!card) throw ApiError.notFound('voucher', code);
     return card;
   }

@@ -1,15 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { prepared, runPrepared } from '../../database/prepared.js';
-import type { Tx } from '../../database/transaction-runner.js';
+import { prepared, runPrepared } from '../database/prepared.js';
+import type { Tx } from '../database/transaction-runner.js';
 
-const ACTIVE_CARDS = prepared(
-  'cards_active_of',
-  `SELECT v.campaign_id, v.id FROM vouchers v
-   JOIN members m ON m.id = v.member_id AND m.status = 'ACTIVE' AND m.customer_id = $2
-   WHERE v.holder_id = $2 AND v.project_id = $1 AND v.campaign_id = ANY($3::text[])`,
-);
 const LOCK = prepared('cards_lock', 'SELECT 1 FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE');
 const APPLY = prepared(
   'cards_apply',
@@ -28,15 +22,6 @@ export interface CardBalance {
   pendingPoints: number;
 }
 
-
-/** A published card as the points code needs it. */
-export interface CardRef {
-  id: string;
-  code: string;
-  campaignId: string;
-  holderId: string;
-  projectId: string;
-}
 
 /** A change of one card's point columns: `points` reaches the balance (and the lifetime total). */
 export interface CardDelta {
@@ -70,40 +55,6 @@ interface CardBalanceRow {
 @Injectable()
 export class CardRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
-  /** A card held by a live member, by code; in one campaign when given. */
-  async findPublished(projectId: string, code: string, campaignId?: string): Promise<CardRef | null> {
-    const [row] = (await this.dataSource.query(
-      `SELECT v.id, v.code, v.campaign_id, v.holder_id, v.project_id
-       FROM vouchers v
-       JOIN members m ON m.id = v.member_id AND m.status <> 'DELETED'
-       JOIN campaigns c ON c.id = v.campaign_id AND c.deleted_at IS NULL
-       WHERE v.project_id = $1 AND v.code = $2 AND ($3::text IS NULL OR v.campaign_id = $3)`,
-      [projectId, code, campaignId ?? null],
-    )) as { id: string; code: string; campaign_id: string; holder_id: string; project_id: string }[];
-    return row ? { id: row.id, code: row.code, campaignId: row.campaign_id, holderId: row.holder_id, projectId: row.project_id } : null;
-  }
-
-  /**
-   * The cards of the customer's ACTIVE memberships in these campaigns (INACTIVE members do not earn), by
-   * campaign. Found by the card's `holder_id` (its index), not through the members' table: that join read
-   * every card of the project's campaigns on each paid order.
-   */
-  async activeCardsOf(projectId: string, customerId: string, campaignIds: string[]): Promise<Map<string, string>> {
-    if (!campaignIds.length) return new Map();
-    const rows = await runPrepared<{ campaign_id: string; id: string }[]>(this.dataSource, ACTIVE_CARDS, [projectId, customerId, campaignIds]);
-    return new Map(rows.map((row) => [row.campaign_id, row.id]));
-  }
-
-  /** Whether the customer has a live (ACTIVE or INACTIVE) membership in the campaign's program. */
-  async hasLiveMembership(projectId: string, customerId: string, campaignId: string): Promise<boolean> {
-    const rows = (await this.dataSource.query(
-      `SELECT 1 FROM members m JOIN loyalty_programs p ON p.id = m.program_id
-       WHERE m.project_id = $1 AND m.customer_id = $2 AND p.campaign_id = $3 AND m.status <> 'DELETED' LIMIT 1`,
-      [projectId, customerId, campaignId],
-    )) as unknown[];
-    return rows.length > 0;
-  }
 
   /**
    * Locks the cards, in id order, waiting for transactions that hold them: the first step of any write

@@ -1,4 +1,4 @@
-import type { Tx } from '../../database/transaction-runner.js';
+import type { Tx } from '../database/transaction-runner.js';
 import { LockedCards } from './card.repository.js';
 
 describe('LockedCards', () => {

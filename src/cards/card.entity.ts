@@ -1,18 +1,17 @@
-import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
-import { Campaign } from '../../campaigns/campaign.entity.js';
-import { BIGINT_AS_NUMBER } from '../../database/bigint-as-number.js';
-import type { Customer } from '../../customers/customer.entity.js';
-import type { Member } from '../../members/member.entity.js';
+import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
+import { BIGINT_AS_NUMBER } from '../database/bigint-as-number.js';
 
 /**
  * A loyalty card (`v_`): a voucher of a loyalty campaign, and the holder of its points. Codes are unique
  * per project by constraint, which is what makes concurrent generation safe: a colliding code is skipped
  * and drawn again.
  *
- * It lives in the points domain: campaigns create cards (generation) and members publish them
- * (enrolment), but the three point columns are written only by the points code (earning, pending
- * entries, activation), each change together with its ledger transaction, so that
- * `balance` = Σ `voucher_transactions.points` of the card and `pending_points` = Σ its PENDING entries.
+ * The cards module owns this table: campaigns ask it to insert generated cards, members to publish or make
+ * one at enrolment, points to lock cards and change their point columns (each change together with its
+ * ledger transaction, so that `balance` = Σ `voucher_transactions.points` of the card and
+ * `pending_points` = Σ its PENDING entries). The cards module is below the features that reference a card,
+ * so its foreign keys name their tables by entity name instead of importing them; a feature that shows a
+ * card with its campaign or member joins them itself.
  */
 @Entity({ name: 'vouchers' })
 // bigint point columns, capped where a JSON number is still exact (migration CardPointsBigint).
@@ -30,11 +29,8 @@ export class LoyaltyCard {
   projectId: string;
 
   @Column({ name: 'campaign_id', type: 'text' })
+  @ForeignKey('Campaign', { onDelete: 'CASCADE' })
   campaignId: string;
-
-  @ManyToOne(() => Campaign, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'campaign_id' })
-  campaign?: Relation<Campaign>;
 
   @Column({ type: 'text' })
   code: string;
@@ -60,19 +56,13 @@ export class LoyaltyCard {
 
   /** The member the card is published to; null while the card is free. A free card is handed out once. */
   @Column({ name: 'member_id', type: 'text', nullable: true })
+  @ForeignKey('Member', { onDelete: 'CASCADE' })
   memberId: string | null;
-
-  @ManyToOne('Member', { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'member_id' })
-  member?: Relation<Member> | null;
 
   /** The member's customer (`holder_id`), kept on the card so v1 lookups need no join. */
   @Column({ name: 'holder_id', type: 'text', nullable: true })
+  @ForeignKey('Customer')
   holderId: string | null;
-
-  @ManyToOne('Customer')
-  @JoinColumn({ name: 'holder_id' })
-  holder?: Relation<Customer> | null;
 
   @Column({ name: 'published_at', type: 'timestamptz', precision: 3, nullable: true })
   publishedAt: Date | null;
