@@ -5,7 +5,7 @@ import { AuthModule } from '../auth/auth.module.js';
 import { BootstrapKeyService } from '../auth/bootstrap-key.service.js';
 import { CampaignsModule } from '../campaigns/campaigns.module.js';
 import { CustomersModule } from '../customers/customers.module.js';
-import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter.js';
+import { AllExceptionsFilter } from '../common/http/all-exceptions.filter.js';
 import { JsonBodyGuard } from '../common/http/json-body.guard.js';
 import { AppValidationPipe } from '../common/http/validation.pipe.js';
 import { LoggingModule } from '../common/logging/logging.module.js';

@@ -1,8 +1,8 @@
 import type { ArgumentsHost } from '@nestjs/common';
 import { HttpException, Logger, NotFoundException } from '@nestjs/common';
 import { AllExceptionsFilter } from './all-exceptions.filter.js';
-import { ApiError } from './api-error.js';
-import { databaseBusy, unavailableDependency } from './infrastructure-errors.js';
+import { ApiError } from '../errors/api-error.js';
+import { databaseBusy, unavailableDependency } from '../errors/infrastructure-errors.js';
 
 function render(exception: unknown, body?: unknown) {
   const sent: { status?: number; body?: Record<string, unknown>; headers: Record<string, string> } = { headers: {} };

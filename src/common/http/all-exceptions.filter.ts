@@ -1,8 +1,8 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ApiError } from './api-error.js';
-import { dataError, databaseBusy, unavailableDependency } from './infrastructure-errors.js';
-import { BODY_LIMIT_BYTES } from '../http/body-limit.js';
+import { ApiError } from '../errors/api-error.js';
+import { dataError, databaseBusy, unavailableDependency } from '../errors/infrastructure-errors.js';
+import { BODY_LIMIT_BYTES } from './body-limit.js';
 
 const DEPENDENCY_NAMES = { postgres: 'PostgreSQL', redis: 'Redis' } as const;
 
