@@ -3,7 +3,7 @@ import { prepared, runPrepared } from '../../database/prepared.js';
 import type { LockedCards } from '../cards/card.repository.js';
 import type { EventCause } from '../../events/events.service.js';
 import { eventsInsertSql } from '../../events/event.repository.js';
-import { EVENTS } from '../../events/event-types.js';
+import { EVENTS } from '../../events/event-catalogue.js';
 import type { OperationType } from './pending-events.repository.js';
 
 /** An entry this statement activated, and its card right after it. */

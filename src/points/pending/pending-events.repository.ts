@@ -3,7 +3,7 @@ import { prepared, runPrepared } from '../../database/prepared.js';
 import type { Tx } from '../../database/transaction-runner.js';
 import type { EventCause } from '../../events/events.service.js';
 import { eventsInsertSql } from '../../events/event.repository.js';
-import type { EventType } from '../../events/event-types.js';
+import type { EventType } from '../../events/event-catalogue.js';
 
 export type OperationType = 'MANUAL' | 'AUTOMATIC';
 

@@ -5,7 +5,7 @@ import { ApiError } from '../../common/errors/api-error.js';
 import { dataError } from '../../common/errors/infrastructure-errors.js';
 import { TransactionRunner, type Tx } from '../../database/transaction-runner.js';
 import { type EventCause, requestCause } from '../../events/events.service.js';
-import { EVENTS, type EventType } from '../../events/event-types.js';
+import { EVENTS, type EventType } from '../../events/event-catalogue.js';
 import { JobQueueService } from '../../queue/job-queue.service.js';
 import { JobName } from '../../queue/queue.definitions.js';
 import { type CardBalance, type CardDelta, CardRepository, type CardRef, type LockedCards } from '../cards/card.repository.js';
