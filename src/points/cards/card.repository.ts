@@ -4,14 +4,14 @@ import type { DataSource } from 'typeorm';
 import { prepared, runPrepared } from '../../database/prepared.js';
 import type { Tx } from '../../database/transaction-runner.js';
 
-const ACTIVE_CARDS = prepared(
+export const ACTIVE_CARDS = prepared(
   'cards_active_of',
   `SELECT v.campaign_id, v.id FROM vouchers v
    JOIN members m ON m.id = v.member_id AND m.status = 'ACTIVE' AND m.customer_id = $2
    WHERE v.holder_id = $2 AND v.project_id = $1 AND v.campaign_id = ANY($3::text[])`,
 );
-const LOCK = prepared('cards_lock', 'SELECT 1 FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE');
-const APPLY = prepared(
+export const LOCK = prepared('cards_lock', 'SELECT 1 FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE');
+export const APPLY = prepared(
   'cards_apply',
   `UPDATE vouchers v SET points = v.points + d.points, balance = v.balance + d.points,
      pending_points = v.pending_points + d.pending, updated_at = now()
