@@ -1,8 +1,8 @@
 // The statements the API sends for POST /v1/loyalties/members/{code}/pending-points/{id}/activate, as
 // PostgreSQL logged them (log_statement = all) on 2026-11-25 (the lock order and mode of 2026-11-26), for the plain baseline
 // (bench/member-list-raw-server.mjs): the card by code (CardRepository), the entry (PendingPointsRepository),
-// then in one transaction the card locked, its entry locked while PENDING, and the activation itself (that
-// one is imported from dist/, ActivationRepository's own text). Change them when the API's change.
+// then in one transaction the card locked, its entry locked while PENDING, and the activation itself
+// (ActivationRepository's text, copied on 2026-11-26). Change them when the API's change.
 export const ACTIVATE_SQL = {
   card: `SELECT v.id, v.code, v.campaign_id, v.holder_id, v.project_id
        FROM vouchers v
@@ -13,4 +13,57 @@ export const ACTIVATE_SQL = {
   details, activation_error, created_at, updated_at, settled_at FROM loyalty_pending_points WHERE id = $1 AND project_id = $2`,
   lockPending: `SELECT id, voucher_id FROM loyalty_pending_points WHERE id = $1 AND project_id = $2 AND status = 'PENDING' FOR UPDATE`,
   lockCards: `SELECT 1 FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE`,
+  activate: `
+WITH upd AS (
+  UPDATE loyalty_pending_points p SET status = 'ACTIVATED', updated_at = now(), settled_at = clock_timestamp()
+  WHERE p.id = ANY($1::text[]) AND p.status = 'PENDING' AND p.voucher_id = ANY($5::text[])
+  RETURNING p.*
+), agg AS (
+  SELECT voucher_id, sum(points)::bigint AS points FROM upd GROUP BY voucher_id
+), cards AS (
+  UPDATE vouchers v SET points = v.points + agg.points, balance = v.balance + agg.points, pending_points = v.pending_points - agg.points, updated_at = now()
+  FROM agg WHERE v.id = agg.voucher_id
+  RETURNING v.*
+), joined AS (
+  SELECT ROW(u.*)::loyalty_pending_points AS entry, ROW(c.*)::vouchers AS card,
+         coalesce(sum(u.points) OVER (PARTITION BY u.voucher_id ORDER BY u.id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)::bigint AS later
+  FROM upd u JOIN cards c ON c.id = u.voucher_id
+), run AS (
+  SELECT entry, card, (entry).id, (entry).project_id, (entry).voucher_id, (entry).campaign_id, (entry).customer_id, (entry).order_id, (entry).points,
+         (card).points - later AS total, (card).balance - later AS balance, (card).pending_points + later AS pending,
+         'vtx_' || left(md5(random()::text || clock_timestamp()::text || (entry).id), 18) AS transaction_id,
+         json_build_object(
+           'balance', json_build_object('type', 'loyalty_card', 'total', (card).points - later, 'object', 'balance', 'points', (entry).points,
+                                        'balance', (card).balance - later, 'related_object', json_build_object('id', (entry).voucher_id, 'type', 'voucher')),
+           'order', (entry).details->'order', 'event', json_build_object('id', (entry).details->'event'->>'id', 'type', (entry).details->'event'->>'type'),
+           'earning_rule', (entry).details->'earning_rule', 'pending_points', json_build_object('id', (entry).id)) AS transaction_details
+  FROM joined
+), tx AS (
+  INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, details, created_at)
+  SELECT transaction_id, project_id, voucher_id, campaign_id, 'PENDING_POINTS_ACTIVATION', points, balance, order_id, id, transaction_details, now()
+  FROM run ORDER BY voucher_id, id
+), ev AS (
+  INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
+    SELECT 'evcus_' || left(md5(random()::text || clock_timestamp()::text || s.entity_id), 18), s.project_id, s.type, s.entity_id, s.group_id, s.event_source, s.data
+    FROM (
+    SELECT r.project_id, 'customer.voucher.loyalty_card.pending_points.activated'::text AS type, r.customer_id AS entity_id, $3::text AS group_id,
+           $4::jsonb AS event_source,
+           json_build_object(
+             'customer', loyalty_customer_json(cu),
+             'campaign', loyalty_campaign_json(ca),
+             'voucher', loyalty_voucher_json(r.card, ca.name, r.total, r.balance, r.pending, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = (r.card).member_id)),
+             'balance', json_build_object('points', r.points, 'total', r.total, 'balance', r.balance, 'type', 'loyalty_card', 'object', 'balance',
+                                          'related_object', json_build_object('type', 'voucher', 'id', r.voucher_id), 'operation_type', $2::text),
+             'order', loyalty_order_json(o),
+             'transaction', json_build_object('id', r.transaction_id, 'source_id', NULL, 'voucher_id', r.voucher_id, 'campaign_id', r.campaign_id, 'source', NULL,
+                                              'reason', NULL, 'type', 'PENDING_POINTS_ACTIVATION', 'details', r.transaction_details,
+                                              'related_transaction_id', NULL, 'created_at', loyalty_iso(now())),
+             'pending_points', loyalty_pending_points_json(r.entry)) AS data
+    FROM run r
+    JOIN customers cu ON cu.id = r.customer_id
+    JOIN campaigns ca ON ca.id = r.campaign_id
+    LEFT JOIN orders o ON o.id = r.order_id
+    ORDER BY r.voucher_id, r.id) s
+)
+SELECT id, voucher_id, points, total, balance, pending FROM run ORDER BY voucher_id, id`,
 };

@@ -34,7 +34,6 @@ import { CodeGenerator } from '../dist/campaigns/code-config.js';
 import { base62Id, hexId } from '../dist/common/ids.js';
 import { planMemberList } from '../dist/members/member-list-query.js';
 import { memberPageQuery } from '../dist/members/member-page.sql.js';
-import { ACTIVATE } from '../dist/points/pending/activation.repository.js';
 import { ACTIVATE_SQL } from './member-list-raw-activate.sql.mjs';
 import { ENROL_SQL } from './member-list-raw-enrol.sql.mjs';
 
@@ -245,7 +244,7 @@ async function activate(res, projectId, appId, code, entryId) {
     await client.query(ACTIVATE_SQL.lockCards, [[card.id]]);
     const [locked] = (await client.query(ACTIVATE_SQL.lockPending, [entryId, projectId])).rows;
     if (locked && locked.voucher_id === card.id) {
-      [done] = (await client.query({ name: 'raw_pending_activate', text: ACTIVATE }, [[locked.id], 'MANUAL', hexId('v-'), JSON.stringify({ channel: 'API', api_key: { app_id: appId } }), [card.id]])).rows;
+      [done] = (await client.query({ name: 'raw_pending_activate', text: ACTIVATE_SQL.activate }, [[locked.id], 'MANUAL', hexId('v-'), JSON.stringify({ channel: 'API', api_key: { app_id: appId } }), [card.id]])).rows;
     }
     await client.query('COMMIT');
   } catch (failure) {

@@ -4,8 +4,8 @@ import type { DataSource } from 'typeorm';
 import { prepared, runPrepared } from '../database/prepared.js';
 import type { Tx } from '../database/transaction-runner.js';
 
-const LOCK = prepared('cards_lock', 'SELECT 1 FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE');
-const APPLY = prepared(
+export const LOCK = prepared('cards_lock', 'SELECT 1 FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE');
+export const APPLY = prepared(
   'cards_apply',
   `UPDATE vouchers v SET points = v.points + d.points, balance = v.balance + d.points,
      pending_points = v.pending_points + d.pending, updated_at = now()

@@ -38,7 +38,7 @@ function customerFromRow(row: CustomerRow): Customer {
   });
 }
 
-const ENSURE_BY_SOURCE_ID = prepared(
+export const ENSURE_BY_SOURCE_ID = prepared(
   'customers_ensure',
   `WITH made AS (
      INSERT INTO customers (id, project_id, source_id) VALUES ($1, $2, $3)
@@ -49,7 +49,7 @@ const ENSURE_BY_SOURCE_ID = prepared(
    UNION ALL
    SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE project_id = $2 AND source_id = $3 AND NOT EXISTS (SELECT 1 FROM made)`,
 );
-const BY_SOURCE_ID = prepared('customers_by_source_id', `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE project_id = $1 AND source_id = $2`);
+export const BY_SOURCE_ID = prepared('customers_by_source_id', `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE project_id = $1 AND source_id = $2`);
 
 /** The fields a caller may set on a customer; undefined leaves a field as it is. */
 export type CustomerFields = Partial<Pick<Customer, 'name' | 'description' | 'email' | 'phone' | 'birthdate' | 'address' | 'metadata'>>;

@@ -33,7 +33,7 @@ export interface CardRef {
 
 const ORDER_COLUMN = { created_at: 'v.created_at', updated_at: 'v.updated_at', code: 'v.code' } as const;
 
-const ACTIVE_CARDS = prepared(
+export const ACTIVE_CARDS = prepared(
   'cards_active_of',
   `SELECT v.campaign_id, v.id FROM vouchers v
    JOIN members m ON m.id = v.member_id AND m.status = 'ACTIVE' AND m.customer_id = $2

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { EVENT_CATALOGUE, EVENT_TYPES } from '../../../src/events/event-catalogue';
 import { api, ApiProblem, call, type Distribution, fieldErrors, type Schemas } from '../api/client';
 import { navigate, segment } from '../router';
 import { described, Field } from '../ui/field';
@@ -6,12 +7,8 @@ import { asProblem, useLoad } from '../ui/hooks';
 import { ErrorNotice, Link, Loading, PageTitle } from '../ui/parts';
 
 type Trigger = Schemas['CreateDistributionDto']['trigger'];
-const TRIGGERS: { value: Trigger; label: string }[] = [
-  { value: 'customer.voucher.loyalty_card.pending_points.activated', label: 'Pending points activated' },
-  { value: 'customer.voucher.loyalty_card.pending_points.added', label: 'Pending points added' },
-  { value: 'customer.voucher.loyalty_card.pending_points.canceled', label: 'Pending points canceled' },
-  { value: 'customer.voucher.loyalty_card.pending_points.updated', label: 'Pending points updated' },
-];
+// From the service's event catalogue; listed by type name, so the first (the new form's default) is `…activated`.
+const TRIGGERS: { value: Trigger; label: string }[] = [...EVENT_TYPES].sort().map((type) => ({ value: type, label: EVENT_CATALOGUE[type].label }));
 const FIELDS = ['name', 'trigger', 'target_url', 'event_name', 'custom_headers', 'status'] as const;
 type FieldName = (typeof FIELDS)[number];
 

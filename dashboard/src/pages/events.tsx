@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { EVENT_TYPES } from '../../../src/events/event-catalogue';
 import { api, call, type Schemas } from '../api/client';
 import { shortEventType, time } from '../format';
 import { segment } from '../router';
@@ -7,7 +8,8 @@ import { Empty, ErrorNotice, Link, Loading, PageTitle } from '../ui/parts';
 
 type EventType = Schemas['EventDto']['type'];
 type LoyaltyEvent = Schemas['EventDto'];
-const TYPES: EventType[] = ['customer.voucher.loyalty_card.pending_points.added', 'customer.voucher.loyalty_card.pending_points.activated', 'customer.voucher.loyalty_card.pending_points.canceled', 'customer.voucher.loyalty_card.pending_points.updated'];
+// The service's event catalogue, in its order.
+const TYPES: readonly EventType[] = EVENT_TYPES;
 
 export function EventsPage() {
   const [type, setType] = useState<EventType | ''>('');

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Generated, Index, PrimaryColumn } from 'typeorm';
-import type { EventType } from '../event-types.js';
+import type { EventType } from '../event-catalogue.js';
 
 export const DISTRIBUTION_STATUSES = ['ACTIVE', 'PAUSED', 'DISABLED'] as const;
 export type DistributionStatus = (typeof DISTRIBUTION_STATUSES)[number];

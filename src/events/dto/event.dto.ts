@@ -4,7 +4,7 @@ import { ListCursorDto } from '../../campaigns/dto/loyalty-program.dto.js';
 import { LimitQueryDto } from '../../common/pagination/limit-query.dto.js';
 import { Optional } from '../../common/validation/decorators.js';
 import type { EventRecord } from '../event.entity.js';
-import { EVENT_TYPES } from '../event-types.js';
+import { EVENT_TYPES } from '../event-catalogue.js';
 import { EXAMPLE_IDS, patternExample } from '../../common/openapi/examples.js';
 
 export const EVENTS_CURSOR_PREFIX = 'lcrsevt_';

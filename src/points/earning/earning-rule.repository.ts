@@ -28,7 +28,7 @@ interface EarningRuleNowRow {
 }
 
 /** Every paid order reads this: prepared once per connection, only the columns earning needs from the campaign. */
-const EARNING_NOW = prepared(
+export const EARNING_NOW = prepared(
   'earning_rules_now',
   `SELECT r.id, r.project_id, r.campaign_id, r.event, r.loyalty, r.pending_points, r.banner, r.active, r.start_date, r.expiration_date,
           r.metadata, r.created_at, r.updated_at, c.auto_join

@@ -18,7 +18,7 @@ export interface NewTransaction {
   details: TransactionDetails;
 }
 
-const INSERT = prepared(
+export const INSERT = prepared(
   'ledger_insert',
   `INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, details, created_at)
        SELECT id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, details, $2

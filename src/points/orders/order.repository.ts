@@ -60,7 +60,7 @@ function saveStatement(text: string): PreparedStatement {
   return statement;
 }
 
-const CLAIM = prepared(
+export const CLAIM = prepared(
   'orders_claim',
   `INSERT INTO order_earnings (order_id, earning_rule_id, project_id, voucher_id, points)
    SELECT $1, c.rule, $2, c.card, c.points FROM unnest($3::text[], $4::text[], $5::int[]) AS c(rule, card, points)

@@ -3,7 +3,7 @@ import { prepared, runPrepared } from '../../database/prepared.js';
 import type { LockedCards } from '../../cards/card.repository.js';
 import type { EventCause } from '../../events/events.service.js';
 import { eventsInsertSql } from '../../events/event.repository.js';
-import { EVENTS } from '../../events/event-types.js';
+import { EVENTS } from '../../events/event-catalogue.js';
 import type { OperationType } from './pending-events.repository.js';
 
 /** An entry this statement activated, and its card right after it. */
@@ -25,15 +25,13 @@ export interface ActivatedEntry {
  * - `joined`/`run`: each entry's card right after it, entries of one card applying in id order;
  * - `tx`: one PENDING_POINTS_ACTIVATION ledger row per entry (unique per entry: the last line of defence);
  * - `ev`: one `customer.voucher.loyalty_card.pending_points.activated` event per entry, its `data` built by
- *   the payload functions of the migration (customer, campaign, voucher, balance, order, transaction,
- *   pending_points).
+ *   the payload functions of src/database/functions/ (customer, campaign, voucher, order, pending_points)
+ *   and in the statement (balance, transaction).
  *
  * Building rows and payloads in PostgreSQL, not in Node, doubled the worker's activations per second
  * (bench/README.md): the database has a core of its own, and the worker's is needed for the queue.
- * Exported for the plain baseline of the benchmarks (bench/member-list-raw-server.mjs), which must send the
- * same statement.
  */
-export const ACTIVATE = `
+const ACTIVATE = `
 WITH upd AS (
   UPDATE loyalty_pending_points p SET status = 'ACTIVATED', updated_at = now(), settled_at = clock_timestamp()
   WHERE p.id = ANY($1::text[]) AND p.status = 'PENDING' AND p.voucher_id = ANY($5::text[])
@@ -85,7 +83,7 @@ WITH upd AS (
 )
 SELECT id, voucher_id, points, total, balance, pending FROM run ORDER BY voucher_id, id`;
 
-const ACTIVATE_STATEMENT = prepared('pending_activate', ACTIVATE);
+export const ACTIVATE_STATEMENT = prepared('pending_activate', ACTIVATE);
 
 @Injectable()
 export class ActivationRepository {

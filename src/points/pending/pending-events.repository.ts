@@ -3,7 +3,7 @@ import { prepared, runPrepared } from '../../database/prepared.js';
 import type { Tx } from '../../database/transaction-runner.js';
 import type { EventCause } from '../../events/events.service.js';
 import { eventsInsertSql } from '../../events/event.repository.js';
-import type { EventType } from '../../events/event-types.js';
+import type { EventType } from '../../events/event-catalogue.js';
 
 export type OperationType = 'MANUAL' | 'AUTOMATIC';
 
@@ -15,7 +15,7 @@ export type OperationType = 'MANUAL' | 'AUTOMATIC';
  * run (a custom plan); the customer, the member and the order are read by scalar subqueries rather than joins,
  * which halves that planning (0.85 → 0.45 ms; bench/README.md, "Paid orders") for the same payload.
  */
-const RECORD = prepared(
+export const RECORD = prepared(
   'pending_events_record',
   eventsInsertSql(`
   SELECT p.project_id, $3::text AS type, p.customer_id AS entity_id, $4::text AS group_id, $5::jsonb AS event_source,

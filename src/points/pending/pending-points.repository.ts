@@ -76,7 +76,7 @@ function entity(row: Row): PendingPoints {
  * READ COMMITTED a second writer waits for the first, re-reads the row and matches nothing, so an entry is
  * activated or canceled once whoever races for it (the job, the sweep, two workers, fifty API calls).
  */
-const INSERT = prepared(
+export const INSERT = prepared(
   'pending_insert',
   `INSERT INTO loyalty_pending_points (id, project_id, voucher_id, campaign_id, customer_id, order_id, earning_rule_id, points, activates_at, details)
        SELECT e.id, e.project_id, e.voucher_id, e.campaign_id, e.customer_id, e.order_id, e.earning_rule_id, e.points,

@@ -6,7 +6,7 @@ import { type CardBalance, type CardDelta, CardRepository, type LockedCards } fr
 import { dataError } from '../../common/errors/infrastructure-errors.js';
 import { TransactionRunner, type Tx } from '../../database/transaction-runner.js';
 import { type EventCause, requestCause } from '../../events/events.service.js';
-import { EVENTS, type EventType } from '../../events/event-types.js';
+import { EVENTS, type EventType } from '../../events/event-catalogue.js';
 import type { CardRef } from '../../members/member-card.repository.js';
 import { MembersService } from '../../members/members.service.js';
 import { JobQueueService } from '../../queue/job-queue.service.js';

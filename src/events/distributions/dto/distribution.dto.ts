@@ -3,7 +3,7 @@ import { IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, V
 import { ListCursorDto } from '../../../campaigns/dto/loyalty-program.dto.js';
 import { LimitQueryDto } from '../../../common/pagination/limit-query.dto.js';
 import { IsMetadata, Optional } from '../../../common/validation/decorators.js';
-import { EVENT_TYPES, type EventType } from '../../event-types.js';
+import { EVENT_TYPES, type EventType } from '../../event-catalogue.js';
 import { DISTRIBUTION_STATUSES, type Distribution, type DistributionStatus } from '../distribution.entity.js';
 import { EXAMPLE_IDS, patternExample } from '../../../common/openapi/examples.js';
 

@@ -1,0 +1,7 @@
+-- A pending-points event's campaign (see loyalty_customer_json.sql for why payloads are SQL functions).
+CREATE OR REPLACE FUNCTION "loyalty_campaign_json"(c "campaigns") RETURNS json LANGUAGE sql STABLE AS $$
+    SELECT json_build_object('id', c.id, 'name', c.name, 'campaign_type', 'LOYALTY_PROGRAM', 'type', c.type, 'auto_join', c.auto_join,
+        'join_once', true, 'active', c.active, 'category_id', c.category_id, 'metadata', c.metadata, 'start_date', loyalty_iso(c.start_date),
+        'expiration_date', loyalty_iso(c.expiration_date), 'description', c.description, 'created_at', loyalty_iso(c.created_at),
+        'updated_at', loyalty_iso(c.updated_at), 'object', 'campaign')
+$$;

@@ -1,0 +1,17 @@
+-- A card is born with the campaign's initial points; the ledger records them as its first transaction
+-- (POINTS_ADDITION), so a card's balance is always the sum of its ledger. The statement-level trigger
+-- "vouchers_initial_points_ledger" (AFTER INSERT ON "vouchers") runs this for every way cards are made
+-- (generation, enrolment, seed) at set speed.
+CREATE OR REPLACE FUNCTION "vouchers_initial_points_ledger"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO "voucher_transactions" ("id", "project_id", "voucher_id", "campaign_id", "type", "points", "balance_after", "details", "created_at")
+    SELECT 'vtx_' || left(replace(gen_random_uuid()::text, '-', ''), 18), n.project_id, n.id, n.campaign_id, 'POINTS_ADDITION',
+           n.initial_points, n.initial_points,
+           json_build_object(
+               'balance', json_build_object('type', 'loyalty_card', 'total', n.initial_points, 'object', 'balance',
+                   'points', n.initial_points, 'balance', n.initial_points, 'related_object', json_build_object('id', n.id, 'type', 'voucher')),
+               'reason', 'initial points of the campaign''s loyalty card'),
+           n.created_at
+    FROM new_vouchers n WHERE n.initial_points > 0;
+    RETURN NULL;
+END $$;

@@ -1,0 +1,81 @@
+/**
+ * The event catalogue: every event type this service records, with what each part of the service needs
+ * to know about it. The API's enums, the test deliveries' samples and the dashboard's lists all derive from
+ * it, and the compiler refuses a type without its entry, so a new event type is one entry here (and the
+ * code that records it).
+ *
+ * No imports: the dashboard (its own build, its own tsconfig) compiles this file too.
+ */
+
+/**
+ * The event types, under the names Voucherify's distributions use. Spec §6 names the activation event by
+ * this constant path: `EVENTS.CUSTOMER.VOUCHER.LOYALTY_CARD.PENDING_POINTS.ACTIVATED`.
+ */
+export const EVENTS = {
+  CUSTOMER: {
+    VOUCHER: {
+      LOYALTY_CARD: {
+        PENDING_POINTS: {
+          ADDED: 'customer.voucher.loyalty_card.pending_points.added',
+          ACTIVATED: 'customer.voucher.loyalty_card.pending_points.activated',
+          CANCELED: 'customer.voucher.loyalty_card.pending_points.canceled',
+          UPDATED: 'customer.voucher.loyalty_card.pending_points.updated',
+        },
+      },
+    },
+  },
+} as const;
+
+type Leaves<T> = T extends string ? T : { [K in keyof T]: Leaves<T[K]> }[keyof T];
+export type EventType = Leaves<typeof EVENTS>;
+
+/** The made-up ids and time a test delivery's sample is built from (see test-event.ts). */
+export interface SampleIds {
+  suffix: string;
+  customerId: string;
+  voucherId: string;
+  /** ISO 8601, the delivery's creation time. */
+  at: string;
+}
+
+export interface EventEntry {
+  /** The dashboard's name for the type (the distribution form's trigger list). */
+  label: string;
+  /** The `data` of a test delivery's event, less its leading `test: true`: the shape of a real event's data. */
+  sample: (ids: SampleIds) => Record<string, unknown>;
+}
+
+/** A pending-points event's sample: the entry's status after the change; an activated entry's points are on the card. */
+function pendingPointsSample(status: 'PENDING' | 'ACTIVATED' | 'CANCELED'): EventEntry['sample'] {
+  const activated = status === 'ACTIVATED';
+  return ({ suffix, customerId, voucherId, at }) => ({
+    customer: { id: customerId, source_id: 'test-customer', name: 'Test Customer', email: null, metadata: {}, object: 'customer' },
+    voucher: {
+      id: voucherId,
+      code: 'TEST-CARD',
+      type: 'LOYALTY_CARD',
+      holder_id: customerId,
+      loyalty_card: { points: activated ? 100 : 0, balance: activated ? 100 : 0, pending_points: activated ? 0 : 100 },
+      metadata: {},
+      object: 'voucher',
+    },
+    voucher_pending_points_balance: { points: 100, total: activated ? 0 : 100, object: 'balance', related_object: { type: 'voucher', id: voucherId }, operation_type: activated ? 'AUTOMATIC' : 'MANUAL' },
+    pending_points: { id: `lopp_test_${suffix}`, voucher_id: voucherId, customer_id: customerId, points: 100, activates_at: at, status },
+  });
+}
+
+const PENDING = EVENTS.CUSTOMER.VOUCHER.LOYALTY_CARD.PENDING_POINTS;
+
+/** In the order the API's enums list the types. */
+export const EVENT_CATALOGUE = {
+  [PENDING.ADDED]: { label: 'Pending points added', sample: pendingPointsSample('PENDING') },
+  [PENDING.ACTIVATED]: { label: 'Pending points activated', sample: pendingPointsSample('ACTIVATED') },
+  [PENDING.CANCELED]: { label: 'Pending points canceled', sample: pendingPointsSample('CANCELED') },
+  [PENDING.UPDATED]: { label: 'Pending points updated', sample: pendingPointsSample('PENDING') },
+} as const satisfies Record<EventType, EventEntry>;
+
+export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as readonly EventType[];
+
+export function isEventType(type: string): type is EventType {
+  return Object.hasOwn(EVENT_CATALOGUE, type);
+}
