@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsEmail, IsISO8601, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
-import { IsMetadata, Optional } from '../../common/validation/decorators.js';
+import { IsEmail, IsISO8601, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsMetadata, Nested, Optional } from '../../common/validation/decorators.js';
 import { EXAMPLE_IDS, patternExample } from '../../common/openapi/examples.js';
 
 export const CUSTOMER_ID = /^cust_[a-zA-Z0-9]+$/;
@@ -74,9 +73,7 @@ export class CustomerFieldsDto {
   birthday?: string | null;
 
   @ApiPropertyOptional({ type: CustomerAddressDto, nullable: true })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => CustomerAddressDto)
+  @Nested(() => CustomerAddressDto, { optional: 'nullable' })
   address?: CustomerAddressDto | null;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true })

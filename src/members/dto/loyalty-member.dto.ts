@@ -1,12 +1,12 @@
 import { ApiExtraModels, ApiHideProperty, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { plainToInstance, Transform, Type } from 'class-transformer';
+import { plainToInstance, Transform } from 'class-transformer';
 import { IsDefined, IsIn, ValidateIf, IsInt, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { ValidityHoursDto, ValidityTimeframeDto } from '../../campaigns/dto/campaign-settings.dto.js';
 import { CategoryDto } from '../../campaigns/dto/loyalty-campaign.dto.js';
 import { LimitQueryDto } from '../../common/pagination/limit-query.dto.js';
 import { UpsertCustomerDto } from '../../customers/dto/customer.dto.js';
 import { EXAMPLE_IDS } from '../../common/openapi/examples.js';
-import { IsDateTime, IsMetadata, Optional, QueryInt } from '../../common/validation/decorators.js';
+import { IsDateTime, IsMetadata, Nested, Optional, QueryInt } from '../../common/validation/decorators.js';
 
 /**
  * POST /v1/loyalties/{campaignId}/members (the SDK's `loyalties.createMember`). `customer` may also be a
@@ -88,15 +88,11 @@ export class ListLoyaltyMembersQueryDto extends LimitQueryDto {
   code?: string;
 
   @ApiHideProperty()
-  @Optional()
-  @ValidateNested()
-  @Type(() => DateRangeQueryDto)
+  @Nested(() => DateRangeQueryDto, { optional: true })
   created_at?: DateRangeQueryDto;
 
   @ApiHideProperty()
-  @Optional()
-  @ValidateNested()
-  @Type(() => DateRangeQueryDto)
+  @Nested(() => DateRangeQueryDto, { optional: true })
   updated_at?: DateRangeQueryDto;
 }
 

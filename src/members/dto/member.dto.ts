@@ -1,12 +1,11 @@
 import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { Allow, IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import { Allow, IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { PROGRAM_ID } from '../../campaigns/dto/loyalty-program.dto.js';
 import { LimitQueryDto } from '../../common/pagination/limit-query.dto.js';
 import { CUSTOMER_ID } from '../../customers/dto/customer.dto.js';
 import { MEMBER_STATUSES, type MemberStatus } from '../member.entity.js';
 import { EXAMPLE_IDS, EXAMPLE_MEMBERS_CURSOR, patternExample } from '../../common/openapi/examples.js';
-import { IsMetadata, Optional } from '../../common/validation/decorators.js';
+import { IsMetadata, Nested, Optional } from '../../common/validation/decorators.js';
 
 export const MEMBER_ID = /^lmbr_[a-f0-9]+$/;
 export const MEMBERS_CURSOR_PREFIX = 'lcrsmbr_';
@@ -45,9 +44,7 @@ export class CustomerIdentificationDto {
 
 export class CreateMemberDto {
   @ApiProperty({ type: CustomerIdentificationDto })
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => CustomerIdentificationDto)
+  @Nested(() => CustomerIdentificationDto, { required: true })
   customer_identification: CustomerIdentificationDto;
 
   @ApiPropertyOptional({ enum: ['ACTIVE', 'INACTIVE'], default: 'ACTIVE', nullable: true })
