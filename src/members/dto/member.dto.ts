@@ -3,7 +3,9 @@ import { Allow, IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength, Valid
 import { PROGRAM_ID } from '../../campaigns/dto/loyalty-program.dto.js';
 import { LimitQueryDto } from '../../common/pagination/limit-query.dto.js';
 import { CUSTOMER_ID } from '../../customers/dto/customer.dto.js';
-import { MEMBER_STATUSES, type MemberStatus } from '../member.entity.js';
+import type { LoyaltyCard } from '../../points/cards/loyalty-card.entity.js';
+import { type Member, MEMBER_STATUSES, type MemberStatus } from '../member.entity.js';
+import type { MemberRow } from '../member.repository.js';
 import { EXAMPLE_IDS, EXAMPLE_MEMBERS_CURSOR, patternExample } from '../../common/openapi/examples.js';
 import { IsMetadata, Nested, Optional } from '../../common/validation/decorators.js';
 
@@ -183,4 +185,51 @@ export class ListMembersQueryDto extends LimitQueryDto {
   @Optional()
   @IsString()
   cursor?: string;
+}
+
+export function toMemberDto(member: Member | MemberRow): MemberDto {
+  const row = 'programId' in member ? memberRow(member) : member;
+  return {
+    id: row.id,
+    customer_id: row.customer_id,
+    program_id: row.program_id,
+    status: row.status,
+    metadata: row.metadata,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at?.toISOString() ?? null,
+    object: 'member',
+  };
+}
+
+function memberRow(member: Member): MemberRow {
+  return {
+    id: member.id,
+    program_id: member.programId,
+    customer_id: member.customerId,
+    status: member.status,
+    metadata: member.metadata,
+    created_at: member.createdAt,
+    updated_at: member.updatedAt,
+  };
+}
+
+export function toMemberWithCards(member: Member, cards: LoyaltyCard[]): MemberWithCardsDto {
+  return { ...toMemberDto(member), cards: cards.map(toMemberCard) };
+}
+
+function toMemberCard(card: LoyaltyCard): MemberCardDto {
+  return {
+    member_role: 'OWNER',
+    created_at: (card.publishedAt ?? card.createdAt).toISOString(),
+    card: {
+      id: card.id,
+      code: card.code,
+      campaign_id: card.campaignId,
+      card_type: 'INDIVIDUAL',
+      balance: { points: card.balance, pending_points: card.pendingPoints },
+      points_total: card.points,
+      object: 'card',
+    },
+    object: 'member_card',
+  };
 }
