@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { Injectable, Logger } from '@nestjs/common';
 import { hexId } from '../common/ids.js';
 import { AppConfig } from '../config/app-config.js';
+import { isUniqueViolation } from '../database/errors.js';
 import { type KeySummary, ProjectRepository, type RevokeOutcome, type StoredKey } from './project.repository.js';
 
 /** What every service receives to scope its queries: the caller's project. */
@@ -143,7 +144,7 @@ export class AuthService {
       this.logger.log(`Created project ${project.id} for the bootstrap application key`);
     } catch (error) {
       // Another API replica inserted the same key a moment ago.
-      if ((error as { driverError?: { code?: string } }).driverError?.code !== '23505') throw error;
+      if (!isUniqueViolation(error)) throw error;
       await this.projects.replaceToken(appId, tokenSha256);
     }
   }

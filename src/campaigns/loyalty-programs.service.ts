@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import type { ProjectContext } from '../auth/auth.service.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { CursorService } from '../common/pagination/cursor.service.js';
-import type { Campaign } from './campaign.entity.js';
 import { LoyaltyProgramRepository } from './loyalty-program.repository.js';
 import type { LoyaltyProgram } from './loyalty-program.entity.js';
 import {
@@ -10,7 +9,7 @@ import {
   type LoyaltyProgramDto,
   type LoyaltyProgramListDto,
   PROGRAMS_CURSOR_PREFIX,
-  type ProgramStatus,
+  toProgramDto,
 } from './dto/loyalty-program.dto.js';
 
 /** Read side of the v2 programs: one per loyalty campaign, status and dates follow the campaign. */
@@ -46,27 +45,4 @@ export class LoyaltyProgramsService {
     const cursor = rows.length > limit && last ? await this.cursors.encode(PROGRAMS_CURSOR_PREFIX, scope, [last.createdAt.toISOString(), last.id]) : null;
     return { data: page.map(toProgramDto), cursor, object: 'list' };
   }
-}
-
-export function programStatus(campaign: Campaign, now = new Date()): ProgramStatus {
-  if (campaign.deletedAt) return 'DELETED';
-  const started = !campaign.startDate || campaign.startDate <= now;
-  const notExpired = !campaign.expirationDate || campaign.expirationDate >= now;
-  return campaign.active && started && notExpired ? 'ACTIVE' : 'INACTIVE';
-}
-
-function toProgramDto(program: LoyaltyProgram): LoyaltyProgramDto {
-  const campaign = program.campaign as Campaign;
-  return {
-    id: program.id,
-    name: campaign.name,
-    status: programStatus(campaign),
-    campaign_id: campaign.id,
-    start_date: campaign.startDate?.toISOString() ?? null,
-    end_date: campaign.expirationDate?.toISOString() ?? null,
-    metadata: program.metadata,
-    created_at: program.createdAt.toISOString(),
-    updated_at: campaign.updatedAt?.toISOString() ?? null,
-    object: 'program',
-  };
 }

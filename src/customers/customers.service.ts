@@ -4,7 +4,7 @@ import { ApiError } from '../common/errors/api-error.js';
 import { base62Id } from '../common/ids.js';
 import type { Customer } from './customer.entity.js';
 import { type CustomerFields, CustomerRepository } from './customer.repository.js';
-import type { CustomerDto, CustomerFieldsDto, UpsertCustomerDto } from './dto/customer.dto.js';
+import { type CustomerDto, type CustomerFieldsDto, toCustomerDto, type UpsertCustomerDto } from './dto/customer.dto.js';
 
 export function newCustomerId(): string {
   return base62Id('cust_', 24);
@@ -64,26 +64,7 @@ export class CustomersService {
   }
 
   private async view(project: ProjectContext, customer: Customer): Promise<CustomerDto> {
-    const balances = await this.customers.pointsByCampaign(project.id, customer.id);
-    return {
-      id: customer.id,
-      source_id: customer.sourceId,
-      name: customer.name,
-      description: customer.description,
-      email: customer.email,
-      phone: customer.phone,
-      birthdate: customer.birthdate,
-      address: customer.address,
-      metadata: customer.metadata,
-      loyalty: {
-        points: balances.reduce((sum, row) => sum + row.points, 0),
-        referred_customers: 0,
-        campaigns: Object.fromEntries(balances.map((row) => [row.campaign, { points: row.points, referred_customers: 0 }])),
-      },
-      created_at: customer.createdAt.toISOString(),
-      updated_at: customer.updatedAt?.toISOString() ?? null,
-      object: 'customer',
-    };
+    return toCustomerDto(customer, await this.customers.pointsByCampaign(project.id, customer.id));
   }
 }
 

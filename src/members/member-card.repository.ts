@@ -4,7 +4,7 @@ import type { DataSource, SelectQueryBuilder } from 'typeorm';
 import { Campaign } from '../campaigns/campaign.entity.js';
 import { LoyaltyCard } from '../cards/card.entity.js';
 import { prepared, runPrepared } from '../database/prepared.js';
-import type { LoyaltyMemberOrder } from './dto/loyalty-member.dto.js';
+import type { LoyaltyMemberOrder, PublishedCard } from './dto/loyalty-member.dto.js';
 import { Member } from './member.entity.js';
 
 export interface CardListQuery {
@@ -18,9 +18,6 @@ export interface CardListQuery {
   updatedBefore?: string;
   updatedAfter?: string;
 }
-
-/** A published card with its member, and its campaign with the category (what the v1 voucher object shows). */
-export type PublishedCard = LoyaltyCard & { member: Member; campaign: Campaign };
 
 /** A published card as the points code needs it. */
 export interface CardRef {

@@ -3,8 +3,8 @@ import type { ProjectContext } from '../auth/auth.service.js';
 import type { Campaign } from '../campaigns/campaign.entity.js';
 import { CampaignsService } from '../campaigns/campaigns.service.js';
 import { CodeGenerator } from '../campaigns/code-config.js';
-import { toCategoryDto } from '../campaigns/dto/loyalty-campaign.dto.js';
-import { LoyaltyProgramsService, programStatus } from '../campaigns/loyalty-programs.service.js';
+import { programStatus } from '../campaigns/dto/loyalty-program.dto.js';
+import { LoyaltyProgramsService } from '../campaigns/loyalty-programs.service.js';
 import type { LoyaltyCard } from '../cards/card.entity.js';
 import { CardIssueRepository } from '../cards/card-issue.repository.js';
 import { ApiError } from '../common/errors/api-error.js';
@@ -12,19 +12,20 @@ import { base62Id, hexId } from '../common/ids.js';
 import { CursorService } from '../common/pagination/cursor.service.js';
 import type { Customer } from '../customers/customer.entity.js';
 import { CustomersService } from '../customers/customers.service.js';
-import type { CreateLoyaltyMemberDto, ListLoyaltyMembersQueryDto, LoyaltyMemberDto, LoyaltyMemberListDto } from './dto/loyalty-member.dto.js';
+import { type CreateLoyaltyMemberDto, type ListLoyaltyMembersQueryDto, type LoyaltyMemberDto, type LoyaltyMemberListDto, toLoyaltyMember } from './dto/loyalty-member.dto.js';
 import {
   type CreateMemberDto,
   type ListMembersQueryDto,
   MEMBERS_CURSOR_PREFIX,
-  type MemberCardDto,
   type MemberDto,
   type MemberListDto,
   type MemberWithCardsDto,
+  toMemberDto,
+  toMemberWithCards,
   type UpdateMemberDto,
 } from './dto/member.dto.js';
 import { EnrolmentService, type EnrolResult } from './enrolment.service.js';
-import { type CardRef, MemberCardRepository, type PublishedCard } from './member-card.repository.js';
+import { type CardRef, MemberCardRepository } from './member-card.repository.js';
 import { planMemberList, type SortKey } from './member-list-query.js';
 import type { Member, MemberStatus } from './member.entity.js';
 import { MemberRepository, type MemberRow } from './member.repository.js';
@@ -238,86 +239,4 @@ function noVoucher(details: string, campaignId: string): ApiError {
 
 function position(row: MemberRow, sort: SortKey[]): unknown[] {
   return sort.map((key) => (key.column === 'created_at' ? row.created_at.toISOString() : row[key.column]));
-}
-
-function toMemberDto(member: Member | MemberRow): MemberDto {
-  const row = 'programId' in member ? memberRow(member) : member;
-  return {
-    id: row.id,
-    customer_id: row.customer_id,
-    program_id: row.program_id,
-    status: row.status,
-    metadata: row.metadata,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at?.toISOString() ?? null,
-    object: 'member',
-  };
-}
-
-function memberRow(member: Member): MemberRow {
-  return {
-    id: member.id,
-    program_id: member.programId,
-    customer_id: member.customerId,
-    status: member.status,
-    metadata: member.metadata,
-    created_at: member.createdAt,
-    updated_at: member.updatedAt,
-  };
-}
-
-function toMemberWithCards(member: Member, cards: LoyaltyCard[]): MemberWithCardsDto {
-  return { ...toMemberDto(member), cards: cards.map(toMemberCard) };
-}
-
-function toMemberCard(card: LoyaltyCard): MemberCardDto {
-  return {
-    member_role: 'OWNER',
-    created_at: (card.publishedAt ?? card.createdAt).toISOString(),
-    card: {
-      id: card.id,
-      code: card.code,
-      campaign_id: card.campaignId,
-      card_type: 'INDIVIDUAL',
-      balance: { points: card.balance, pending_points: card.pendingPoints },
-      points_total: card.points,
-      object: 'card',
-    },
-    object: 'member_card',
-  };
-}
-
-/** The v1 voucher object of a published card (loaded with its member, campaign and category). */
-function toLoyaltyMember(card: PublishedCard): LoyaltyMemberDto {
-  const { campaign } = card;
-  const category = campaign.category ?? null;
-  const dto: LoyaltyMemberDto = {
-    id: card.id,
-    code: card.code,
-    campaign: campaign.name,
-    campaign_id: campaign.id,
-    category: category?.name ?? null,
-    category_id: category?.id ?? null,
-    categories: category ? [toCategoryDto(category)] : [],
-    type: 'LOYALTY_CARD',
-    discount: null,
-    gift: null,
-    loyalty_card: { points: card.points, balance: card.balance, pending_points: card.pendingPoints },
-    start_date: campaign.startDate?.toISOString() ?? null,
-    expiration_date: campaign.expirationDate?.toISOString() ?? null,
-    validity_timeframe: campaign.validityTimeframe as LoyaltyMemberDto['validity_timeframe'],
-    validity_day_of_week: campaign.validityDayOfWeek,
-    active: card.member?.status === 'ACTIVE',
-    additional_info: null,
-    metadata: {},
-    is_referral_code: false,
-    created_at: card.createdAt.toISOString(),
-    updated_at: card.updatedAt?.toISOString() ?? null,
-    holder_id: card.holderId as string,
-    redemption: { quantity: null, redeemed_quantity: 0, redeemed_points: 0, object: 'list' },
-    publish: { object: 'list', count: 1 },
-    object: 'voucher',
-  };
-  if (campaign.validityHours) dto.validity_hours = campaign.validityHours;
-  return dto;
 }

@@ -1,12 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
   IsIn,
   IsInt,
-  IsObject,
   IsOptional,
   IsString,
   Matches,
@@ -15,9 +13,8 @@ import {
   Min,
   MinLength,
   ValidateIf,
-  ValidateNested,
 } from 'class-validator';
-import { Optional } from '../../common/validation/decorators.js';
+import { Nested, Optional } from '../../common/validation/decorators.js';
 
 /** ISO 8601 duration such as `P24D`, `PT1H` or `P1Y2M3DT4H5M6S` (at least one component). */
 export const ISO_DURATION = /^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(?:\.\d+)?S)?)?$/;
@@ -64,10 +61,7 @@ export class ValidityHoursDailyDto {
 
 export class ValidityHoursDto {
   @ApiProperty({ type: [ValidityHoursDailyDto], description: 'Daily windows of validity (for example happy hours).' })
-  @IsArray()
-  @ArrayMaxSize(50)
-  @ValidateNested({ each: true })
-  @Type(() => ValidityHoursDailyDto)
+  @Nested(() => ValidityHoursDailyDto, { each: true, maxItems: 50 })
   daily: ValidityHoursDailyDto[];
 }
 
@@ -121,9 +115,7 @@ export class LoyaltyCardDto {
   points: number;
 
   @ApiPropertyOptional({ type: LoyaltyCardExpirationRulesDto, description: 'When earned points expire.' })
-  @Optional()
-  @ValidateNested()
-  @Type(() => LoyaltyCardExpirationRulesDto)
+  @Nested(() => LoyaltyCardExpirationRulesDto, { optional: true })
   expiration_rules?: LoyaltyCardExpirationRulesDto;
 }
 
@@ -182,21 +174,15 @@ export class CampaignLoyaltyVoucherDto {
   type?: 'LOYALTY_CARD';
 
   @ApiPropertyOptional({ type: LoyaltyCardDto, description: 'Card settings; `{points: 0}` when omitted.' })
-  @Optional()
-  @ValidateNested()
-  @Type(() => LoyaltyCardDto)
+  @Nested(() => LoyaltyCardDto, { optional: true })
   loyalty_card?: LoyaltyCardDto;
 
   @ApiPropertyOptional({ type: RedemptionDto })
-  @Optional()
-  @ValidateNested()
-  @Type(() => RedemptionDto)
+  @Nested(() => RedemptionDto, { optional: true })
   redemption?: RedemptionDto;
 
   @ApiPropertyOptional({ type: CodeConfigDto, description: 'How card codes are made; defaults: length 8, alphanumeric charset, pattern ########.' })
-  @Optional()
-  @ValidateNested()
-  @Type(() => CodeConfigDto)
+  @Nested(() => CodeConfigDto, { optional: true })
   code_config?: CodeConfigDto;
 }
 
@@ -225,15 +211,11 @@ export class AreaStoreRefsDto {
 
 export class AccessSettingsDto {
   @ApiPropertyOptional({ type: AreaStoreRefsDto })
-  @Optional()
-  @ValidateNested()
-  @Type(() => AreaStoreRefsDto)
+  @Nested(() => AreaStoreRefsDto, { optional: true })
   assign?: AreaStoreRefsDto;
 
   @ApiPropertyOptional({ type: AreaStoreRefsDto })
-  @Optional()
-  @ValidateNested()
-  @Type(() => AreaStoreRefsDto)
+  @Nested(() => AreaStoreRefsDto, { optional: true })
   unassign?: AreaStoreRefsDto;
 }
 
@@ -284,9 +266,7 @@ export class TierExpirationDateDto {
   extend: string;
 
   @ApiPropertyOptional({ type: TierRoundingDto })
-  @Optional()
-  @ValidateNested()
-  @Type(() => TierRoundingDto)
+  @Nested(() => TierRoundingDto, { optional: true })
   rounding?: TierRoundingDto;
 }
 
@@ -301,14 +281,10 @@ export class LoyaltyTiersExpirationDto {
   qualification_period?: (typeof QUALIFICATION_PERIODS)[number];
 
   @ApiProperty({ type: TierStartDateDto })
-  @IsObject()
-  @ValidateNested()
-  @Type(() => TierStartDateDto)
+  @Nested(() => TierStartDateDto, { object: true })
   start_date: TierStartDateDto;
 
   @ApiProperty({ type: TierExpirationDateDto })
-  @IsObject()
-  @ValidateNested()
-  @Type(() => TierExpirationDateDto)
+  @Nested(() => TierExpirationDateDto, { object: true })
   expiration_date: TierExpirationDateDto;
 }

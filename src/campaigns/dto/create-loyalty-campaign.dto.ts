@@ -1,5 +1,4 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
@@ -8,13 +7,11 @@ import {
   IsIn,
   IsInt,
   IsNotEmpty,
-  IsObject,
   IsString,
   Matches,
   Max,
   MaxLength,
   Min,
-  ValidateNested,
 } from 'class-validator';
 import { CAMPAIGN_TYPES, type CampaignType } from '../campaign.entity.js';
 import {
@@ -25,7 +22,7 @@ import {
   ValidityHoursDto,
   ValidityTimeframeDto,
 } from './campaign-settings.dto.js';
-import { IsDateTime, IsMetadata, Optional } from '../../common/validation/decorators.js';
+import { IsDateTime, IsMetadata, Nested, Optional } from '../../common/validation/decorators.js';
 import { EXAMPLE_IDS } from '../../common/openapi/examples.js';
 
 /** Largest `vouchers_count` one request may ask for (see docs/decisions.md, "Loyalty campaigns"). */
@@ -92,10 +89,7 @@ export class CreateLoyaltyCampaignDto {
   expiration_date?: string;
 
   @ApiPropertyOptional({ type: ValidityTimeframeDto, description: 'Recurring active periods; requires start_date.' })
-  @Optional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => ValidityTimeframeDto)
+  @Nested(() => ValidityTimeframeDto, { optional: true, object: true })
   validity_timeframe?: ValidityTimeframeDto;
 
   @ApiPropertyOptional({ type: [Number], description: 'Days the campaign is valid: 0 Sunday … 6 Saturday.', example: [1, 2, 3, 4, 5] })
@@ -108,10 +102,7 @@ export class CreateLoyaltyCampaignDto {
   validity_day_of_week?: number[];
 
   @ApiPropertyOptional({ type: ValidityHoursDto })
-  @Optional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => ValidityHoursDto)
+  @Nested(() => ValidityHoursDto, { optional: true, object: true })
   validity_hours?: ValidityHoursDto;
 
   @ApiPropertyOptional({ description: 'ISO 8601 duration the campaign stays active after publishing.', example: 'P24D' })
@@ -139,10 +130,7 @@ export class CreateLoyaltyCampaignDto {
   metadata?: Record<string, unknown>;
 
   @ApiPropertyOptional({ type: AccessSettingsDto, description: 'Areas and Stores assignments; 400 unless the project has the Areas and Stores feature on.' })
-  @Optional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => AccessSettingsDto)
+  @Nested(() => AccessSettingsDto, { optional: true, object: true })
   access_settings?: AccessSettingsDto;
 
   @ApiPropertyOptional({ enum: ['LOYALTY_PROGRAM'], default: 'LOYALTY_PROGRAM' })
@@ -151,17 +139,11 @@ export class CreateLoyaltyCampaignDto {
   campaign_type?: 'LOYALTY_PROGRAM';
 
   @ApiPropertyOptional({ type: CampaignLoyaltyVoucherDto })
-  @Optional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => CampaignLoyaltyVoucherDto)
+  @Nested(() => CampaignLoyaltyVoucherDto, { optional: true, object: true })
   voucher?: CampaignLoyaltyVoucherDto;
 
   @ApiPropertyOptional({ type: LoyaltyTiersExpirationDto, description: 'Sent in Voucherify\'s own create example; accepted and stored.' })
-  @Optional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => LoyaltyTiersExpirationDto)
+  @Nested(() => LoyaltyTiersExpirationDto, { optional: true, object: true })
   loyalty_tiers_expiration?: LoyaltyTiersExpirationDto;
 
   @ApiPropertyOptional({ description: 'Switch for the campaign: false turns it off even between start_date and expiration_date.', default: true })

@@ -1,5 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, Matches } from 'class-validator';
+import type { Campaign } from '../campaign.entity.js';
+import type { LoyaltyProgram } from '../loyalty-program.entity.js';
 import { LimitQueryDto } from '../../common/pagination/limit-query.dto.js';
 import { Optional } from '../../common/validation/decorators.js';
 import { EXAMPLE_IDS, patternExample } from '../../common/openapi/examples.js';
@@ -70,4 +72,28 @@ export class ListLoyaltyProgramsQueryDto extends LimitQueryDto {
   @IsString()
   @Matches(new RegExp(`^${PROGRAMS_CURSOR_PREFIX}[a-f0-9]+$`), { message: `cursor must match ^${PROGRAMS_CURSOR_PREFIX}[a-f0-9]+$` })
   cursor?: string;
+}
+
+/** A program's status follows its campaign: deleted, or active while switched on and within its dates. */
+export function programStatus(campaign: Campaign, now = new Date()): ProgramStatus {
+  if (campaign.deletedAt) return 'DELETED';
+  const started = !campaign.startDate || campaign.startDate <= now;
+  const notExpired = !campaign.expirationDate || campaign.expirationDate >= now;
+  return campaign.active && started && notExpired ? 'ACTIVE' : 'INACTIVE';
+}
+
+export function toProgramDto(program: LoyaltyProgram): LoyaltyProgramDto {
+  const campaign = program.campaign as Campaign;
+  return {
+    id: program.id,
+    name: campaign.name,
+    status: programStatus(campaign),
+    campaign_id: campaign.id,
+    start_date: campaign.startDate?.toISOString() ?? null,
+    end_date: campaign.expirationDate?.toISOString() ?? null,
+    metadata: program.metadata,
+    created_at: program.createdAt.toISOString(),
+    updated_at: campaign.updatedAt?.toISOString() ?? null,
+    object: 'program',
+  };
 }

@@ -1,5 +1,4 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
@@ -7,20 +6,18 @@ import {
   IsIn,
   IsInt,
   IsNotEmpty,
-  IsObject,
   IsOptional,
   IsString,
   Matches,
   Max,
   MaxLength,
   Min,
-  ValidateNested,
 } from 'class-validator';
 import { IgnoreUnknownFields } from '../../common/http/validation.pipe.js';
 import { CAMPAIGN_TYPES, type CampaignType } from '../campaign.entity.js';
 import { AccessSettingsDto, ISO_DURATION, LoyaltyTiersExpirationDto, ValidityHoursDto, ValidityTimeframeDto } from './campaign-settings.dto.js';
 import { MAX_NAME_LENGTH, TYPE_MESSAGE } from './create-loyalty-campaign.dto.js';
-import { IsDateTime, IsMetadata, Optional } from '../../common/validation/decorators.js';
+import { IsDateTime, IsMetadata, Nested, Optional } from '../../common/validation/decorators.js';
 import { EXAMPLE_IDS } from '../../common/openapi/examples.js';
 
 const NULL_CLEARS = 'null clears it.';
@@ -49,10 +46,7 @@ export class UpdateLoyaltyCampaignDto {
   expiration_date?: string | null;
 
   @ApiPropertyOptional({ type: ValidityTimeframeDto, nullable: true, description: `Requires a start_date (sent or stored); ${NULL_CLEARS}` })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => ValidityTimeframeDto)
+  @Nested(() => ValidityTimeframeDto, { optional: 'nullable', object: true })
   validity_timeframe?: ValidityTimeframeDto | null;
 
   @ApiPropertyOptional({ type: [Number], nullable: true, description: `0 Sunday … 6 Saturday; ${NULL_CLEARS}` })
@@ -65,10 +59,7 @@ export class UpdateLoyaltyCampaignDto {
   validity_day_of_week?: number[] | null;
 
   @ApiPropertyOptional({ type: ValidityHoursDto, nullable: true, description: NULL_CLEARS })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => ValidityHoursDto)
+  @Nested(() => ValidityHoursDto, { optional: 'nullable', object: true })
   validity_hours?: ValidityHoursDto | null;
 
   @ApiPropertyOptional({ type: String, nullable: true, maxLength: 10_000, description: NULL_CLEARS })
@@ -103,10 +94,7 @@ export class UpdateLoyaltyCampaignDto {
   unset_metadata_fields?: string[] | null;
 
   @ApiPropertyOptional({ type: AccessSettingsDto, description: 'Assign/unassign areas and stores; 400 unless the Areas and Stores feature is on.' })
-  @Optional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => AccessSettingsDto)
+  @Nested(() => AccessSettingsDto, { optional: true, object: true })
   access_settings?: AccessSettingsDto;
 
   @ApiPropertyOptional({ type: String, nullable: true, description: `ISO 8601 duration; ${NULL_CLEARS}`, example: 'P24D' })
@@ -131,17 +119,11 @@ export class UpdateLoyaltyCampaignDto {
   type?: CampaignType;
 
   @ApiPropertyOptional({ type: LoyaltyTiersExpirationDto, nullable: true, description: NULL_CLEARS })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => LoyaltyTiersExpirationDto)
+  @Nested(() => LoyaltyTiersExpirationDto, { optional: 'nullable', object: true })
   loyalty_tiers_expiration?: LoyaltyTiersExpirationDto | null;
 
   @ApiPropertyOptional({ type: UpdateOptionsDto })
-  @Optional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => UpdateOptionsDto)
+  @Nested(() => UpdateOptionsDto, { optional: true, object: true })
   options?: UpdateOptionsDto;
 
   @ApiPropertyOptional({ description: 'Extension: turn the campaign on or off.' })

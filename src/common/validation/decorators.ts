@@ -1,5 +1,18 @@
-import { Transform } from 'class-transformer';
-import { isISO8601, ValidateBy, ValidateIf, type ValidationArguments, type ValidationOptions } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
+import { Transform, Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsDefined,
+  isISO8601,
+  IsObject,
+  IsOptional,
+  ValidateBy,
+  ValidateIf,
+  ValidateNested,
+  type ValidationArguments,
+  type ValidationOptions,
+} from 'class-validator';
 
 /**
  * The field may be left out, but not sent as null (class-validator's `IsOptional` lets null through too,
@@ -8,6 +21,38 @@ import { isISO8601, ValidateBy, ValidateIf, type ValidationArguments, type Valid
  */
 export function Optional(): PropertyDecorator {
   return ValidateIf((_object: object, value: unknown) => value !== undefined);
+}
+
+/** What a nested DTO property asks of its value besides the nested DTO's own rules. */
+export interface NestedOptions {
+  /** May be left out: `true` refuses null (Optional); `'nullable'` lets null through (IsOptional), for fields where null clears. */
+  optional?: true | 'nullable';
+  /** Must be sent (IsDefined); a string is the message when it is not. */
+  required?: true | string;
+  /** A value that is not an object also fails with `… must be an object` (IsObject). */
+  object?: true;
+  /** An array (IsArray) whose every item is a nested DTO. */
+  each?: true;
+  /** At most this many items (ArrayMaxSize). */
+  maxItems?: number;
+}
+
+/**
+ * A property holding a nested DTO (or, with `each`, an array of them): turned into that class and validated
+ * with its rules, so a nested failure names its path (`voucher.code_config.length …`).
+ */
+export function Nested(type: () => Function, options: NestedOptions = {}): PropertyDecorator {
+  // Listed the way the decorator stack it replaces reads, top to bottom, and applied bottom-up like one: class-validator
+  // keeps its checks in the order they were declared, and a failure lists its messages in that order.
+  const stack: PropertyDecorator[] = [];
+  if (options.optional === true) stack.push(Optional());
+  if (options.optional === 'nullable') stack.push(IsOptional());
+  if (options.required !== undefined) stack.push(IsDefined(typeof options.required === 'string' ? { message: options.required } : undefined));
+  if (options.object) stack.push(IsObject());
+  if (options.each) stack.push(IsArray());
+  if (options.maxItems !== undefined) stack.push(ArrayMaxSize(options.maxItems));
+  stack.push(ValidateNested(options.each ? { each: true } : undefined), Type(type));
+  return applyDecorators(...stack.reverse());
 }
 
 /**

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsEmail, IsISO8601, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
-import { IsMetadata, Optional } from '../../common/validation/decorators.js';
+import { IsEmail, IsISO8601, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsMetadata, Nested, Optional } from '../../common/validation/decorators.js';
 import { EXAMPLE_IDS, patternExample } from '../../common/openapi/examples.js';
+import type { Customer } from '../customer.entity.js';
+import type { CampaignPoints } from '../customer.repository.js';
 
 export const CUSTOMER_ID = /^cust_[a-zA-Z0-9]+$/;
 
@@ -74,9 +75,7 @@ export class CustomerFieldsDto {
   birthday?: string | null;
 
   @ApiPropertyOptional({ type: CustomerAddressDto, nullable: true })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => CustomerAddressDto)
+  @Nested(() => CustomerAddressDto, { optional: 'nullable' })
   address?: CustomerAddressDto | null;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true })
@@ -157,4 +156,27 @@ export class CustomerDto {
 
   @ApiProperty({ enum: ['customer'] })
   object: 'customer';
+}
+
+/** The customer, with its card balances summed by campaign (`loyalty`). */
+export function toCustomerDto(customer: Customer, balances: CampaignPoints[]): CustomerDto {
+  return {
+    id: customer.id,
+    source_id: customer.sourceId,
+    name: customer.name,
+    description: customer.description,
+    email: customer.email,
+    phone: customer.phone,
+    birthdate: customer.birthdate,
+    address: customer.address,
+    metadata: customer.metadata,
+    loyalty: {
+      points: balances.reduce((sum, row) => sum + row.points, 0),
+      referred_customers: 0,
+      campaigns: Object.fromEntries(balances.map((row) => [row.campaign, { points: row.points, referred_customers: 0 }])),
+    },
+    created_at: customer.createdAt.toISOString(),
+    updated_at: customer.updatedAt?.toISOString() ?? null,
+    object: 'customer',
+  };
 }

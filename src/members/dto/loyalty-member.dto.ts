@@ -1,12 +1,15 @@
 import { ApiExtraModels, ApiHideProperty, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { plainToInstance, Transform, Type } from 'class-transformer';
+import { plainToInstance, Transform } from 'class-transformer';
 import { IsDefined, IsIn, ValidateIf, IsInt, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { ValidityHoursDto, ValidityTimeframeDto } from '../../campaigns/dto/campaign-settings.dto.js';
-import { CategoryDto } from '../../campaigns/dto/loyalty-campaign.dto.js';
+import type { Campaign } from '../../campaigns/campaign.entity.js';
+import { CategoryDto, toCategoryDto } from '../../campaigns/dto/loyalty-campaign.dto.js';
 import { LimitQueryDto } from '../../common/pagination/limit-query.dto.js';
 import { UpsertCustomerDto } from '../../customers/dto/customer.dto.js';
 import { EXAMPLE_IDS } from '../../common/openapi/examples.js';
-import { IsDateTime, IsMetadata, Optional, QueryInt } from '../../common/validation/decorators.js';
+import { IsDateTime, IsMetadata, Nested, Optional, QueryInt } from '../../common/validation/decorators.js';
+import type { LoyaltyCard } from '../../cards/card.entity.js';
+import type { Member } from '../member.entity.js';
 
 /**
  * POST /v1/loyalties/{campaignId}/members (the SDK's `loyalties.createMember`). `customer` may also be a
@@ -88,15 +91,11 @@ export class ListLoyaltyMembersQueryDto extends LimitQueryDto {
   code?: string;
 
   @ApiHideProperty()
-  @Optional()
-  @ValidateNested()
-  @Type(() => DateRangeQueryDto)
+  @Nested(() => DateRangeQueryDto, { optional: true })
   created_at?: DateRangeQueryDto;
 
   @ApiHideProperty()
-  @Optional()
-  @ValidateNested()
-  @Type(() => DateRangeQueryDto)
+  @Nested(() => DateRangeQueryDto, { optional: true })
   updated_at?: DateRangeQueryDto;
 }
 
@@ -226,4 +225,42 @@ export class LoyaltyMemberListDto {
 
   @ApiProperty({ description: 'Members (published cards) matching the query.' })
   total: number;
+}
+
+/** The v1 voucher object of a published card (loaded with its member, campaign and category). */
+/** A published card with its member, and its campaign with the category (what the v1 voucher object shows). */
+export type PublishedCard = LoyaltyCard & { member: Member; campaign: Campaign };
+
+export function toLoyaltyMember(card: PublishedCard): LoyaltyMemberDto {
+  const { campaign } = card;
+  const category = campaign.category ?? null;
+  const dto: LoyaltyMemberDto = {
+    id: card.id,
+    code: card.code,
+    campaign: campaign.name,
+    campaign_id: campaign.id,
+    category: category?.name ?? null,
+    category_id: category?.id ?? null,
+    categories: category ? [toCategoryDto(category)] : [],
+    type: 'LOYALTY_CARD',
+    discount: null,
+    gift: null,
+    loyalty_card: { points: card.points, balance: card.balance, pending_points: card.pendingPoints },
+    start_date: campaign.startDate?.toISOString() ?? null,
+    expiration_date: campaign.expirationDate?.toISOString() ?? null,
+    validity_timeframe: campaign.validityTimeframe as LoyaltyMemberDto['validity_timeframe'],
+    validity_day_of_week: campaign.validityDayOfWeek,
+    active: card.member?.status === 'ACTIVE',
+    additional_info: null,
+    metadata: {},
+    is_referral_code: false,
+    created_at: card.createdAt.toISOString(),
+    updated_at: card.updatedAt?.toISOString() ?? null,
+    holder_id: card.holderId as string,
+    redemption: { quantity: null, redeemed_quantity: 0, redeemed_points: 0, object: 'list' },
+    publish: { object: 'list', count: 1 },
+    object: 'voucher',
+  };
+  if (campaign.validityHours) dto.validity_hours = campaign.validityHours;
+  return dto;
 }

@@ -1,12 +1,13 @@
 import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { Allow, IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import { Allow, IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { PROGRAM_ID } from '../../campaigns/dto/loyalty-program.dto.js';
 import { LimitQueryDto } from '../../common/pagination/limit-query.dto.js';
 import { CUSTOMER_ID } from '../../customers/dto/customer.dto.js';
-import { MEMBER_STATUSES, type MemberStatus } from '../member.entity.js';
+import type { LoyaltyCard } from '../../cards/card.entity.js';
+import { type Member, MEMBER_STATUSES, type MemberStatus } from '../member.entity.js';
+import type { MemberRow } from '../member.repository.js';
 import { EXAMPLE_IDS, EXAMPLE_MEMBERS_CURSOR, patternExample } from '../../common/openapi/examples.js';
-import { IsMetadata, Optional } from '../../common/validation/decorators.js';
+import { IsMetadata, Nested, Optional } from '../../common/validation/decorators.js';
 
 export const MEMBER_ID = /^lmbr_[a-f0-9]+$/;
 export const MEMBERS_CURSOR_PREFIX = 'lcrsmbr_';
@@ -45,9 +46,7 @@ export class CustomerIdentificationDto {
 
 export class CreateMemberDto {
   @ApiProperty({ type: CustomerIdentificationDto })
-  @IsDefined()
-  @ValidateNested()
-  @Type(() => CustomerIdentificationDto)
+  @Nested(() => CustomerIdentificationDto, { required: true })
   customer_identification: CustomerIdentificationDto;
 
   @ApiPropertyOptional({ enum: ['ACTIVE', 'INACTIVE'], default: 'ACTIVE', nullable: true })
@@ -186,4 +185,51 @@ export class ListMembersQueryDto extends LimitQueryDto {
   @Optional()
   @IsString()
   cursor?: string;
+}
+
+export function toMemberDto(member: Member | MemberRow): MemberDto {
+  const row = 'programId' in member ? memberRow(member) : member;
+  return {
+    id: row.id,
+    customer_id: row.customer_id,
+    program_id: row.program_id,
+    status: row.status,
+    metadata: row.metadata,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at?.toISOString() ?? null,
+    object: 'member',
+  };
+}
+
+function memberRow(member: Member): MemberRow {
+  return {
+    id: member.id,
+    program_id: member.programId,
+    customer_id: member.customerId,
+    status: member.status,
+    metadata: member.metadata,
+    created_at: member.createdAt,
+    updated_at: member.updatedAt,
+  };
+}
+
+export function toMemberWithCards(member: Member, cards: LoyaltyCard[]): MemberWithCardsDto {
+  return { ...toMemberDto(member), cards: cards.map(toMemberCard) };
+}
+
+function toMemberCard(card: LoyaltyCard): MemberCardDto {
+  return {
+    member_role: 'OWNER',
+    created_at: (card.publishedAt ?? card.createdAt).toISOString(),
+    card: {
+      id: card.id,
+      code: card.code,
+      campaign_id: card.campaignId,
+      card_type: 'INDIVIDUAL',
+      balance: { points: card.balance, pending_points: card.pendingPoints },
+      points_total: card.points,
+      object: 'card',
+    },
+    object: 'member_card',
+  };
 }

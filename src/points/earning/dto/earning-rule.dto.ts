@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsBoolean, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { IsBoolean, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { LimitQueryDto } from '../../../common/pagination/limit-query.dto.js';
-import { IsDateTime, IsMetadata, Optional, QueryInt } from '../../../common/validation/decorators.js';
+import { IsDateTime, IsMetadata, Nested, Optional, QueryInt } from '../../../common/validation/decorators.js';
 import { EARNING_EVENTS, type EarningEvent, type EarningLoyalty, type EarningRule, type PendingPointsRule } from '../earning-rule.entity.js';
 import { EXAMPLE_IDS, patternExample } from '../../../common/openapi/examples.js';
 
@@ -28,10 +27,7 @@ export class AmountRatioDto {
 
 export class OrderRatioDto {
   @ApiProperty({ type: AmountRatioDto })
-  @IsDefined({ message: '$property is required' })
-  @IsObject()
-  @ValidateNested()
-  @Type(() => AmountRatioDto)
+  @Nested(() => AmountRatioDto, { required: '$property is required', object: true })
   amount: AmountRatioDto;
 }
 
@@ -56,10 +52,7 @@ export class EarningLoyaltyDto {
 
   @ApiPropertyOptional({ type: OrderRatioDto, description: 'PROPORTIONAL only: `floor(amount / every) × points` points per paid order.' })
   @ValidateIf((o: EarningLoyaltyDto) => o.type === 'PROPORTIONAL' || o.order !== undefined)
-  @IsDefined({ message: 'order is required for type PROPORTIONAL' })
-  @IsObject()
-  @ValidateNested()
-  @Type(() => OrderRatioDto)
+  @Nested(() => OrderRatioDto, { required: 'order is required for type PROPORTIONAL', object: true })
   order?: OrderRatioDto;
 }
 
@@ -91,24 +84,15 @@ export class CreateEarningRuleDto {
   event?: EarningEvent;
 
   @ApiProperty({ type: EarningLoyaltyDto })
-  @IsDefined({ message: 'loyalty is required' })
-  @IsObject()
-  @ValidateNested()
-  @Type(() => EarningLoyaltyDto)
+  @Nested(() => EarningLoyaltyDto, { required: 'loyalty is required', object: true })
   loyalty: EarningLoyaltyDto;
 
   @ApiPropertyOptional({ type: PendingPointsRuleDto, nullable: true, description: 'Points earned under the rule stay pending this many days; null or absent: straight to the balance.' })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => PendingPointsRuleDto)
+  @Nested(() => PendingPointsRuleDto, { optional: 'nullable', object: true })
   pending_points?: PendingPointsRuleDto | null;
 
   @ApiPropertyOptional({ type: EarningRuleSourceDto })
-  @Optional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => EarningRuleSourceDto)
+  @Nested(() => EarningRuleSourceDto, { optional: true, object: true })
   source?: EarningRuleSourceDto;
 
   @ApiPropertyOptional({ default: true })
@@ -135,24 +119,15 @@ export class CreateEarningRuleDto {
 /** PUT: the fields to change; `null` clears pending_points and the dates. */
 export class UpdateEarningRuleDto {
   @ApiPropertyOptional({ type: EarningLoyaltyDto })
-  @Optional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => EarningLoyaltyDto)
+  @Nested(() => EarningLoyaltyDto, { optional: true, object: true })
   loyalty?: EarningLoyaltyDto;
 
   @ApiPropertyOptional({ type: PendingPointsRuleDto, nullable: true, description: 'null removes it: later earnings go straight to the balance (entries already pending stay).' })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => PendingPointsRuleDto)
+  @Nested(() => PendingPointsRuleDto, { optional: 'nullable', object: true })
   pending_points?: PendingPointsRuleDto | null;
 
   @ApiPropertyOptional({ type: EarningRuleSourceDto })
-  @Optional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => EarningRuleSourceDto)
+  @Nested(() => EarningRuleSourceDto, { optional: true, object: true })
   source?: EarningRuleSourceDto;
 
   @ApiPropertyOptional()

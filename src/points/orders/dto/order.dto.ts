@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsObject, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { UpsertCustomerDto } from '../../../customers/dto/customer.dto.js';
-import { IsMetadata, Optional } from '../../../common/validation/decorators.js';
+import { IsMetadata, Nested, Optional } from '../../../common/validation/decorators.js';
 import { ORDER_STATUSES, type Order, type OrderItem, type OrderStatus } from '../order.entity.js';
 import { EXAMPLE_IDS, patternExample } from '../../../common/openapi/examples.js';
 
@@ -66,18 +65,11 @@ export class OrderFieldsDto {
   amount?: number;
 
   @ApiPropertyOptional({ type: UpsertCustomerDto, description: 'The customer, by `id` or by `source_id` (created if new, like POST /v1/customers).' })
-  @Optional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => UpsertCustomerDto)
+  @Nested(() => UpsertCustomerDto, { optional: true, object: true })
   customer?: UpsertCustomerDto;
 
   @ApiPropertyOptional({ type: [OrderItemDto], description: 'Stored and returned as sent; earning uses `amount`.' })
-  @Optional()
-  @IsArray()
-  @ArrayMaxSize(500)
-  @ValidateNested({ each: true })
-  @Type(() => OrderItemDto)
+  @Nested(() => OrderItemDto, { optional: true, each: true, maxItems: 500 })
   items?: OrderItemDto[];
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Replaces the order\'s metadata.' })
