@@ -1,5 +1,5 @@
 import { EVENTS } from '../event-types.js';
-import type { AttemptContext } from './webhook-delivery.repository.js';
+import type { AttemptContext } from './delivery.types.js';
 
 const PENDING = EVENTS.CUSTOMER.VOUCHER.LOYALTY_CARD.PENDING_POINTS;
 const STATUS_AFTER: Record<string, string> = { [PENDING.ADDED]: 'PENDING', [PENDING.UPDATED]: 'PENDING', [PENDING.ACTIVATED]: 'ACTIVATED', [PENDING.CANCELED]: 'CANCELED' };
