@@ -20,8 +20,11 @@ import { SweepTimers } from '../queue/sweeps.js';
 import { type WorkerLoop, workerFeatures, workerParts } from '../queue/worker-feature.js';
 import { WorkerHeartbeat } from '../queue/worker-heartbeat.js';
 
-/** The features' worker modules: this does not compile while a queue has no processor among them. */
-const FEATURES = workerFeatures([DiagnosticsWorker, CampaignsWorker, PointsWorker, DeliveryWorker]);
+/**
+ * The features' worker modules: this does not compile while a queue has no processor among them. Their
+ * sweeps are found, and start, in this order.
+ */
+const FEATURES = workerFeatures([DeliveryWorker, DiagnosticsWorker, CampaignsWorker, PointsWorker]);
 
 /**
  * The worker's own life cycle, knowing no feature: the features' loops (WorkerLoop) and sweeps (WorkerSweep)
