@@ -8,12 +8,17 @@ import { DataSource } from 'typeorm';
 import { createApiApp } from '../dist/app/http-app.js';
 import { WorkerModule } from '../dist/app/worker.module.js';
 import { AuthService } from '../dist/auth/auth.service.js';
+import { CampaignRepository } from '../dist/campaigns/campaign.repository.js';
 import { CampaignsService } from '../dist/campaigns/campaigns.service.js';
 import { CardGenerationService } from '../dist/campaigns/card-generation.service.js';
+import { CardTurnRepository } from '../dist/campaigns/card-turn.repository.js';
+import { CardIssueRepository } from '../dist/cards/card-issue.repository.js';
 import { loadConfig } from '../dist/config/app-config.js';
 import { dataSourceOptions } from '../dist/app/database/database.options.js';
 import { dropDatabase } from '../dist/database/ensure-database.js';
+import { TransactionRunner } from '../dist/database/transaction-runner.js';
 import { migrateDatabase } from '../dist/app/database/migrate.js';
+import { JobQueueService } from '../dist/queue/job-queue.service.js';
 import { deleteKeysWithPrefix } from '../dist/queue/redis-keys.js';
 
 const CARDS = Number(process.env.BENCH_CARDS ?? 100_000);
@@ -36,7 +41,9 @@ async function main() {
   try {
     const project = { id: (await api.get(AuthService).createProject('bench')).project.id };
     const campaigns = api.get(CampaignsService);
-    const generation = api.get(CardGenerationService);
+    // The worker's generator (the API process has none), on the API's connections.
+    const apiDb = api.get(DataSource);
+    const generation = new CardGenerationService(api.get(CampaignRepository), new CardTurnRepository(apiDb), new CardIssueRepository(apiDb), new TransactionRunner(apiDb), api.get(JobQueueService), config);
     let n = 0;
 
     // 1. The generator alone: the work the worker's job does (turns of the campaign: draw codes, batched

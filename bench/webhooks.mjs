@@ -35,10 +35,10 @@ import { loadConfig } from '../dist/config/app-config.js';
 import { dropDatabase } from '../dist/database/ensure-database.js';
 import { migrateDatabase } from '../dist/app/database/migrate.js';
 import { newWebhookSecret, standardSignatures, voucherifySignature } from '../dist/events/delivery/signing.js';
-import { DISPATCH_CONCURRENCY } from '../dist/events/delivery/delivery-dispatcher.js';
-import { USER_AGENT } from '../dist/events/delivery/webhook-delivery.service.js';
+import { DISPATCH_CONCURRENCY } from '../dist/events/delivery/worker/delivery-dispatcher.js';
+import { USER_AGENT } from '../dist/events/delivery/worker/webhook-delivery.service.js';
 import { envelopeOf } from '../dist/events/delivery/webhook-envelope.js';
-import { MAX_IN_FLIGHT_PER_TARGET } from '../dist/events/delivery/webhook-sender.js';
+import { MAX_IN_FLIGHT_PER_TARGET } from '../dist/events/delivery/worker/webhook-sender.js';
 import { deleteKeysWithPrefix } from '../dist/queue/redis-keys.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);

@@ -1,13 +1,14 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { PROCESSORS, WorkerModule } from './app/worker.module.js';
+import { WorkerModule } from './app/worker.module.js';
 import { AppLogger } from './common/logging/app-logger.js';
 import { StartupQuietLogger } from './common/logging/startup-quiet.logger.js';
 import { SERVICE_VERSION } from './common/process/version.js';
 import { WORKER_ID } from './common/process/worker-id.js';
 import { loadConfigOrExit } from './config/app-config.js';
 import { onShutdownSignal } from './common/process/shutdown.js';
+import { QueueName } from './queue/queue.definitions.js';
 
 /** BullMQ worker process: no HTTP API (GET /metrics on WORKER_METRICS_PORT, when set). Closing waits for the job in progress to finish. */
 async function main(): Promise<void> {
@@ -16,7 +17,8 @@ async function main(): Promise<void> {
   app.useLogger(new StartupQuietLogger(app.get(AppLogger)));
   await app.init();
   const logger = new Logger('Worker');
-  const queues = Object.keys(PROCESSORS);
+  // Every queue has a processor (WorkerModule).
+  const queues = Object.values(QueueName);
   const metrics = config.metrics.workerPort === null ? 'off' : `on port ${config.metrics.workerPort}`;
   logger.log(
     { version: SERVICE_VERSION, pid: process.pid, worker_id: WORKER_ID, queues, metrics_port: config.metrics.workerPort },

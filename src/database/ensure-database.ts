@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { createPgClient } from './pg-client.js';
 
 /**
  * Creates the database named in the URL when it does not exist yet, by connecting to the server's
@@ -36,7 +37,7 @@ async function connectToServer(databaseUrl: string): Promise<{ name: string; cli
   const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
   if (!name) throw new Error('DATABASE_URL names no database');
   url.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: url.toString(), connectionTimeoutMillis: 5_000 });
+  const client = createPgClient(url.toString(), { connectTimeoutMs: 5_000 });
   await client.connect();
   return { name, client };
 }

@@ -3,7 +3,7 @@ import { DiagnosticPingRepository } from './diagnostic-ping.repository.js';
 import { DiagnosticsController } from './diagnostics.controller.js';
 import { DiagnosticsService } from './diagnostics.service.js';
 
-/** Controllers are only routed in the API process; the processor is registered by WorkerModule. */
+/** Controllers are only routed in the API process; the processor is DiagnosticsWorkerModule's. */
 @Module({
   controllers: [DiagnosticsController],
   providers: [DiagnosticsService, DiagnosticPingRepository],

@@ -2,15 +2,9 @@ import { Module } from '@nestjs/common';
 import { PaginationModule } from '../common/pagination/pagination.module.js';
 import { DatabaseKitModule } from '../database/database-kit.module.js';
 import { DeliveriesController } from './delivery/deliveries.controller.js';
+import { DeliveriesRepository } from './delivery/deliveries.repository.js';
 import { DeliveriesService } from './delivery/deliveries.service.js';
-import { DispatchRepository } from './delivery/dispatch.repository.js';
-import { DeliveryDispatcher } from './delivery/delivery-dispatcher.js';
 import { DeliveryJobs } from './delivery/delivery-jobs.js';
-import { WebhookDeliveryRepository } from './delivery/webhook-delivery.repository.js';
-import { WebhookDeliveryService } from './delivery/webhook-delivery.service.js';
-import { WebhookHousekeeping } from './delivery/webhook-housekeeping.js';
-import { WebhookRelay } from './delivery/webhook-relay.js';
-import { WebhookWorkRepository } from './delivery/webhook-work.repository.js';
 import { DistributionRepository } from './distributions/distribution.repository.js';
 import { DistributionsController } from './distributions/distributions.controller.js';
 import { DistributionsService } from './distributions/distributions.service.js';
@@ -25,7 +19,7 @@ import { WebhookSecretService } from './secrets/webhook-secret.service.js';
  * The events domain: the outbox and event log, the relay from events to webhook deliveries, the
  * distributions, the signing secret and the delivery of webhooks. It depends on no feature module: features
  * record events through EventsService (or `eventsInsertSql`) inside their transactions. The relay, the
- * dispatcher and the delivery processor run in the worker (WorkerModule).
+ * dispatcher and the delivery processor run in the worker only (delivery/worker/, DeliveryWorkerModule).
  */
 @Module({
   imports: [DatabaseKitModule, PaginationModule],
@@ -37,16 +31,10 @@ import { WebhookSecretService } from './secrets/webhook-secret.service.js';
     DistributionsService,
     WebhookSecretRepository,
     WebhookSecretService,
-    WebhookDeliveryRepository,
-    DispatchRepository,
+    DeliveriesRepository,
     DeliveriesService,
     DeliveryJobs,
-    WebhookDeliveryService,
-    DeliveryDispatcher,
-    WebhookRelay,
-    WebhookWorkRepository,
-    WebhookHousekeeping,
   ],
-  exports: [EventsService, WebhookDeliveryService, WebhookRelay, DeliveryDispatcher],
+  exports: [EventsService, DistributionRepository, WebhookSecretRepository, DeliveryJobs],
 })
 export class EventsModule {}

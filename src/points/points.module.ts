@@ -14,7 +14,6 @@ import { LedgerService } from './ledger/ledger.service.js';
 import { OrderRepository } from './orders/order.repository.js';
 import { OrdersController } from './orders/orders.controller.js';
 import { OrdersService } from './orders/orders.service.js';
-import { ActivationBatcher } from './pending/activation-batcher.js';
 import { ActivationRepository } from './pending/activation.repository.js';
 import { ActivationService } from './pending/activation.service.js';
 import { PendingEventsRepository } from './pending/pending-events.repository.js';
@@ -25,7 +24,7 @@ import { PendingPointsService } from './pending/pending-points.service.js';
 /**
  * The points domain: earning rules, orders and earning, pending entries and their activation, the cards'
  * ledger. It builds on campaigns, members and customers, and records events through the events domain;
- * nothing imports it back. The processor is registered by WorkerModule.
+ * nothing imports it back. Its worker side (activation jobs, the sweep) is PointsWorkerModule.
  */
 @Module({
   imports: [DatabaseKitModule, CampaignsModule, CardsModule, CustomersModule, MembersModule],
@@ -41,10 +40,9 @@ import { PendingPointsService } from './pending/pending-points.service.js';
     ActivationRepository,
     ActivationService,
     PendingEventsRepository,
-    ActivationBatcher,
     LedgerRepository,
     LedgerService,
   ],
-  exports: [ActivationService, ActivationBatcher],
+  exports: [ActivationService],
 })
 export class PointsModule {}

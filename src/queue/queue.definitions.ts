@@ -30,14 +30,20 @@ export interface JobPayloads {
   [JobName.DeliverWebhook]: { deliveryId: string; distributionId: string; projectId?: string };
 }
 
-/** Which queue carries each job; a new JobName does not compile until it is placed here. */
-export const JOB_QUEUE: { readonly [N in JobName]: QueueName } = {
+/**
+ * Which queue carries each job; a new JobName does not compile until it is placed here, nor until the
+ * queue's processor has a handler for it (JobHandlers).
+ */
+export const JOB_QUEUE = {
   [JobName.DiagnosticPing]: QueueName.Diagnostics,
   [JobName.GenerateCards]: QueueName.Campaigns,
   [JobName.CardGenerationSweep]: QueueName.Campaigns,
   [JobName.ActivatePendingPoints]: QueueName.PendingPoints,
   [JobName.DeliverWebhook]: QueueName.Webhooks,
-};
+} as const satisfies { readonly [N in JobName]: QueueName };
+
+/** The jobs queue Q carries. */
+export type JobsOf<Q extends QueueName> = { [N in JobName]: (typeof JOB_QUEUE)[N] extends Q ? N : never }[JobName];
 
 /** Retries, backoff and retention for every job unless the job says otherwise. */
 export const DEFAULT_JOB_OPTIONS: JobsOptions = {

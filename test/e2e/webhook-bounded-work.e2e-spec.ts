@@ -1,7 +1,8 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DataSource } from 'typeorm';
 import { TransactionRunner } from '../../src/database/transaction-runner.js';
-import { WebhookDeliveryRepository } from '../../src/events/delivery/webhook-delivery.repository.js';
+import { WorkerDeliveryRepository } from '../../src/events/delivery/worker/worker-delivery.repository.js';
 import { JobQueueService } from '../../src/queue/job-queue.service.js';
 import { QueueName } from '../../src/queue/queue.definitions.js';
 import { type TestProject, createProject, http, startApi, startWorker, testConfig, waitFor } from '../support/harness.js';
@@ -115,8 +116,9 @@ describe('webhooks: bounded work per request and per batch', () => {
     await stopWorker();
     const first = await events(project, 20);
     const batches: { relayed: number; deliveries: number; more: boolean }[] = [];
+    const relay = new WorkerDeliveryRepository(app.get(DataSource));
     for (;;) {
-      const batch = await app.get(TransactionRunner).run((tx) => app.get(WebhookDeliveryRepository).relay(tx, 1_000, RELAY_MAX_DELIVERIES));
+      const batch = await app.get(TransactionRunner).run((tx) => relay.relay(tx, 1_000, RELAY_MAX_DELIVERIES));
       batches.push(batch);
       if (!batch.more) break;
     }

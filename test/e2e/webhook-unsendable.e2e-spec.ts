@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { INestApplicationContext } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { RETRY_AFTER_CAP_MS } from '../../src/events/delivery/retry-schedule.js';
+import { RETRY_AFTER_CAP_MS } from '../../src/events/delivery/worker/retry-schedule.js';
 import { type TestProject, createProject, http, startApi, startWorker, testConfig, waitFor } from '../support/harness.js';
 import { PointsDb, enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
 import { Receiver } from '../support/receiver.js';

@@ -4,7 +4,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { WebhookVerificationError } from 'standardwebhooks';
 import { newWebhookSecret, standardSignatures, voucherifySignature } from '../../src/events/delivery/signing.js';
-import { MAX_RETRIES, retryOffsetMs } from '../../src/events/delivery/retry-schedule.js';
+import { MAX_RETRIES, retryOffsetMs } from '../../src/events/delivery/worker/retry-schedule.js';
 import { envelopeOf } from '../../src/events/delivery/webhook-envelope.js';
 import { type TestProject, createProject, http, startApi, startWorker, testConfig, waitFor } from '../support/harness.js';
 import { enrol, payOrder, pointsCampaign, unique } from '../support/points.js';

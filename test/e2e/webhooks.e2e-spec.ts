@@ -3,8 +3,10 @@ import { lookup } from 'node:dns/promises';
 import type { INestApplicationContext } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Webhook } from 'standardwebhooks';
+import { DataSource } from 'typeorm';
 import { createHmac } from 'node:crypto';
-import { WebhookRelay } from '../../src/events/delivery/webhook-relay.js';
+import { TransactionRunner } from '../../src/database/transaction-runner.js';
+import { WorkerDeliveryRepository } from '../../src/events/delivery/worker/worker-delivery.repository.js';
 import { deleteKeysWithPrefix } from '../../src/queue/redis-keys.js';
 import { type TestProject, createProject, http, startApi, startWorker, testConfig, waitFor } from '../support/harness.js';
 import { PointsDb, enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
@@ -388,7 +390,9 @@ describe('webhook distributions: signed, retried, never-lost delivery', () => {
     await deleteKeysWithPrefix(config.redisUrl, config.queuePrefix);
     // Relayed (deliveries made and enqueued) by a process with no worker, then the jobs are lost.
     const after = await Promise.all(Array.from({ length: 5 }, () => activateByHand()));
-    await app.get(WebhookRelay).run();
+    // The worker's relay statement, batch after batch, from this process.
+    const relay = new WorkerDeliveryRepository(app.get(DataSource));
+    while ((await app.get(TransactionRunner).run((tx) => relay.relay(tx, 1_000, config.webhook.relayMaxDeliveries))).more);
     await deleteKeysWithPrefix(config.redisUrl, config.queuePrefix);
     worker = await startWorker(config);
     for (const entryId of [...before, ...after]) await received('/flush', entryId);

@@ -3,6 +3,7 @@ import type { ProjectContext } from '../../auth/auth.service.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { CursorService } from '../../common/pagination/cursor.service.js';
 import { DistributionsService } from '../distributions/distributions.service.js';
+import { DeliveriesRepository } from './deliveries.repository.js';
 import { DeliveryJobs } from './delivery-jobs.js';
 import {
   DELIVERIES_CURSOR_PREFIX,
@@ -17,8 +18,6 @@ import {
 } from './dto/delivery.dto.js';
 import type { WebhookDelivery } from './webhook-delivery.entity.js';
 import { envelopeOf } from './webhook-envelope.js';
-import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
-import { WebhookWorkRepository } from './webhook-work.repository.js';
 
 /** A recover's answer counts among the distribution's newest this many FAILED deliveries. */
 export const RECOVER_COUNT_WINDOW = 10_000;
@@ -27,11 +26,10 @@ export const RECOVER_COUNT_WINDOW = 10_000;
 @Injectable()
 export class DeliveriesService {
   constructor(
-    private readonly deliveries: WebhookDeliveryRepository,
+    private readonly deliveries: DeliveriesRepository,
     private readonly distributions: DistributionsService,
     private readonly jobs: DeliveryJobs,
     private readonly cursors: CursorService,
-    private readonly work: WebhookWorkRepository,
   ) {}
 
   async list(project: ProjectContext, distributionId: string, query: ListDeliveriesQueryDto): Promise<DeliveryListDto> {
@@ -87,7 +85,7 @@ export class DeliveriesService {
     await this.distributions.find(project, distributionId);
     const since = new Date(body.since);
     // Counted before the worker can start: what it will send.
-    const count = await this.work.countFailedSince(distributionId, since, RECOVER_COUNT_WINDOW);
+    const count = await this.deliveries.countFailedSince(distributionId, since, RECOVER_COUNT_WINDOW);
     if (!(await this.distributions.requestRecover(project, distributionId, since))) throw ApiError.notFound('distribution', distributionId);
     return { object: 'webhook_recovery', distribution_id: distributionId, since: since.toISOString(), deliveries_count: count };
   }

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { JobQueueService } from '../../queue/job-queue.service.js';
 import { JobName } from '../../queue/queue.definitions.js';
-import type { DeliveryRef } from './webhook-delivery.repository.js';
+import type { DeliveryRef } from './delivery.types.js';
 
 /**
  * Delivery jobs (job id = delivery id, payload = ids): a retry's delayed attempt, and the attempts the API

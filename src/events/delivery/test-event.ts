@@ -1,5 +1,5 @@
 import { EVENT_CATALOGUE, EVENTS, isEventType } from '../event-catalogue.js';
-import type { AttemptContext } from './webhook-delivery.repository.js';
+import type { AttemptContext } from './delivery.types.js';
 
 /** A trigger the catalogue no longer knows (a distribution stored before its type went) gets an added event's sample. */
 function sampleOf(trigger: string) {

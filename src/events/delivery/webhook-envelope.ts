@@ -1,5 +1,5 @@
 import { testEventOf } from './test-event.js';
-import type { AttemptContext } from './webhook-delivery.repository.js';
+import type { AttemptContext } from './delivery.types.js';
 
 /**
  * The request body: Voucherify's 2024-01-01 envelope. Built from the rows alone, with keys in a fixed order,

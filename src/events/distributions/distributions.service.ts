@@ -6,7 +6,7 @@ import { CursorService } from '../../common/pagination/cursor.service.js';
 import { AppConfig } from '../../config/app-config.js';
 import { TransactionRunner } from '../../database/transaction-runner.js';
 import { AddressGuard } from '../delivery/ssrf-guard.js';
-import { WebhookDeliveryRepository } from '../delivery/webhook-delivery.repository.js';
+import { DeliveriesRepository } from '../delivery/deliveries.repository.js';
 import { WebhookSecretRepository } from '../secrets/webhook-secret.repository.js';
 import type { Distribution } from './distribution.entity.js';
 import { DistributionRepository } from './distribution.repository.js';
@@ -29,7 +29,7 @@ export class DistributionsService {
     config: AppConfig,
     private readonly transactions: TransactionRunner,
     private readonly distributions: DistributionRepository,
-    private readonly deliveries: WebhookDeliveryRepository,
+    private readonly deliveries: DeliveriesRepository,
     private readonly secrets: WebhookSecretRepository,
     private readonly cursors: CursorService,
   ) {
@@ -83,7 +83,7 @@ export class DistributionsService {
     if (!after) throw ApiError.notFound('distribution', id);
     // Paused or disabled: its deliveries wait, off the due index. Resumed: the worker makes what waited due,
     // in batches (WebhookHousekeeping), and the dispatchers send it.
-    if (before.status === 'ACTIVE' && after.status !== 'ACTIVE') await this.deliveries.park(null, id);
+    if (before.status === 'ACTIVE' && after.status !== 'ACTIVE') await this.deliveries.park(id);
     if (before.status !== 'ACTIVE' && after.status === 'ACTIVE') await this.distributions.requestResume(id);
     return toDistributionDto(after);
   }

@@ -1,6 +1,5 @@
-import { Processor, WorkerHost } from '@nestjs/bullmq';
-import type { Job } from 'bullmq';
-import { JobName, type JobPayloads, QueueName } from '../../queue/queue.definitions.js';
+import { JobName, QueueName } from '../../queue/queue.definitions.js';
+import { type JobHandlers, QueueProcessor, QueueWorker } from '../../queue/queue-processor.js';
 import { ActivationBatcher } from './activation-batcher.js';
 
 /**
@@ -10,22 +9,14 @@ import { ActivationBatcher } from './activation-batcher.js';
 export const ACTIVATION_CONCURRENCY = 50;
 
 /** The delayed activation job of each pending entry (job id = entry id), run at `activates_at`. */
-@Processor(QueueName.PendingPoints, { concurrency: ACTIVATION_CONCURRENCY })
-export class PendingPointsProcessor extends WorkerHost {
+@QueueWorker(QueueName.PendingPoints, { concurrency: ACTIVATION_CONCURRENCY })
+export class PendingPointsProcessor extends QueueProcessor<typeof QueueName.PendingPoints> {
   constructor(private readonly batcher: ActivationBatcher) {
     super();
   }
 
-  async process(job: Job): Promise<void> {
-    switch (job.name) {
-      case JobName.ActivatePendingPoints: {
-        const { pendingPointsId } = job.data as JobPayloads[typeof JobName.ActivatePendingPoints];
-        // Activated by this job, by another worker, by hand or already canceled: either way, done.
-        await this.batcher.submit(pendingPointsId);
-        return;
-      }
-      default:
-        throw new Error(`Queue ${QueueName.PendingPoints} has no handler for job ${job.name}`);
-    }
-  }
+  protected readonly handlers: JobHandlers<typeof QueueName.PendingPoints> = {
+    // Activated by this job, by another worker, by hand or already canceled: either way, done.
+    [JobName.ActivatePendingPoints]: async (job) => this.batcher.submit(job.data.pendingPointsId),
+  };
 }

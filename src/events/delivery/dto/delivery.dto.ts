@@ -4,7 +4,7 @@ import { ListCursorDto } from '../../../campaigns/dto/loyalty-program.dto.js';
 import { LimitQueryDto } from '../../../common/pagination/limit-query.dto.js';
 import { IsDateTime, Optional } from '../../../common/validation/decorators.js';
 import { DELIVERY_STATUSES, type DeliveryStatus, type WebhookAttempt, type WebhookDelivery } from '../webhook-delivery.entity.js';
-import { STATS_WINDOW } from '../webhook-delivery.repository.js';
+import { STATS_WINDOW } from '../deliveries.repository.js';
 import { EXAMPLE_IDS, patternExample } from '../../../common/openapi/examples.js';
 
 export const DELIVERIES_CURSOR_PREFIX = 'lcrswhs_';

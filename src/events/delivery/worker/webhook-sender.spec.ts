@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { AddressGuard } from './ssrf-guard.js';
+import { AddressGuard } from '../ssrf-guard.js';
 import { WebhookSender } from './webhook-sender.js';
 
 /** A receiver answering 200 at once, with the client sockets it has open. */

@@ -1,10 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
-import pg from 'pg';
-import { AppConfig } from '../../config/app-config.js';
-import { TransactionRunner } from '../../database/transaction-runner.js';
+import type pg from 'pg';
+import { AppConfig } from '../../../config/app-config.js';
+import { createPgClient } from '../../../database/pg-client.js';
+import { TransactionRunner } from '../../../database/transaction-runner.js';
 import { DeliveryDispatcher } from './delivery-dispatcher.js';
 import { Rerun } from './rerun.js';
-import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
+import { WorkerDeliveryRepository } from './worker-delivery.repository.js';
 import { WebhookHousekeeping } from './webhook-housekeeping.js';
 
 /** Events one relay transaction takes at most (fewer when their deliveries reach WEBHOOK_RELAY_MAX_DELIVERIES). */
@@ -37,7 +38,7 @@ export class WebhookRelay {
   constructor(
     private readonly config: AppConfig,
     private readonly transactions: TransactionRunner,
-    private readonly deliveries: WebhookDeliveryRepository,
+    private readonly deliveries: WorkerDeliveryRepository,
     private readonly dispatcher: DeliveryDispatcher,
     private readonly housekeeping: WebhookHousekeeping,
   ) {}
@@ -85,7 +86,7 @@ export class WebhookRelay {
 
   private async listen(): Promise<void> {
     if (this.stopped) return;
-    const client = new pg.Client({ connectionString: this.config.databaseUrl, application_name: 'loyalty-webhook-relay' });
+    const client = createPgClient(this.config.databaseUrl, { applicationName: 'loyalty-webhook-relay' });
     const retry = () => {
       if (this.listener === client) this.listener = null;
       if (!this.stopped && !this.reconnect) this.reconnect = setTimeout(() => ((this.reconnect = null), void this.listen()), RECONNECT_MS);

@@ -1,20 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config.js';
-import { TransactionRunner } from '../../database/transaction-runner.js';
-import { Metrics } from '../../metrics/metrics.js';
-import { DistributionRepository } from '../distributions/distribution.repository.js';
-import { WebhookSecretRepository } from '../secrets/webhook-secret.repository.js';
+import { AppConfig } from '../../../config/app-config.js';
+import { TransactionRunner } from '../../../database/transaction-runner.js';
+import { Metrics } from '../../../metrics/metrics.js';
+import { DistributionRepository } from '../../distributions/distribution.repository.js';
+import { WebhookSecretRepository } from '../../secrets/webhook-secret.repository.js';
 import { nextAttemptAt, parseRetryAfter } from './retry-schedule.js';
-import { standardSignatures, voucherifySignature } from './signing.js';
-import { AddressGuard } from './ssrf-guard.js';
-import type { DeliveryStatus } from './webhook-delivery.entity.js';
+import { standardSignatures, voucherifySignature } from '../signing.js';
+import { AddressGuard } from '../ssrf-guard.js';
+import type { DeliveryStatus } from '../webhook-delivery.entity.js';
 import { MicroBatcher } from './micro-batcher.js';
-import { type AttemptContext, type AttemptRecord, type NotClaimed, WebhookDeliveryRepository } from './webhook-delivery.repository.js';
-import { envelopeOf } from './webhook-envelope.js';
+import type { AttemptContext, AttemptRecord, NotClaimed } from '../delivery.types.js';
+import { WorkerDeliveryRepository } from './worker-delivery.repository.js';
+import { envelopeOf } from '../webhook-envelope.js';
 import { WebhookSender, type WebhookResult } from './webhook-sender.js';
 
-const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 export const USER_AGENT = `loyalty-service-webhooks/${VERSION}`;
 /** A distribution with its share of requests in flight and of jobs waiting: the job comes back this much later. */
 const BUSY_TARGET_WAIT_MS = 200;
@@ -55,7 +56,7 @@ export class WebhookDeliveryService implements OnModuleDestroy {
 
   constructor(
     private readonly config: AppConfig,
-    private readonly deliveries: WebhookDeliveryRepository,
+    private readonly deliveries: WorkerDeliveryRepository,
     private readonly distributions: DistributionRepository,
     private readonly secrets: WebhookSecretRepository,
     private readonly transactions: TransactionRunner,

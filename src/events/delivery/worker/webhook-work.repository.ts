@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import type { Tx } from '../../database/transaction-runner.js';
+import type { Tx } from '../../../database/transaction-runner.js';
 
 /** A distribution with work the API recorded for the worker (recover, resume, delete). */
 export interface PendingWork {
@@ -119,19 +119,5 @@ export class WebhookWorkRepository {
   /** The resume is done, unless another was asked for since it was read. */
   async resumeDone(distributionId: string, requestedAt: string): Promise<void> {
     await this.dataSource.query(`UPDATE distributions SET resume_requested_at = NULL WHERE id = $1 AND resume_requested_at = $2::timestamptz`, [distributionId, requestedAt]);
-  }
-
-  /**
-   * How many FAILED deliveries created since `since` a recover will send again, counted among the
-   * distribution's newest `window` FAILED ones (the recover's answer): a bounded read of the (distribution,
-   * status, seq) index.
-   */
-  async countFailedSince(distributionId: string, since: Date, window: number): Promise<number> {
-    const [row] = (await this.dataSource.query(
-      `SELECT count(*) FILTER (WHERE created_at >= $2)::int AS n
-       FROM (SELECT created_at FROM webhook_deliveries WHERE distribution_id = $1 AND status = 'FAILED' ORDER BY seq DESC LIMIT $3) newest`,
-      [distributionId, since, window],
-    )) as { n: number }[];
-    return row.n;
   }
 }

@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config.js';
-import { DeliveryJobs } from './delivery-jobs.js';
+import { AppConfig } from '../../../config/app-config.js';
+import { DeliveryJobs } from '../delivery-jobs.js';
 import { DispatchRepository } from './dispatch.repository.js';
-import type { AttemptContext } from './webhook-delivery.repository.js';
+import type { AttemptContext } from '../delivery.types.js';
 import { type SentAttempt, WebhookDeliveryService } from './webhook-delivery.service.js';
 import { MAX_IN_FLIGHT_PER_TARGET } from './webhook-sender.js';
 

@@ -1,7 +1,10 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import pg from 'pg';
-import { AppConfig } from '../../config/app-config.js';
-import { type AttemptContext, type AttemptRecord, type ClaimRow, contextFrom, NO_FLUSH_WAIT, RECORD_CTES, recordParams, toContext } from './webhook-delivery.repository.js';
+import type pg from 'pg';
+import { AppConfig } from '../../../config/app-config.js';
+import { createPgClient } from '../../../database/pg-client.js';
+import { type ClaimRow, contextFrom, toContext } from '../delivery.sql.js';
+import type { AttemptContext, AttemptRecord } from '../delivery.types.js';
+import { NO_FLUSH_WAIT, RECORD_CTES, recordParams } from './attempt.sql.js';
 
 /**
  * Projects walked per claim at most: a claim behind this many projects whose deliveries all wait for a
@@ -54,7 +57,7 @@ const nextProject = (after: string) => `
  * on the locked row (still unsettled and unleased), and leased for $p+3 ms. The last column, `next_project`,
  * is where the next claim starts: the project of the last delivery picked, or the last project walked.
  *
- * The statement is planned once per connection (SESSION_OPTIONS), so each step names its rows in a way
+ * The statement is planned once per connection (SESSION_SETTINGS), so each step names its rows in a way
  * that has a single sensible plan whatever the table's size was when it was planned: index probes with an
  * equality on the project (or a bound on it) in the order the index gives; the distribution's status by
  * primary key (as an EXISTS, the plan made with a few distributions scanned the whole partial index of
@@ -133,7 +136,7 @@ LEFT JOIN (${contextFrom('claimed')}) ctx ON true`;
  * cost huge, which made PostgreSQL compile the statement on every run once the walk of projects was in it
  * (3 s per claim instead of 3 ms, bench/README.md).
  */
-const SESSION_OPTIONS = '-c enable_bitmapscan=off -c enable_seqscan=off -c plan_cache_mode=force_generic_plan -c jit=off';
+const SESSION_SETTINGS = { enable_bitmapscan: 'off', enable_seqscan: 'off', plan_cache_mode: 'force_generic_plan', jit: 'off' };
 
 /**
  * The dispatcher's statement, on a connection of its own: the dispatcher makes one round trip at a time,
@@ -186,14 +189,13 @@ export class DispatchRepository implements OnApplicationShutdown {
   }
 
   private async connect(): Promise<pg.Client> {
-    const client = new pg.Client({
-      connectionString: this.config.databaseUrl,
-      application_name: 'loyalty-webhook-dispatcher',
-      options: SESSION_OPTIONS,
-      connectionTimeoutMillis: 2_000,
+    const client = createPgClient(this.config.databaseUrl, {
+      applicationName: 'loyalty-webhook-dispatcher',
+      settings: SESSION_SETTINGS,
+      connectTimeoutMs: 2_000,
       keepAlive: true,
       // The pool's client-side cap: a half-open connection must not hold the dispatcher for ever.
-      ...(this.config.databaseQueryTimeoutMs > 0 ? { query_timeout: this.config.databaseQueryTimeoutMs } : {}),
+      queryTimeoutMs: this.config.databaseQueryTimeoutMs,
     });
     // A connection lost while idle: the next round trip fails on it and reconnects.
     client.on('error', () => undefined);

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { AddressGuard, BlockedAddressError } from './ssrf-guard.js';
+import { AddressGuard, BlockedAddressError } from '../ssrf-guard.js';
 
 /** Requests in flight to one distribution at most, per worker process. */
 export const MAX_IN_FLIGHT_PER_TARGET = 64;

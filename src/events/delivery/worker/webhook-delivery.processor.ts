@@ -1,6 +1,6 @@
-import { Processor, WorkerHost } from '@nestjs/bullmq';
-import { DelayedError, type Job } from 'bullmq';
-import { JobName, type JobPayloads, QueueName } from '../../queue/queue.definitions.js';
+import { DelayedError } from 'bullmq';
+import { JobName, QueueName } from '../../../queue/queue.definitions.js';
+import { type JobHandlers, QueueProcessor, QueueWorker } from '../../../queue/queue-processor.js';
 import { DeliveryDispatcher } from './delivery-dispatcher.js';
 import { WebhookDeliveryService } from './webhook-delivery.service.js';
 
@@ -16,8 +16,8 @@ export const WEBHOOK_CONCURRENCY = 100;
  * renewed every 5 s while an attempt runs, and a stalled check every 5 s): a job run twice is harmless, as
  * the delivery's lease keeps a second attempt from starting while the first may still be sending.
  */
-@Processor(QueueName.Webhooks, { concurrency: WEBHOOK_CONCURRENCY, lockDuration: 10_000, stalledInterval: 5_000 })
-export class WebhookDeliveryProcessor extends WorkerHost {
+@QueueWorker(QueueName.Webhooks, { concurrency: WEBHOOK_CONCURRENCY, lockDuration: 10_000, stalledInterval: 5_000 })
+export class WebhookDeliveryProcessor extends QueueProcessor<typeof QueueName.Webhooks> {
   constructor(
     private readonly delivery: WebhookDeliveryService,
     private readonly dispatcher: DeliveryDispatcher,
@@ -25,14 +25,15 @@ export class WebhookDeliveryProcessor extends WorkerHost {
     super();
   }
 
-  async process(job: Job, token?: string): Promise<void> {
-    if (job.name !== JobName.DeliverWebhook) throw new Error(`Queue ${QueueName.Webhooks} has no handler for job ${job.name}`);
-    const { deliveryId, distributionId, projectId } = job.data as JobPayloads[typeof JobName.DeliverWebhook];
-    const { again, toDispatcher } = await this.delivery.attempt(deliveryId, distributionId, projectId);
-    if (toDispatcher) this.dispatcher.wake();
-    if (again && token) {
-      await job.moveToDelayed(again.getTime(), token);
-      throw new DelayedError();
-    }
-  }
+  protected readonly handlers: JobHandlers<typeof QueueName.Webhooks> = {
+    [JobName.DeliverWebhook]: async (job, token) => {
+      const { deliveryId, distributionId, projectId } = job.data;
+      const { again, toDispatcher } = await this.delivery.attempt(deliveryId, distributionId, projectId);
+      if (toDispatcher) this.dispatcher.wake();
+      if (again && token) {
+        await job.moveToDelayed(again.getTime(), token);
+        throw new DelayedError();
+      }
+    },
+  };
 }

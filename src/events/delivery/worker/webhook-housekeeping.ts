@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { TransactionRunner } from '../../database/transaction-runner.js';
+import { TransactionRunner } from '../../../database/transaction-runner.js';
 import { DeliveryDispatcher } from './delivery-dispatcher.js';
 import { Rerun } from './rerun.js';
 import { type PendingWork, WebhookWorkRepository } from './webhook-work.repository.js';

@@ -1,0 +1,69 @@
+import type { EventSource } from '../event.entity.js';
+import type { AttemptContext } from './delivery.types.js';
+
+/** Everything an attempt needs, for the deliveries of the CTE `source`. */
+export const contextFrom = (source: string) => `
+SELECT c.id, c.project_id, c.created_at, c.attempts_count, c.first_attempt_at, c.manual, c.test,
+       dist.id AS distribution_id, dist.target_url, dist.custom_headers, dist.event_name, dist.trigger,
+       ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.entity_id, ev.group_id, ev.event_source, ev.data::text AS data,
+       s.secret, s.previous_secret, s.previous_expires_at
+FROM ${source} c
+JOIN distributions dist ON dist.id = c.distribution_id
+LEFT JOIN events ev ON ev.id = c.event_id
+LEFT JOIN webhook_secrets s ON s.project_id = c.project_id`;
+
+/**
+ * The PENDING deliveries of a distribution that is no longer ACTIVE wait without a due time, those asked
+ * for by hand (test, redeliver, recover) too: a paused distribution sends nothing (issue 26). Left due,
+ * every claim would read and pass over them in the due index, a cost that grows with the paused backlog
+ * (bench/README.md). Run by the API (a distribution paused by hand) and the worker (paused by its last
+ * failed retry).
+ */
+export const PARK = `UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE distribution_id = $1 AND status = 'PENDING'`;
+
+/** A row of `contextFrom`. */
+export interface ClaimRow {
+  id: string;
+  project_id: string;
+  created_at: Date;
+  attempts_count: number;
+  first_attempt_at: Date | null;
+  manual: boolean;
+  test: boolean;
+  distribution_id: string;
+  target_url: string;
+  custom_headers: Record<string, string>;
+  event_name: string | null;
+  trigger: string;
+  event_id: string | null;
+  event_type: string;
+  event_created_at: Date;
+  entity_id: string;
+  group_id: string;
+  event_source: EventSource;
+  data: string;
+  secret: string | null;
+  previous_secret: string | null;
+  previous_expires_at: Date | null;
+}
+
+export function toContext(row: ClaimRow): AttemptContext {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    createdAt: row.created_at,
+    attemptsCount: row.attempts_count,
+    firstAttemptAt: row.first_attempt_at,
+    manual: row.manual,
+    test: row.test,
+    distributionId: row.distribution_id,
+    targetUrl: row.target_url,
+    customHeaders: row.custom_headers,
+    eventName: row.event_name,
+    trigger: row.trigger,
+    event: row.event_id
+      ? { id: row.event_id, type: row.event_type, createdAt: row.event_created_at, entityId: row.entity_id, groupId: row.group_id, eventSource: row.event_source, data: row.data }
+      : null,
+    secret: row.secret ? { current: row.secret, previous: row.previous_secret, previousExpiresAt: row.previous_expires_at } : null,
+  };
+}
