@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { http, startApi, testConfig, waitFor } from '../support/harness.js';
+import { useStack } from '../support/fixture.js';
+import { testConfig, waitFor } from '../support/harness.js';
 
 const run = promisify(execFile);
 const PING = '/v1/diagnostics/pings/ping_x';
@@ -23,12 +23,8 @@ async function cliFails(...args: string[]): Promise<{ code: number; stderr: stri
 }
 
 describe('several keys per project: cli.js rotate-key, list-keys, revoke-key', () => {
-  let app: NestExpressApplication;
-  beforeAll(async () => {
-    // A short key cache, so a revocation by another process (the CLI) shows within the test.
-    app = await startApi(testConfig({ APP_KEY_CACHE_MS: '300' }));
-  });
-  afterAll(() => app.close());
+  // A short key cache, so a revocation by another process (the CLI) shows within the test.
+  const stack = useStack({ config: { APP_KEY_CACHE_MS: '300' } });
 
   it('rotates with overlap, revokes, and keeps the last key unless --last', async () => {
     const created = JSON.parse(await cli('create-project', '--name', 'Keys'));
@@ -40,9 +36,9 @@ describe('several keys per project: cli.js rotate-key, list-keys, revoke-key', (
     const second = { 'X-App-Id': rotated.app_id, 'X-App-Token': rotated.app_token };
 
     // Both keys work, for the same project: a ping made with one is seen with the other.
-    const ping = await http(app).post('/v1/diagnostics/pings').set(first).send({ note: 'one project' });
+    const ping = await stack.http().post('/v1/diagnostics/pings').set(first).send({ note: 'one project' });
     expect(ping.status).toBe(200);
-    expect((await http(app).get(`/v1/diagnostics/pings/${ping.body.id}`).set(second)).body.note).toBe('one project');
+    expect((await stack.http().get(`/v1/diagnostics/pings/${ping.body.id}`).set(second)).body.note).toBe('one project');
 
     const listed = JSON.parse(await cli('list-keys', projectId));
     expect(listed).toEqual({
@@ -56,16 +52,16 @@ describe('several keys per project: cli.js rotate-key, list-keys, revoke-key', (
 
     expect(JSON.parse(await cli('revoke-key', created.app_id))).toEqual({ revoked: created.app_id, project_id: projectId });
     // Another process: the API's key cache (here 300 ms) bounds how long the revoked key still works.
-    await waitFor(async () => ((await http(app).get(PING).set(first)).status === 401 ? true : undefined), { timeoutMs: 10_000 });
-    expect((await http(app).get(PING).set(second)).status).toBe(404);
+    await waitFor(async () => ((await stack.http().get(PING).set(first)).status === 401 ? true : undefined), { timeoutMs: 10_000 });
+    expect((await stack.http().get(PING).set(second)).status).toBe(404);
 
     const last = await cliFails('revoke-key', rotated.app_id);
     expect(last.code).toBe(1);
     expect(last.stderr).toContain("is its project's last key");
-    expect((await http(app).get(PING).set(second)).status).toBe(404);
+    expect((await stack.http().get(PING).set(second)).status).toBe(404);
 
     expect(JSON.parse(await cli('revoke-key', rotated.app_id, '--last'))).toEqual({ revoked: rotated.app_id, project_id: projectId });
-    await waitFor(async () => ((await http(app).get(PING).set(second)).status === 401 ? true : undefined), { timeoutMs: 10_000 });
+    await waitFor(async () => ((await stack.http().get(PING).set(second)).status === 401 ? true : undefined), { timeoutMs: 10_000 });
     expect(JSON.parse(await cli('list-keys', projectId)).keys).toEqual([]);
     // Nine CLI runs, each starting Node and Nest and checking migrations: seconds each on a busy machine.
   }, 300_000);

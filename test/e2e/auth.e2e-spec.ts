@@ -1,81 +1,72 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { AuthService, hashToken } from '../../src/auth/auth.service.js';
-import { type TestProject, createProject, http, startApi, testConfig, waitFor } from '../support/harness.js';
+import { useStack } from '../support/fixture.js';
+import { http, startApi, testConfig, waitFor } from '../support/harness.js';
 
 const UNAUTHORIZED = { code: 401, key: 'unauthorized', message: 'Unauthorized' };
 
 describe('application keys (X-App-Id / X-App-Token)', () => {
-  let app: NestExpressApplication;
-  let projectA: TestProject;
-  let projectB: TestProject;
-
-  beforeAll(async () => {
-    app = await startApi();
-    projectA = await createProject(app, 'A');
-    projectB = await createProject(app, 'B');
-  });
-  afterAll(() => app.close());
+  const stack = useStack({ projects: ['A', 'B'] });
 
   it('answers 401 with the exact Voucherify body when both headers are missing', async () => {
-    const res = await http(app).get('/v1/diagnostics/pings/ping_x');
+    const res = await stack.http().get('/v1/diagnostics/pings/ping_x');
     expect(res.status).toBe(401);
     expect(res.body).toEqual(UNAUTHORIZED);
     expect(res.headers['x-request-id']).toMatch(/^v-[0-9a-f]+$/);
   });
 
   it('answers 401 when X-App-Id is missing', async () => {
-    const res = await http(app).get('/v1/diagnostics/pings/ping_x').set('X-App-Token', projectA.app_token);
+    const res = await stack.http().get('/v1/diagnostics/pings/ping_x').set('X-App-Token', stack.a.app_token);
     expect(res.status).toBe(401);
     expect(res.body).toEqual(UNAUTHORIZED);
   });
 
   it('answers 401 when X-App-Token is missing', async () => {
-    const res = await http(app).get('/v1/diagnostics/pings/ping_x').set('X-App-Id', projectA.app_id);
+    const res = await stack.http().get('/v1/diagnostics/pings/ping_x').set('X-App-Id', stack.a.app_id);
     expect(res.status).toBe(401);
     expect(res.body).toEqual(UNAUTHORIZED);
   });
 
   it('answers 401 for a wrong token, of any length', async () => {
-    for (const token of ['wrong', `${projectA.app_token}0`, projectA.app_token.slice(0, -1)]) {
-      const res = await http(app).get('/v1/diagnostics/pings/ping_x').set('X-App-Id', projectA.app_id).set('X-App-Token', token);
+    for (const token of ['wrong', `${stack.a.app_token}0`, stack.a.app_token.slice(0, -1)]) {
+      const res = await stack.http().get('/v1/diagnostics/pings/ping_x').set('X-App-Id', stack.a.app_id).set('X-App-Token', token);
       expect(res.status).toBe(401);
       expect(res.body).toEqual(UNAUTHORIZED);
     }
   });
 
   it('answers 401 for an unknown app id', async () => {
-    const res = await http(app).get('/v1/diagnostics/pings/ping_x').set('X-App-Id', 'no-such-app').set('X-App-Token', projectA.app_token);
+    const res = await stack.http().get('/v1/diagnostics/pings/ping_x').set('X-App-Id', 'no-such-app').set('X-App-Token', stack.a.app_token);
     expect(res.status).toBe(401);
     expect(res.body).toEqual(UNAUTHORIZED);
   });
 
   it("answers 401 for another application's token", async () => {
-    const res = await http(app).get('/v1/diagnostics/pings/ping_x').set('X-App-Id', projectA.app_id).set('X-App-Token', projectB.app_token);
+    const res = await stack.http().get('/v1/diagnostics/pings/ping_x').set('X-App-Id', stack.a.app_id).set('X-App-Token', stack.b.app_token);
     expect(res.status).toBe(401);
     expect(res.body).toEqual(UNAUTHORIZED);
   });
 
   it('lets a valid key through', async () => {
-    const res = await http(app).get('/v1/diagnostics/pings/ping_x').set(projectA.headers);
+    const res = await stack.http().get('/v1/diagnostics/pings/ping_x').set(stack.a.headers);
     // Past the guard: the route itself answers (the ping does not exist).
     expect(res.status).toBe(404);
     expect(res.body.key).toBe('not_found');
   });
 
   it("never shows one project's resources to another (404, no data)", async () => {
-    const created = await http(app).post('/v1/diagnostics/pings').set(projectA.headers).send({ note: 'secret of A' });
+    const created = await stack.http().post('/v1/diagnostics/pings').set(stack.a.headers).send({ note: 'secret of A' });
     expect(created.status).toBe(200);
-    const asB = await http(app).get(`/v1/diagnostics/pings/${created.body.id}`).set(projectB.headers);
+    const asB = await stack.http().get(`/v1/diagnostics/pings/${created.body.id}`).set(stack.b.headers);
     expect(asB.status).toBe(404);
     expect(JSON.stringify(asB.body)).not.toContain('secret of A');
-    const asA = await http(app).get(`/v1/diagnostics/pings/${created.body.id}`).set(projectA.headers);
+    const asA = await stack.http().get(`/v1/diagnostics/pings/${created.body.id}`).set(stack.a.headers);
     expect(asA.status).toBe(200);
     expect(asA.body.note).toBe('secret of A');
   });
 
   it('does not require keys on the health routes', async () => {
-    expect((await http(app).get('/health')).status).toBe(200);
+    expect((await stack.http().get('/health')).status).toBe(200);
   });
 });
 

@@ -1,7 +1,5 @@
-import type { INestApplicationContext } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import pg from 'pg';
-import { type TestProject, createProject, http, startApi, startWorker, testConfig, waitFor } from '../support/harness.js';
+import { useStack } from '../support/fixture.js';
+import { type TestProject, createProject, startWorker, waitFor } from '../support/harness.js';
 
 interface Campaign {
   id: string;
@@ -11,29 +9,14 @@ interface Campaign {
 }
 
 describe('loyalty card generation (BullMQ job in a real worker)', () => {
-  let app: NestExpressApplication;
-  let worker: INestApplicationContext;
-  let project: TestProject;
-  let db: pg.Client;
+  const stack = useStack({ worker: true, projects: 1, pg: true });
+  const { pg: db } = stack;
 
-  beforeAll(async () => {
-    app = await startApi();
-    worker = await startWorker();
-    project = await createProject(app);
-    db = new pg.Client({ connectionString: testConfig().databaseUrl });
-    await db.connect();
-  });
-  afterAll(async () => {
-    await db.end();
-    await worker.close();
-    await app.close();
-  });
-
-  const create = (body: object) => http(app).post('/v1/loyalties').set(project.headers).send(body);
+  const create = (body: object) => stack.http().post('/v1/loyalties').set(stack.a.headers).send(body);
   const settled = (id: string) =>
     waitFor(
       async () => {
-        const res = await http(app).get(`/v1/loyalties/${id}`).set(project.headers);
+        const res = await stack.http().get(`/v1/loyalties/${id}`).set(stack.a.headers);
         return res.body.vouchers_generation_status === 'IN_PROGRESS' ? undefined : (res.body as Campaign);
       },
       { timeoutMs: 30_000 },
@@ -65,7 +48,7 @@ describe('loyalty card generation (BullMQ job in a real worker)', () => {
   it('a PUT while generation runs still works, and generation still reaches the exact count', async () => {
     const res = await create({ name: 'Big campaign', vouchers_count: 60_000 });
     expect(res.body.vouchers_generation_status).toBe('IN_PROGRESS');
-    const updated = await http(app).put(`/v1/loyalties/${res.body.id}`).set(project.headers).send({ description: 'edited during generation', metadata: { a: 1 } });
+    const updated = await stack.http().put(`/v1/loyalties/${res.body.id}`).set(stack.a.headers).send({ description: 'edited during generation', metadata: { a: 1 } });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ description: 'edited during generation', metadata: { a: 1 } });
 
@@ -73,7 +56,7 @@ describe('loyalty card generation (BullMQ job in a real worker)', () => {
     expect(done).toMatchObject({ vouchers_generation_status: 'DONE', vouchers_count: 60_000 });
     const [{ n, distinct }] = (await db.query('SELECT count(*)::int AS n, count(DISTINCT code)::int AS distinct FROM vouchers WHERE campaign_id = $1', [res.body.id])).rows;
     expect({ n, distinct }).toEqual({ n: 60_000, distinct: 60_000 });
-    expect((await http(app).get(`/v1/loyalties/${res.body.id}`).set(project.headers)).body.description).toBe('edited during generation');
+    expect((await stack.http().get(`/v1/loyalties/${res.body.id}`).set(stack.a.headers)).body.description).toBe('edited during generation');
   });
 
   it('codes are unique across the project: a second campaign in a small code space avoids the first one\'s codes', async () => {
@@ -96,7 +79,7 @@ describe('loyalty card generation (BullMQ job in a real worker)', () => {
 
   it('deleting a campaign during generation stops it without errors, and force removes its cards', async () => {
     const res = await create({ name: 'Deleted while generating', vouchers_count: 40_000 });
-    expect((await http(app).delete(`/v1/loyalties/${res.body.id}?force=true`).set(project.headers)).status).toBe(204);
+    expect((await stack.http().delete(`/v1/loyalties/${res.body.id}?force=true`).set(stack.a.headers)).status).toBe(204);
     await new Promise((resolve) => setTimeout(resolve, 500));
     const left = await db.query('SELECT count(*)::int AS n FROM vouchers WHERE campaign_id = $1', [res.body.id]);
     expect(left.rows[0].n).toBe(0);
@@ -105,24 +88,10 @@ describe('loyalty card generation (BullMQ job in a real worker)', () => {
 
 describe('card generation is shared between projects in turns (issue 26)', () => {
   // Small turns, so a large campaign takes many of them on this machine too.
-  const config = testConfig({ CARD_GENERATION_TURN_CARDS: '1000' });
-  let app: NestExpressApplication;
-  let worker: INestApplicationContext;
-  let db: pg.Client;
+  const stack = useStack({ config: { CARD_GENERATION_TURN_CARDS: '1000' }, worker: true, pg: true });
+  const { config, pg: db } = stack;
 
-  beforeAll(async () => {
-    app = await startApi(config);
-    worker = await startWorker(config);
-    db = new pg.Client({ connectionString: config.databaseUrl });
-    await db.connect();
-  });
-  afterAll(async () => {
-    await db.end();
-    await worker.close();
-    await app.close();
-  });
-
-  const get = async (project: TestProject, id: string) => (await http(app).get(`/v1/loyalties/${id}`).set(project.headers)).body as Campaign;
+  const get = async (project: TestProject, id: string) => (await stack.http().get(`/v1/loyalties/${id}`).set(project.headers)).body as Campaign;
   const counted = async (id: string) =>
     (await db.query<{ n: number; distinct: number }>('SELECT count(*)::int AS n, count(DISTINCT code)::int AS distinct FROM vouchers WHERE campaign_id = $1', [id])).rows[0];
   const settled = (project: TestProject, id: string, timeoutMs = 120_000) =>
@@ -135,18 +104,18 @@ describe('card generation is shared between projects in turns (issue 26)', () =>
     );
 
   it("project B's small campaign is done while project A's large campaigns are still generating, and A's reach their exact count", async () => {
-    const a = await createProject(app, 'Project A');
-    const b = await createProject(app, 'Project B');
+    const a = await createProject(stack.app, 'Project A');
+    const b = await createProject(stack.app, 'Project B');
     const big: string[] = [];
     for (const name of ['A huge 1', 'A huge 2']) {
-      const res = await http(app).post('/v1/loyalties').set(a.headers).send({ name, vouchers_count: 50_000 });
+      const res = await stack.http().post('/v1/loyalties').set(a.headers).send({ name, vouchers_count: 50_000 });
       expect(res.status).toBe(200);
       big.push(res.body.id as string);
     }
     // A's generation is under way before B asks.
     await waitFor(async () => ((await get(a, big[0])).vouchers_count > 0 ? true : undefined), { timeoutMs: 60_000 });
 
-    const small = await http(app).post('/v1/loyalties').set(b.headers).send({ name: 'B small', vouchers_count: 10 });
+    const small = await stack.http().post('/v1/loyalties').set(b.headers).send({ name: 'B small', vouchers_count: 10 });
     expect(small.status).toBe(200);
     const done = await settled(b, small.body.id, 60_000);
     const aWhenBDone = await Promise.all(big.map((id) => get(a, id)));
@@ -163,18 +132,18 @@ describe('card generation is shared between projects in turns (issue 26)', () =>
   });
 
   it("project B's campaign is not held by project A's many campaigns that each finish in one turn", async () => {
-    const a = await createProject(app, 'Project A, many campaigns');
-    const b = await createProject(app, 'Project B, after them');
+    const a = await createProject(stack.app, 'Project A, many campaigns');
+    const b = await createProject(stack.app, 'Project B, after them');
     // Queued with no worker running, A's first: the order of the queue would serve A's 40 campaigns first.
-    await worker.close();
+    await stack.stopWorker();
     const many: string[] = [];
     for (let i = 0; i < 40; i += 1) {
-      const res = await http(app).post('/v1/loyalties').set(a.headers).send({ name: `A one-turn ${i}`, vouchers_count: 1_000 });
+      const res = await stack.http().post('/v1/loyalties').set(a.headers).send({ name: `A one-turn ${i}`, vouchers_count: 1_000 });
       expect(res.status).toBe(200);
       many.push(res.body.id as string);
     }
-    const small = await http(app).post('/v1/loyalties').set(b.headers).send({ name: 'B after many', vouchers_count: 10 });
-    worker = await startWorker(config);
+    const small = await stack.http().post('/v1/loyalties').set(b.headers).send({ name: 'B after many', vouchers_count: 10 });
+    await stack.startWorker();
 
     expect(await settled(b, small.body.id, 60_000)).toMatchObject({ vouchers_generation_status: 'DONE', vouchers_count: 10 });
     const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM campaigns WHERE id = ANY($1) AND vouchers_generation_status = 'IN_PROGRESS'`, [many]);
@@ -184,14 +153,14 @@ describe('card generation is shared between projects in turns (issue 26)', () =>
   });
 
   it("a campaign whose turns fail is retried and FAILED on its own, while another project's campaign is made", async () => {
-    const c = await createProject(app, 'Broken');
-    const d = await createProject(app, 'Healthy');
-    await worker.close();
-    const broken = await http(app).post('/v1/loyalties').set(c.headers).send({ name: 'Breaks', vouchers_count: 100 });
+    const c = await createProject(stack.app, 'Broken');
+    const d = await createProject(stack.app, 'Healthy');
+    await stack.stopWorker();
+    const broken = await stack.http().post('/v1/loyalties').set(c.headers).send({ name: 'Breaks', vouchers_count: 100 });
     // A stored value PostgreSQL refuses: every turn of this campaign throws.
     await db.query(`UPDATE campaigns SET voucher = jsonb_set(voucher, '{loyalty_card,points}', '"x"') WHERE id = $1`, [broken.body.id]);
-    const healthy = await http(app).post('/v1/loyalties').set(d.headers).send({ name: 'Works', vouchers_count: 100 });
-    worker = await startWorker(config);
+    const healthy = await stack.http().post('/v1/loyalties').set(d.headers).send({ name: 'Works', vouchers_count: 100 });
+    await stack.startWorker();
 
     expect(await settled(d, healthy.body.id, 60_000)).toMatchObject({ vouchers_generation_status: 'DONE', vouchers_count: 100 });
     const failed = await waitFor(
@@ -206,19 +175,19 @@ describe('card generation is shared between projects in turns (issue 26)', () =>
   });
 
   it('two workers and concurrent PUTs on the campaigns: every card is made once, with exactly one ledger row of its initial points', async () => {
-    const project = await createProject(app, 'Two workers');
+    const project = await createProject(stack.app, 'Two workers');
     const second = await startWorker(config);
     try {
       const ids: string[] = [];
       for (let i = 0; i < 3; i += 1) {
-        const res = await http(app).post('/v1/loyalties').set(project.headers).send({ name: `Raced ${i}`, vouchers_count: 4_000, voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 5 } } });
+        const res = await stack.http().post('/v1/loyalties').set(project.headers).send({ name: `Raced ${i}`, vouchers_count: 4_000, voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 5 } } });
         expect(res.status).toBe(200);
         ids.push(res.body.id as string);
       }
       // The campaign rows the turns and the count updates write, written by the API at the same time.
       const statuses: number[] = [];
       for (let round = 0; round < 5; round += 1) {
-        const answers = await Promise.all(ids.flatMap((id) => [0, 1, 2, 3].map((n) => http(app).put(`/v1/loyalties/${id}`).set(project.headers).send({ metadata: { round, n } }))));
+        const answers = await Promise.all(ids.flatMap((id) => [0, 1, 2, 3].map((n) => stack.http().put(`/v1/loyalties/${id}`).set(project.headers).send({ metadata: { round, n } }))));
         statuses.push(...answers.map((res) => res.status));
       }
       expect(statuses.filter((status) => status !== 200)).toEqual([]);
@@ -242,16 +211,16 @@ describe('card generation is shared between projects in turns (issue 26)', () =>
   });
 
   it('a worker closed mid-generation leaves the campaign to the next worker, which makes exactly the cards missing', async () => {
-    const project = await createProject(app, 'Restarted');
-    const res = await http(app).post('/v1/loyalties').set(project.headers).send({ name: 'Across a restart', vouchers_count: 100_000 });
+    const project = await createProject(stack.app, 'Restarted');
+    const res = await stack.http().post('/v1/loyalties').set(project.headers).send({ name: 'Across a restart', vouchers_count: 100_000 });
     await waitFor(async () => ((await get(project, res.body.id)).vouchers_count > 0 ? true : undefined), { timeoutMs: 60_000 });
-    await worker.close();
+    await stack.stopWorker();
     const stopped = await get(project, res.body.id);
     expect(stopped).toMatchObject({ vouchers_generation_status: 'IN_PROGRESS' });
     expect(stopped.vouchers_count).toBeLessThan(100_000);
 
     // The new worker's sweep (at start) queues the campaign again.
-    worker = await startWorker(config);
+    await stack.startWorker();
     expect(await settled(project, res.body.id)).toMatchObject({ vouchers_generation_status: 'DONE', vouchers_count: 100_000 });
     expect(await counted(res.body.id)).toEqual({ n: 100_000, distinct: 100_000 });
   });

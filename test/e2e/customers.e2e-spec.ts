@@ -1,24 +1,15 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { REQUEST_ID, type TestProject, createProject, http, startApi } from '../support/harness.js';
+import { useStack } from '../support/fixture.js';
+import { REQUEST_ID, type TestProject } from '../support/harness.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 let seq = 0;
 const unique = (base: string) => `${base}-${Date.now().toString(36)}-${(seq += 1)}`;
 
 describe('customers: POST /v1/customers (upsert) and GET /v1/customers/{id or source_id}', () => {
-  let app: NestExpressApplication;
-  let project: TestProject;
-  let other: TestProject;
+  const stack = useStack({ projects: ['Customers project', 'Other customers project'] });
 
-  beforeAll(async () => {
-    app = await startApi();
-    project = await createProject(app, 'Customers project');
-    other = await createProject(app, 'Other customers project');
-  });
-  afterAll(() => app.close());
-
-  const upsert = (body: unknown, who: TestProject = project) => http(app).post('/v1/customers').set(who.headers).send(body as object);
-  const get = (idOrSource: string, who: TestProject = project) => http(app).get(`/v1/customers/${encodeURIComponent(idOrSource)}`).set(who.headers);
+  const upsert = (body: unknown, who: TestProject = stack.a) => stack.http().post('/v1/customers').set(who.headers).send(body as object);
+  const get = (idOrSource: string, who: TestProject = stack.a) => stack.http().get(`/v1/customers/${encodeURIComponent(idOrSource)}`).set(who.headers);
   const noLoyalty = { points: 0, referred_customers: 0, campaigns: {} };
 
   describe('POST', () => {
@@ -132,7 +123,7 @@ describe('customers: POST /v1/customers (upsert) and GET /v1/customers/{id or so
       expect((await get('cust_unknownCustomer42')).status).toBe(404);
 
       const mine = (await upsert({ source_id: unique('mine'), name: 'Mine' })).body;
-      const hijack = await upsert({ id: mine.id, name: 'Hijacked' }, other);
+      const hijack = await upsert({ id: mine.id, name: 'Hijacked' }, stack.b);
       expect(hijack.status).toBe(404);
       expect((await get(mine.id)).body.name).toBe('Mine');
     });
@@ -171,10 +162,10 @@ describe('customers: POST /v1/customers (upsert) and GET /v1/customers/{id or so
     it('the same source_id in another project is another customer', async () => {
       const sourceId = unique('shared');
       const mine = (await upsert({ source_id: sourceId, name: 'Mine' })).body;
-      const theirs = (await upsert({ source_id: sourceId, name: 'Theirs' }, other)).body;
+      const theirs = (await upsert({ source_id: sourceId, name: 'Theirs' }, stack.b)).body;
       expect(theirs.id).not.toBe(mine.id);
       expect((await get(sourceId)).body).toMatchObject({ id: mine.id, name: 'Mine' });
-      expect((await get(sourceId, other)).body).toMatchObject({ id: theirs.id, name: 'Theirs' });
+      expect((await get(sourceId, stack.b)).body).toMatchObject({ id: theirs.id, name: 'Theirs' });
     });
 
     it('10 parallel upserts of one new source_id make one customer', async () => {
@@ -218,14 +209,14 @@ describe('customers: POST /v1/customers (upsert) and GET /v1/customers/{id or so
       });
       const sourceId = unique('private');
       const mine = (await upsert({ source_id: sourceId })).body;
-      const byId = await get(mine.id, other);
+      const byId = await get(mine.id, stack.b);
       expect(byId.status).toBe(404);
       expect(byId.body.details).toBe(`Cannot find customer with id ${mine.id}`);
-      expect((await get(sourceId, other)).status).toBe(404);
+      expect((await get(sourceId, stack.b)).status).toBe(404);
     });
 
     it('401 without valid keys', async () => {
-      const res = await http(app).get('/v1/customers/anything').set({ 'X-App-Id': project.app_id, 'X-App-Token': 'wrong' });
+      const res = await stack.http().get('/v1/customers/anything').set({ 'X-App-Id': stack.a.app_id, 'X-App-Token': 'wrong' });
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ code: 401, key: 'unauthorized', message: 'Unauthorized' });
     });
@@ -233,12 +224,12 @@ describe('customers: POST /v1/customers (upsert) and GET /v1/customers/{id or so
 
   describe('loyalty summary', () => {
     const campaign = async (name: string, points: number) => {
-      const res = await http(app).post('/v1/loyalties').set(project.headers).send({ name, voucher: { type: 'LOYALTY_CARD', loyalty_card: { points } } });
+      const res = await stack.http().post('/v1/loyalties').set(stack.a.headers).send({ name, voucher: { type: 'LOYALTY_CARD', loyalty_card: { points } } });
       expect(res.status).toBe(200);
       return res.body as { id: string; program_id: string };
     };
     const enrol = (programId: string, sourceId: string) =>
-      http(app).post(`/v2/loyalties/programs/${programId}/members`).set(project.headers).send({ customer_identification: { type: 'customer_source_id', customer_source_id: sourceId } });
+      stack.http().post(`/v2/loyalties/programs/${programId}/members`).set(stack.a.headers).send({ customer_identification: { type: 'customer_source_id', customer_source_id: sourceId } });
 
     it('loyalty.points and loyalty.campaigns[<campaign name>].points follow the customer\'s cards', async () => {
       const nameA = unique('Summer Campaign');
@@ -266,9 +257,9 @@ describe('customers: POST /v1/customers (upsert) and GET /v1/customers/{id or so
       expect((await get(sourceId)).body.loyalty.points).toBe(25);
 
       // A deleted member's card no longer counts; a deleted campaign's neither.
-      expect((await http(app).delete(`/v2/loyalties/programs/${b.program_id}/members/${memberB.body.id}`).set(project.headers)).status).toBe(200);
+      expect((await stack.http().delete(`/v2/loyalties/programs/${b.program_id}/members/${memberB.body.id}`).set(stack.a.headers)).status).toBe(200);
       expect((await get(sourceId)).body.loyalty).toEqual({ points: 10, referred_customers: 0, campaigns: { [nameA]: { points: 10, referred_customers: 0 } } });
-      expect((await http(app).delete(`/v1/loyalties/${a.id}`).set(project.headers)).status).toBe(204);
+      expect((await stack.http().delete(`/v1/loyalties/${a.id}`).set(stack.a.headers)).status).toBe(204);
       expect((await get(sourceId)).body.loyalty).toEqual(noLoyalty);
     });
   });

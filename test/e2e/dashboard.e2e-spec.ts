@@ -1,11 +1,7 @@
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import type { INestApplicationContext } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { type Browser, type Page, chromium } from 'playwright-core';
-import { type TestProject, createProject, http, startApi, startWorker, testConfig, waitFor } from '../support/harness.js';
-import { PointsDb, enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
-import { Receiver } from '../support/receiver.js';
+import { useStack } from '../support/fixture.js';
+import { waitFor } from '../support/harness.js';
+import { enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
 
 /**
  * The dashboard (docs/dashboard.md) driven through Debian's Chromium by playwright-core, against the real
@@ -18,28 +14,28 @@ const SETTINGS = { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_RETRY_BASE_MS:
 const STEP_MS = 45_000;
 
 describe('dashboard in a real browser', () => {
-  let app: NestExpressApplication;
-  let worker: INestApplicationContext;
-  let project: TestProject;
   let browser: Browser;
   let page: Page;
   let base: string;
   let distributionId: string;
   let activationDeliveryId: string;
   const distributionName = unique('CRM hook');
-  const receiver = new Receiver();
-  const db = new PointsDb();
   const consoleErrors: string[] = [];
-  const config = testConfig(SETTINGS);
+  const stack = useStack({
+    config: SETTINGS,
+    receiver: true,
+    listen: true,
+    worker: true,
+    projects: ['Dashboard project'],
+    pointsDb: true,
+    beforeClose: async () => {
+      await browser?.close();
+    },
+  });
+  const { receiver, db } = stack;
 
   beforeAll(async () => {
-    await receiver.start();
-    app = await startApi(config);
-    await app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${((app.getHttpServer() as Server).address() as AddressInfo).port}`;
-    worker = await startWorker(config);
-    project = await createProject(app, 'Dashboard project');
-    await db.connect();
+    base = stack.baseUrl;
     // Running as root in CI containers: Chromium's sandbox needs user namespaces that are not there.
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
     const context = await browser.newContext({ viewport: { width: 1024, height: 768 } });
@@ -49,14 +45,6 @@ describe('dashboard in a real browser', () => {
     page.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));
     page.on('pageerror', (error) => consoleErrors.push(String(error)));
   }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await db.end();
-    await worker?.close();
-    await app?.close();
-    await receiver.stop();
-  });
 
   const received = (path: string, predicate: (body: Record<string, any>) => boolean, count = 1) =>
     waitFor(async () => {
@@ -72,7 +60,7 @@ describe('dashboard in a real browser', () => {
     const response = await page.goto(`${base}/dashboard`);
     expect(response?.status()).toBe(200);
     const asset = (await page.locator('script[type=module]').getAttribute('src')) as string;
-    for (const headers of [response!.headers(), (await http(app).get(asset)).headers]) {
+    for (const headers of [response!.headers(), (await stack.http().get(asset)).headers]) {
       expect(headers['content-security-policy']).toContain("default-src 'self'");
       expect(headers['content-security-policy']).toContain("script-src 'self'");
       expect(headers['content-security-policy']).toContain("frame-ancestors 'none'");
@@ -80,25 +68,25 @@ describe('dashboard in a real browser', () => {
       expect(headers['x-frame-options']).toBe('DENY');
       expect(headers['referrer-policy']).toBe('no-referrer');
     }
-    expect((await http(app).get('/dashboard/assets/nope.js')).status).toBe(404);
+    expect((await stack.http().get('/dashboard/assets/nope.js')).status).toBe(404);
     // The data itself still needs the key.
-    expect((await http(app).get('/v1/distributions')).status).toBe(401);
+    expect((await stack.http().get('/v1/distributions')).status).toBe(401);
   });
 
   it('a wrong key shows the API 401 message; the right one signs in and is kept in sessionStorage only', async () => {
-    await page.getByLabel('App ID').fill(project.app_id);
+    await page.getByLabel('App ID').fill(stack.a.app_id);
     await page.getByLabel('App token').fill('wrong-token-0123456789');
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('alert').filter({ hasText: '401 Unauthorized' }).waitFor();
 
-    await page.getByLabel('App token').fill(project.app_token);
+    await page.getByLabel('App token').fill(stack.a.app_token);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Distributions', level: 1 }).waitFor();
     await page.getByText('No distributions yet.').waitFor();
     const storage = await inPage<{ session: string; local: number; url: string }>('({ session: JSON.stringify(sessionStorage), local: localStorage.length, url: location.href })');
-    expect(storage.session).toContain(project.app_token);
+    expect(storage.session).toContain(stack.a.app_token);
     expect(storage.local).toBe(0);
-    expect(storage.url).not.toContain(project.app_token);
+    expect(storage.url).not.toContain(stack.a.app_token);
   });
 
   it(
@@ -134,7 +122,7 @@ describe('dashboard in a real browser', () => {
 
       await page.getByRole('heading', { name: distributionName }).waitFor();
       distributionId = decodeURIComponent(new URL(page.url()).hash.split('/')[2]);
-      const created = (await http(app).get(`/v1/distributions/${distributionId}`).set(project.headers)).body;
+      const created = (await stack.http().get(`/v1/distributions/${distributionId}`).set(stack.a.headers)).body;
       expect(created).toMatchObject({ name: distributionName, trigger: ACTIVATED, target_url: receiver.url('/hook'), status: 'ACTIVE' });
       await page.getByText('No deliveries yet.').waitFor();
     },
@@ -157,10 +145,10 @@ describe('dashboard in a real browser', () => {
   it(
     "from a member's card, Activate moves a pending entry to the balance and its webhook reaches the receiver",
     async () => {
-      const { campaign } = await pointsCampaign(app, project, [{ points: 25, days: 30 }]);
+      const { campaign } = await pointsCampaign(stack.app, stack.a, [{ points: 25, days: 30 }]);
       const customer = unique('dashboard-holder');
-      await enrol(app, project, campaign, customer);
-      const order = (await payOrder(app, project, { source_id: unique('order'), customer })).body as { id: string };
+      await enrol(stack.app, stack.a, campaign, customer);
+      const order = (await payOrder(stack.app, stack.a, { source_id: unique('order'), customer })).body as { id: string };
       const [entry] = await db.entries({ orderId: order.id });
 
       await page.getByRole('link', { name: 'Loyalty', exact: true }).click();
@@ -223,7 +211,7 @@ describe('dashboard in a real browser', () => {
   it(
     'the signing secret is hidden until revealed, copies to the clipboard, and rotates after a confirmation with the grace period',
     async () => {
-      const before = (await http(app).get('/v1/webhook-secret').set(project.headers)).body as { secret: string };
+      const before = (await stack.http().get('/v1/webhook-secret').set(stack.a.headers)).body as { secret: string };
       await page.getByRole('link', { name: 'Signing secret', exact: true }).click();
       const value = page.getByTestId('secret-value');
       await value.waitFor();
@@ -241,7 +229,7 @@ describe('dashboard in a real browser', () => {
       await dialog.getByRole('button', { name: 'Rotate', exact: true }).click();
       await page.getByRole('status').filter({ hasText: 'The previous secret keeps signing until' }).waitFor();
 
-      const after = (await http(app).get('/v1/webhook-secret').set(project.headers)).body as { secret: string; previous_secret_expires_at: string };
+      const after = (await stack.http().get('/v1/webhook-secret').set(stack.a.headers)).body as { secret: string; previous_secret_expires_at: string };
       expect(after.secret).not.toBe(before.secret);
       expect(new Date(after.previous_secret_expires_at).getTime()).toBeGreaterThan(Date.now() + 3_500_000);
       expect(await value.textContent()).toBe(after.secret);
@@ -272,23 +260,23 @@ describe('dashboard in a real browser', () => {
       const row = page.locator('tr').filter({ hasText: distributionName });
       await row.getByRole('button', { name: `Pause ${distributionName}` }).click();
       await row.getByText('PAUSED', { exact: true }).waitFor();
-      expect((await http(app).get(`/v1/distributions/${distributionId}`).set(project.headers)).body.status).toBe('PAUSED');
+      expect((await stack.http().get(`/v1/distributions/${distributionId}`).set(stack.a.headers)).body.status).toBe('PAUSED');
       await row.getByRole('button', { name: `Resume ${distributionName}` }).click();
       await row.getByText('ACTIVE', { exact: true }).waitFor();
-      expect((await http(app).get(`/v1/distributions/${distributionId}`).set(project.headers)).body.status).toBe('ACTIVE');
+      expect((await stack.http().get(`/v1/distributions/${distributionId}`).set(stack.a.headers)).body.status).toBe('ACTIVE');
 
-      const doomed = (await http(app).post('/v1/distributions').set(project.headers).send({ name: unique('Doomed'), trigger: ACTIVATED, target_url: receiver.url('/doomed') })).body as { id: string; name: string };
+      const doomed = (await stack.http().post('/v1/distributions').set(stack.a.headers).send({ name: unique('Doomed'), trigger: ACTIVATED, target_url: receiver.url('/doomed') })).body as { id: string; name: string };
       await page.goto(`${base}/dashboard#/distributions/${doomed.id}`);
       await page.getByRole('heading', { name: doomed.name }).waitFor();
       const dialog = page.getByRole('dialog', { name: `Delete ${doomed.name}?` });
       await page.getByRole('button', { name: 'Delete', exact: true }).click();
       await dialog.getByRole('button', { name: 'Cancel', exact: true }).click();
       await dialog.waitFor({ state: 'hidden' });
-      expect((await http(app).get(`/v1/distributions/${doomed.id}`).set(project.headers)).status).toBe(200);
+      expect((await stack.http().get(`/v1/distributions/${doomed.id}`).set(stack.a.headers)).status).toBe(200);
       await page.getByRole('button', { name: 'Delete', exact: true }).click();
       await dialog.getByRole('button', { name: 'Delete distribution' }).click();
       await page.getByRole('heading', { name: 'Distributions', level: 1 }).waitFor();
-      expect((await http(app).get(`/v1/distributions/${doomed.id}`).set(project.headers)).status).toBe(404);
+      expect((await stack.http().get(`/v1/distributions/${doomed.id}`).set(stack.a.headers)).status).toBe(404);
     },
     STEP_MS,
   );

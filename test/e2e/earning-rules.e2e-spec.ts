@@ -1,27 +1,21 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { type TestProject, createFinishedCampaign, createProject, http, startApi } from '../support/harness.js';
+import { useStack } from '../support/fixture.js';
+import { createFinishedCampaign } from '../support/harness.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const RULE_ID = /^ern_[A-Za-z0-9]{24}$/;
 
 describe('earning rules (/v1/loyalties/{campaignId}/earning-rules)', () => {
-  let app: NestExpressApplication;
-  let project: TestProject;
-  let other: TestProject;
+  const stack = useStack({ projects: ['Earning rules project', 'Other earning rules project'] });
   let campaignId: string;
   let campaignName: string;
 
   beforeAll(async () => {
-    app = await startApi();
-    project = await createProject(app, 'Earning rules project');
-    other = await createProject(app, 'Other earning rules project');
     campaignName = 'Earning rules campaign';
-    campaignId = (await createFinishedCampaign<{ id: string }>(app, project, { name: campaignName })).id;
+    campaignId = (await createFinishedCampaign<{ id: string }>(stack.app, stack.a, { name: campaignName })).id;
   });
-  afterAll(() => app.close());
 
-  const rules = (id = campaignId, who = project) => `/v1/loyalties/${encodeURIComponent(id)}/earning-rules`;
-  const create = (body: unknown, who = project, id = campaignId) => http(app).post(rules(id)).set(who.headers).send(body as object);
+  const rules = (id = campaignId, who = stack.a) => `/v1/loyalties/${encodeURIComponent(id)}/earning-rules`;
+  const create = (body: unknown, who = stack.a, id = campaignId) => stack.http().post(rules(id)).set(who.headers).send(body as object);
 
   it('creates rules from an array (Voucherify\'s body) and answers them in order, with every default', async () => {
     const res = await create([
@@ -56,20 +50,20 @@ describe('earning rules (/v1/loyalties/{campaignId}/earning-rules)', () => {
   });
 
   it('lists (oldest first, page/limit, total), gets by id, also through the campaign\'s name', async () => {
-    const list = await http(app).get(rules()).query({ limit: 1 }).set(project.headers);
+    const list = await stack.http().get(rules()).query({ limit: 1 }).set(stack.a.headers);
     expect(list.status).toBe(200);
     expect(list.body).toMatchObject({ object: 'list', data_ref: 'data', total: 2 });
     expect(list.body.data).toHaveLength(1);
-    const second = await http(app).get(rules(campaignName)).query({ limit: 1, page: 2 }).set(project.headers);
+    const second = await stack.http().get(rules(campaignName)).query({ limit: 1, page: 2 }).set(stack.a.headers);
     expect(second.body.data[0].id).not.toBe(list.body.data[0].id);
-    const got = await http(app).get(`${rules()}/${list.body.data[0].id}`).set(project.headers);
+    const got = await stack.http().get(`${rules()}/${list.body.data[0].id}`).set(stack.a.headers);
     expect(got.status).toBe(200);
     expect(got.body).toEqual(list.body.data[0]);
   });
 
   it('updates only what is sent; pending_points null removes the pending period', async () => {
     const [rule] = (await create([{ loyalty: { type: 'FIXED', points: 5 }, pending_points: { period_type: 'DAY', period_value: 3 } }])).body;
-    const put = (body: object) => http(app).put(`${rules()}/${rule.id}`).set(project.headers).send(body);
+    const put = (body: object) => stack.http().put(`${rules()}/${rule.id}`).set(stack.a.headers).send(body);
     const changed = await put({ loyalty: { type: 'PROPORTIONAL', calculation_type: 'ORDER_AMOUNT', order: { amount: { every: 100, points: 1 } } }, source: { banner: 'Renamed' } });
     expect(changed.status).toBe(200);
     expect(changed.body).toMatchObject({ loyalty: { type: 'PROPORTIONAL' }, source: { banner: 'Renamed' }, pending_points: { period_value: 3 }, updated_at: expect.stringMatching(ISO) });
@@ -80,11 +74,11 @@ describe('earning rules (/v1/loyalties/{campaignId}/earning-rules)', () => {
 
   it('deletes (204), then 404 earning_rule', async () => {
     const [rule] = (await create([{ loyalty: { type: 'FIXED', points: 1 } }])).body;
-    expect((await http(app).delete(`${rules()}/${rule.id}`).set(project.headers)).status).toBe(204);
-    const gone = await http(app).get(`${rules()}/${rule.id}`).set(project.headers);
+    expect((await stack.http().delete(`${rules()}/${rule.id}`).set(stack.a.headers)).status).toBe(204);
+    const gone = await stack.http().get(`${rules()}/${rule.id}`).set(stack.a.headers);
     expect(gone.status).toBe(404);
     expect(gone.body).toMatchObject({ key: 'not_found', resource_type: 'earning_rule', resource_id: rule.id, details: `Cannot find earning_rule with id ${rule.id}` });
-    expect((await http(app).delete(`${rules()}/${rule.id}`).set(project.headers)).status).toBe(404);
+    expect((await stack.http().delete(`${rules()}/${rule.id}`).set(stack.a.headers)).status).toBe(404);
   });
 
   it.each([
@@ -108,25 +102,25 @@ describe('earning rules (/v1/loyalties/{campaignId}/earning-rules)', () => {
     ['101 rules', Array.from({ length: 101 }, () => ({ loyalty: { type: 'FIXED', points: 1 } })), 'Request body must hold 1 to 100 items'],
     ['the second rule invalid (none is created)', [{ loyalty: { type: 'FIXED', points: 1 } }, { loyalty: { type: 'FIXED', points: -1 } }], '[1] loyalty.points must not be less than 1'],
   ])('400 invalid_payload naming the field: %s', async (_name, body, details) => {
-    const before = (await http(app).get(rules()).set(project.headers)).body.total as number;
+    const before = (await stack.http().get(rules()).set(stack.a.headers)).body.total as number;
     const res = await create(body);
     expect(res.status).toBe(400);
     expect(res.body.key).toBe('invalid_payload');
     if (typeof details === 'string') expect(res.body.details).toContain(details);
     else expect(res.body.details).toMatch(details);
-    expect((await http(app).get(rules()).set(project.headers)).body.total).toBe(before);
+    expect((await stack.http().get(rules()).set(stack.a.headers)).body.total).toBe(before);
   });
 
   it('404 for an unknown campaign, and another project\'s campaign and rules are not found', async () => {
-    const unknown = await create([{ loyalty: { type: 'FIXED', points: 1 } }], project, 'camp_nope');
+    const unknown = await create([{ loyalty: { type: 'FIXED', points: 1 } }], stack.a, 'camp_nope');
     expect(unknown.status).toBe(404);
     expect(unknown.body).toMatchObject({ resource_type: 'campaign', resource_id: 'camp_nope' });
-    expect((await create([{ loyalty: { type: 'FIXED', points: 1 } }], other)).status).toBe(404);
-    const mine = (await http(app).get(rules()).set(project.headers)).body.data[0].id as string;
-    const otherCampaign = (await createFinishedCampaign<{ id: string }>(app, other, { name: campaignName })).id;
-    expect((await http(app).get(`${rules(otherCampaign)}/${mine}`).set(other.headers)).status).toBe(404);
-    expect((await http(app).put(`${rules(otherCampaign)}/${mine}`).set(other.headers).send({ active: false })).status).toBe(404);
-    expect((await http(app).delete(`${rules(otherCampaign)}/${mine}`).set(other.headers)).status).toBe(404);
-    expect((await http(app).get(rules(otherCampaign)).set(other.headers)).body.total).toBe(0);
+    expect((await create([{ loyalty: { type: 'FIXED', points: 1 } }], stack.b)).status).toBe(404);
+    const mine = (await stack.http().get(rules()).set(stack.a.headers)).body.data[0].id as string;
+    const otherCampaign = (await createFinishedCampaign<{ id: string }>(stack.app, stack.b, { name: campaignName })).id;
+    expect((await stack.http().get(`${rules(otherCampaign)}/${mine}`).set(stack.b.headers)).status).toBe(404);
+    expect((await stack.http().put(`${rules(otherCampaign)}/${mine}`).set(stack.b.headers).send({ active: false })).status).toBe(404);
+    expect((await stack.http().delete(`${rules(otherCampaign)}/${mine}`).set(stack.b.headers)).status).toBe(404);
+    expect((await stack.http().get(rules(otherCampaign)).set(stack.b.headers)).body.total).toBe(0);
   });
 });

@@ -9,12 +9,11 @@
  * thousand requests, 8 in flight. Only the path-parameter fixture map below knows about routes.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { INestApplicationContext } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { type Answer, type Failure, excerpt, msByKind, pool, problemsOf, rawExchange, send, slowest, summarize } from '../support/fuzz-client.js';
 import { type FuzzCase, authCases, assertFuzzable, bodyCases, fillPath, manyKeysBody, pathCases, queryCases } from '../support/fuzz-mutations.js';
 import { type Operation, Rng, loadOpenApi, objectSchemaOf, operationsOf, resolve, sample, stringForPattern } from '../support/fuzz-schema.js';
-import { type TestProject, createFinishedCampaign, createProject, http, startApi, startWorker } from '../support/harness.js';
+import { useStack } from '../support/fixture.js';
+import { createFinishedCampaign } from '../support/harness.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed);
 const CONCURRENCY = Number(process.env.FUZZ_CONCURRENCY ?? 8);
@@ -34,25 +33,31 @@ describe(`OpenAPI fuzz (openapi/openapi.json, seed ${SEED})`, () => {
   const rng = new Rng(SEED);
   const started = Date.now();
   let sent = 0;
-  let app: NestExpressApplication;
-  let worker: INestApplicationContext;
-  let project: TestProject;
+  const stack = useStack({
+    listen: true,
+    worker: true, // generates the campaign's cards
+    projects: ['Fuzz project'],
+    beforeClose: () => {
+      const costly = [...msByKind].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([kind, ms]) => `${kind} ${(ms / 1000).toFixed(1)} s`);
+      console.log(
+        `fuzz: ${sent} requests in ${((Date.now() - started) / 1000).toFixed(1)} s; slowest ${Math.round(slowest.ms)} ms: ${slowest.request}\n` +
+          `summed answer times of the costliest kinds: ${costly.join(', ')}`,
+      );
+    },
+  });
   let port: number;
   let fixtures: Record<string, string>;
   let manyKeysTooSlow: string | undefined;
 
   beforeAll(async () => {
-    app = await startApi();
-    await app.listen(0, '127.0.0.1');
-    port = (app.getHttpServer().address() as { port: number }).port;
-    worker = await startWorker(); // generates the campaign's cards
-    project = await createProject(app, 'Fuzz project');
-    const campaign = await createFinishedCampaign<{ id: string; program_id: string }>(app, project, { name: 'Fuzz campaign', vouchers_count: 3 });
-    const member = await http(app)
+    port = (stack.app.getHttpServer().address() as { port: number }).port;
+    const campaign = await createFinishedCampaign<{ id: string; program_id: string }>(stack.app, stack.a, { name: 'Fuzz campaign', vouchers_count: 3 });
+    const member = await stack
+      .http()
       .post(`/v2/loyalties/programs/${campaign.program_id}/members`)
-      .set(project.headers)
+      .set(stack.a.headers)
       .send({ customer_identification: { type: 'customer_source_id', customer_source_id: 'fuzz-member' } });
-    const ping = await http(app).post('/v1/diagnostics/pings').set(project.headers).send({ note: 'fuzz' });
+    const ping = await stack.http().post('/v1/diagnostics/pings').set(stack.a.headers).send({ note: 'fuzz' });
     if (member.status !== 200 || ping.status !== 200) throw new Error(`fixtures: enrolment ${member.status}, ping ${ping.status}`);
     fixtures = {
       campaignId: campaign.id,
@@ -63,16 +68,6 @@ describe(`OpenAPI fuzz (openapi/openapi.json, seed ${SEED})`, () => {
       pingId: ping.body.id,
     };
   }, 60_000);
-
-  afterAll(async () => {
-    const costly = [...msByKind].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([kind, ms]) => `${kind} ${(ms / 1000).toFixed(1)} s`);
-    console.log(
-      `fuzz: ${sent} requests in ${((Date.now() - started) / 1000).toFixed(1)} s; slowest ${Math.round(slowest.ms)} ms: ${slowest.request}\n` +
-        `summed answer times of the costliest kinds: ${costly.join(', ')}`,
-    );
-    await worker?.close();
-    await app?.close();
-  });
 
   /** Real ids for the operation's path parameters; a random valid-looking id for names not known here. */
   function idsFor(op: Operation): { ids: Record<string, string>; allKnown: boolean } {
@@ -100,7 +95,7 @@ describe(`OpenAPI fuzz (openapi/openapi.json, seed ${SEED})`, () => {
     }
     return Object.values(ids).some((id) => decodeURIComponent(id) === body.resource_id) || /route/.test(body.details ?? '');
   }
-  const auth = () => ({ appId: project.app_id, token: project.app_token });
+  const auth = () => ({ appId: stack.a.app_id, token: stack.a.app_token });
   const failureOf = (op: string, c: FuzzCase, answer: Answer, problems: string[]): Failure => ({
     operation: op,
     kind: c.kind,
@@ -179,7 +174,7 @@ describe(`OpenAPI fuzz (openapi/openapi.json, seed ${SEED})`, () => {
   it('answers requests rejected before routing (parser, header limit, encodings) with the error shape', async () => {
     const target = operations.find((op) => op.op.requestBody && !op.path.includes('{'));
     if (!target) throw new Error('no operation with a request body and no path parameters to aim the raw requests at');
-    const headers = `Host: localhost\r\nX-App-Id: ${project.app_id}\r\nX-App-Token: ${project.app_token}\r\nConnection: close\r\n`;
+    const headers = `Host: localhost\r\nX-App-Id: ${stack.a.app_id}\r\nX-App-Token: ${stack.a.app_token}\r\nConnection: close\r\n`;
     const post = (extraHeaders: string, body: string | Buffer) =>
       Buffer.concat([Buffer.from(`${target.method} ${target.path} HTTP/1.1\r\n${headers}${extraHeaders}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`), Buffer.from(body)]);
     const raw: [what: string, expected: number, payload: string | Buffer][] = [
@@ -199,7 +194,7 @@ describe(`OpenAPI fuzz (openapi/openapi.json, seed ${SEED})`, () => {
       const answer = await rawExchange(port, payload);
       const asAnswer: Answer = { status: answer.status, headers: answer.headers, text: answer.text, ms: performance.now() - started };
       const problems = [...(answer.status === expected ? [] : [`expected ${expected}`]), ...problemsOf(asAnswer, ERROR_KEYS)];
-      const request = (typeof payload === 'string' ? payload : payload.toString('latin1')).replace(project.app_token, '…');
+      const request = (typeof payload === 'string' ? payload : payload.toString('latin1')).replace(stack.a.app_token, '…');
       if (problems.length) failures.push({ operation: 'raw socket', kind: what, what, request: excerpt(request, 120), status: answer.status, problems, excerpt: excerpt(answer.raw || '(no answer)') });
     }
     sent += raw.length;
@@ -207,7 +202,7 @@ describe(`OpenAPI fuzz (openapi/openapi.json, seed ${SEED})`, () => {
   }, 60_000);
 
   it('is still healthy afterwards, nothing was slow, and Object.prototype was not polluted', async () => {
-    const health = await http(app).get('/health');
+    const health = await stack.http().get('/health');
     expect(health.status).toBe(200);
     // The __proto__ / constructor.prototype payloads carried {polluted: 'yes'}; the API shares this process.
     expect(({} as { polluted?: unknown }).polluted).toBeUndefined();

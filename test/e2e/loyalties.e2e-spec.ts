@@ -1,25 +1,16 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { REQUEST_ID, type TestProject, createProject, http, startApi } from '../support/harness.js';
+import { useStack } from '../support/fixture.js';
+import { REQUEST_ID, type TestProject, createProject } from '../support/harness.js';
 
 const ALNUM = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
 let seq = 0;
 const uniqueName = (base = 'Campaign') => `${base} ${Date.now().toString(36)}-${(seq += 1)}`;
 
 describe('loyalty campaigns: POST/PUT/GET/DELETE /v1/loyalties', () => {
-  let app: NestExpressApplication;
-  let project: TestProject;
-  let other: TestProject;
+  const stack = useStack({ projects: ['Test project', 'Other project'] });
 
-  beforeAll(async () => {
-    app = await startApi();
-    project = await createProject(app);
-    other = await createProject(app, 'Other project');
-  });
-  afterAll(() => app.close());
-
-  const create = (body: object, who: TestProject = project) => http(app).post('/v1/loyalties').set(who.headers).send(body);
-  const put = (id: string, body: object, who: TestProject = project) => http(app).put(`/v1/loyalties/${encodeURIComponent(id)}`).set(who.headers).send(body);
-  const get = (id: string, who: TestProject = project) => http(app).get(`/v1/loyalties/${encodeURIComponent(id)}`).set(who.headers);
+  const create = (body: object, who: TestProject = stack.a) => stack.http().post('/v1/loyalties').set(who.headers).send(body);
+  const put = (id: string, body: object, who: TestProject = stack.a) => stack.http().put(`/v1/loyalties/${encodeURIComponent(id)}`).set(who.headers).send(body);
+  const get = (id: string, who: TestProject = stack.a) => stack.http().get(`/v1/loyalties/${encodeURIComponent(id)}`).set(who.headers);
 
   describe('POST', () => {
     it('200 with the full campaign object and Voucherify defaults', async () => {
@@ -130,7 +121,7 @@ describe('loyalty campaigns: POST/PUT/GET/DELETE /v1/loyalties', () => {
       expect(both.status).toBe(400);
       expect(both.body).toMatchObject({ key: 'invalid_payload', details: expect.stringContaining('category_id') });
 
-      const foreign = await create({ name: uniqueName(), category_id: first.body.category_id }, other);
+      const foreign = await create({ name: uniqueName(), category_id: first.body.category_id }, stack.b);
       expect(foreign.status).toBe(404);
     });
 
@@ -185,7 +176,7 @@ describe('loyalty campaigns: POST/PUT/GET/DELETE /v1/loyalties', () => {
         resource_id: name,
         resource_type: 'campaign',
       });
-      expect((await create({ name }, other)).status).toBe(200);
+      expect((await create({ name }, stack.b)).status).toBe(200);
     });
   });
 
@@ -199,7 +190,7 @@ describe('loyalty campaigns: POST/PUT/GET/DELETE /v1/loyalties', () => {
       expect(byId.body).toMatchObject({ id: created.id, name, description: 'after id', auto_join: true, metadata: { a: 1 }, voucher: created.voucher });
       expect(Date.parse(byId.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(created.created_at));
 
-      const byName = await http(app).put(`/v1/loyalties/${name.replaceAll(' ', '%20')}`).set(project.headers).send({ auto_join: false });
+      const byName = await stack.http().put(`/v1/loyalties/${name.replaceAll(' ', '%20')}`).set(stack.a.headers).send({ auto_join: false });
       expect(byName.status).toBe(200);
       expect(byName.body).toMatchObject({ id: created.id, description: 'after id', auto_join: false });
       expect((await get(name)).body).toMatchObject({ id: created.id, auto_join: false });
@@ -292,18 +283,18 @@ describe('loyalty campaigns: POST/PUT/GET/DELETE /v1/loyalties', () => {
 
   describe('GET, list and DELETE', () => {
     it('lists newest first with page, limit and total', async () => {
-      const fresh = await createProject(app, 'List project');
+      const fresh = await createProject(stack.app, 'List project');
       const names = [uniqueName('L'), uniqueName('L'), uniqueName('L')];
       for (const name of names) expect((await create({ name }, fresh)).status).toBe(200);
-      const first = await http(app).get('/v1/loyalties?limit=2').set(fresh.headers);
+      const first = await stack.http().get('/v1/loyalties?limit=2').set(fresh.headers);
       expect(first.status).toBe(200);
       expect(first.body).toMatchObject({ object: 'list', data_ref: 'campaigns', total: 3 });
       expect(first.body.campaigns.map((c: { name: string }) => c.name)).toEqual([names[2], names[1]]);
-      const second = await http(app).get('/v1/loyalties?limit=2&page=2').set(fresh.headers);
+      const second = await stack.http().get('/v1/loyalties?limit=2&page=2').set(fresh.headers);
       expect(second.body.campaigns.map((c: { name: string }) => c.name)).toEqual([names[0]]);
-      const oldest = await http(app).get('/v1/loyalties?order=created_at&limit=1').set(fresh.headers);
+      const oldest = await stack.http().get('/v1/loyalties?order=created_at&limit=1').set(fresh.headers);
       expect(oldest.body.campaigns[0].name).toBe(names[0]);
-      const bad = await http(app).get('/v1/loyalties?limit=101').set(fresh.headers);
+      const bad = await stack.http().get('/v1/loyalties?limit=101').set(fresh.headers);
       expect(bad.status).toBe(400);
       expect(bad.body).toMatchObject({ key: 'invalid_query_params', details: expect.stringMatching(/limit/) });
     });
@@ -311,11 +302,11 @@ describe('loyalty campaigns: POST/PUT/GET/DELETE /v1/loyalties', () => {
     it('DELETE moves to the bin: 404 afterwards, the name is reusable and the program shows DELETED', async () => {
       const name = uniqueName('Bin');
       const created = (await create({ name })).body;
-      const del = await http(app).delete(`/v1/loyalties/${created.id}`).set(project.headers);
+      const del = await stack.http().delete(`/v1/loyalties/${created.id}`).set(stack.a.headers);
       expect(del.status).toBe(204);
       expect((await get(created.id)).status).toBe(404);
-      expect((await http(app).delete(`/v1/loyalties/${created.id}`).set(project.headers)).status).toBe(404);
-      const program = await http(app).get(`/v2/loyalties/programs/${created.program_id}`).set(project.headers);
+      expect((await stack.http().delete(`/v1/loyalties/${created.id}`).set(stack.a.headers)).status).toBe(404);
+      const program = await stack.http().get(`/v2/loyalties/programs/${created.program_id}`).set(stack.a.headers);
       expect(program.body.status).toBe('DELETED');
       const reused = await create({ name });
       expect(reused.status).toBe(200);
@@ -325,10 +316,10 @@ describe('loyalty campaigns: POST/PUT/GET/DELETE /v1/loyalties', () => {
     it('DELETE ?force=true removes the campaign and its program for good; the name is reusable', async () => {
       const name = uniqueName('Gone');
       const created = (await create({ name })).body;
-      expect((await http(app).delete(`/v1/loyalties/${encodeURIComponent(name)}?force=true`).set(project.headers)).status).toBe(204);
-      expect((await http(app).get(`/v2/loyalties/programs/${created.program_id}`).set(project.headers)).status).toBe(404);
+      expect((await stack.http().delete(`/v1/loyalties/${encodeURIComponent(name)}?force=true`).set(stack.a.headers)).status).toBe(204);
+      expect((await stack.http().get(`/v2/loyalties/programs/${created.program_id}`).set(stack.a.headers)).status).toBe(404);
       expect((await create({ name })).status).toBe(200);
-      const badForce = await http(app).delete(`/v1/loyalties/${encodeURIComponent(name)}?force=maybe`).set(project.headers);
+      const badForce = await stack.http().delete(`/v1/loyalties/${encodeURIComponent(name)}?force=maybe`).set(stack.a.headers);
       expect(badForce.status).toBe(400);
       expect(badForce.body.key).toBe('invalid_query_params');
     });
@@ -336,7 +327,7 @@ describe('loyalty campaigns: POST/PUT/GET/DELETE /v1/loyalties', () => {
     it('a protected campaign cannot be deleted or modified until it is unprotected', async () => {
       const created = (await create({ name: uniqueName(), protected: true })).body;
       expect(created.protected).toBe(true);
-      const del = await http(app).delete(`/v1/loyalties/${created.id}`).set(project.headers);
+      const del = await stack.http().delete(`/v1/loyalties/${created.id}`).set(stack.a.headers);
       expect(del.status).toBe(400);
       expect(del.body).toMatchObject({
         key: 'resource_protected',
@@ -350,18 +341,18 @@ describe('loyalty campaigns: POST/PUT/GET/DELETE /v1/loyalties', () => {
       expect(modify.body.key).toBe('resource_protected');
       const unprotect = await put(created.id, { protected: false, description: 'now editable' });
       expect(unprotect.body).toMatchObject({ protected: false, description: 'now editable' });
-      expect((await http(app).delete(`/v1/loyalties/${created.id}`).set(project.headers)).status).toBe(204);
+      expect((await stack.http().delete(`/v1/loyalties/${created.id}`).set(stack.a.headers)).status).toBe(204);
     });
 
     it("another project's campaign is 404 and never listed", async () => {
       const name = uniqueName('Private');
       const mine = (await create({ name })).body;
-      expect((await get(mine.id, other)).status).toBe(404);
-      expect((await get(name, other)).status).toBe(404);
-      expect((await put(mine.id, { description: 'hijack' }, other)).status).toBe(404);
-      expect((await http(app).delete(`/v1/loyalties/${mine.id}`).set(other.headers)).status).toBe(404);
-      expect((await http(app).get(`/v2/loyalties/programs/${mine.program_id}`).set(other.headers)).status).toBe(404);
-      const list = await http(app).get('/v1/loyalties?limit=100').set(other.headers);
+      expect((await get(mine.id, stack.b)).status).toBe(404);
+      expect((await get(name, stack.b)).status).toBe(404);
+      expect((await put(mine.id, { description: 'hijack' }, stack.b)).status).toBe(404);
+      expect((await stack.http().delete(`/v1/loyalties/${mine.id}`).set(stack.b.headers)).status).toBe(404);
+      expect((await stack.http().get(`/v2/loyalties/programs/${mine.program_id}`).set(stack.b.headers)).status).toBe(404);
+      const list = await stack.http().get('/v1/loyalties?limit=100').set(stack.b.headers);
       expect(list.body.campaigns.map((c: { id: string }) => c.id)).not.toContain(mine.id);
       expect((await get(mine.id)).body.description).toBeUndefined();
     });

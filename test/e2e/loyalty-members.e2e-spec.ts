@@ -1,7 +1,5 @@
-import type { INestApplicationContext } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import pg from 'pg';
-import { REQUEST_ID, type TestProject, createFinishedCampaign, createProject, http, startApi, startWorker, testConfig, waitFor } from '../support/harness.js';
+import { useStack } from '../support/fixture.js';
+import { REQUEST_ID, type TestProject, createFinishedCampaign } from '../support/harness.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 let seq = 0;
@@ -25,36 +23,19 @@ interface Card {
 
 /** The v1 member routes the official SDK calls: a member is the customer's loyalty card (a voucher object). */
 describe('v1 loyalty members (/v1/loyalties/{campaignId}/members, /v1/loyalties/members/{code})', () => {
-  let app: NestExpressApplication;
-  let worker: INestApplicationContext;
-  let project: TestProject;
-  let other: TestProject;
-  let db: pg.Client;
+  const stack = useStack({ worker: true, projects: ['V1 members project', 'Other v1 members project'], pg: true });
+  const { pg: db } = stack;
 
-  beforeAll(async () => {
-    app = await startApi();
-    worker = await startWorker();
-    project = await createProject(app, 'V1 members project');
-    other = await createProject(app, 'Other v1 members project');
-    db = new pg.Client({ connectionString: testConfig().databaseUrl });
-    await db.connect();
-  });
-  afterAll(async () => {
-    await db.end();
-    await worker.close();
-    await app.close();
-  });
-
-  const campaign = (body: object = {}, who: TestProject = project) => createFinishedCampaign<Campaign>(app, who, { name: unique('V1 campaign'), ...body });
-  const add = (campaignId: string, body: unknown, who: TestProject = project) =>
-    http(app).post(`/v1/loyalties/${encodeURIComponent(campaignId)}/members`).set(who.headers).send(body as object);
-  const list = (campaignId: string, query: Record<string, unknown> = {}, who: TestProject = project) =>
-    http(app).get(`/v1/loyalties/${encodeURIComponent(campaignId)}/members`).query(query).set(who.headers);
-  const inCampaign = (campaignId: string, code: string, who: TestProject = project) =>
-    http(app).get(`/v1/loyalties/${encodeURIComponent(campaignId)}/members/${encodeURIComponent(code)}`).set(who.headers);
-  const anywhere = (code: string, who: TestProject = project) => http(app).get(`/v1/loyalties/members/${encodeURIComponent(code)}`).set(who.headers);
+  const campaign = (body: object = {}, who: TestProject = stack.a) => createFinishedCampaign<Campaign>(stack.app, who, { name: unique('V1 campaign'), ...body });
+  const add = (campaignId: string, body: unknown, who: TestProject = stack.a) =>
+    stack.http().post(`/v1/loyalties/${encodeURIComponent(campaignId)}/members`).set(who.headers).send(body as object);
+  const list = (campaignId: string, query: Record<string, unknown> = {}, who: TestProject = stack.a) =>
+    stack.http().get(`/v1/loyalties/${encodeURIComponent(campaignId)}/members`).query(query).set(who.headers);
+  const inCampaign = (campaignId: string, code: string, who: TestProject = stack.a) =>
+    stack.http().get(`/v1/loyalties/${encodeURIComponent(campaignId)}/members/${encodeURIComponent(code)}`).set(who.headers);
+  const anywhere = (code: string, who: TestProject = stack.a) => stack.http().get(`/v1/loyalties/members/${encodeURIComponent(code)}`).set(who.headers);
   const v2Members = async (programId: string) =>
-    (await http(app).get(`/v2/loyalties/programs/${programId}/members`).query({ limit: 100 }).set(project.headers)).body.data as { id: string; customer_id: string; status: string; metadata: object }[];
+    (await stack.http().get(`/v2/loyalties/programs/${programId}/members`).query({ limit: 100 }).set(stack.a.headers)).body.data as { id: string; customer_id: string; status: string; metadata: object }[];
   const freeCodes = async (campaignId: string) =>
     (await db.query<{ code: string; id: string }>('SELECT code, id FROM vouchers WHERE campaign_id = $1 AND member_id IS NULL ORDER BY code', [campaignId])).rows;
   const notFound = (type: string, id: string) => ({
@@ -100,14 +81,14 @@ describe('v1 loyalty members (/v1/loyalties/{campaignId}/members, /v1/loyalties/
         publish: { object: 'list', count: 1 },
         object: 'voucher',
       });
-      const customer = await http(app).get(`/v1/customers/${encodeURIComponent(sourceId)}`).set(project.headers);
+      const customer = await stack.http().get(`/v1/customers/${encodeURIComponent(sourceId)}`).set(stack.a.headers);
       expect(customer.body).toMatchObject({ id: res.body.holder_id, source_id: sourceId });
 
       // The v2 side: one member of the campaign's program, holding this card, with the request's metadata.
       const [member, ...rest] = await v2Members(camp.program_id);
       expect(rest).toEqual([]);
       expect(member).toMatchObject({ customer_id: res.body.holder_id, status: 'ACTIVE', metadata: { channel: 'test' } });
-      const full = await http(app).get(`/v2/loyalties/programs/${camp.program_id}/members/${member.id}`).set(project.headers);
+      const full = await stack.http().get(`/v2/loyalties/programs/${camp.program_id}/members/${member.id}`).set(stack.a.headers);
       expect(full.body.cards.map((c: { card: { id: string; code: string } }) => [c.card.id, c.card.code])).toEqual([[res.body.id, res.body.code]]);
     });
 
@@ -134,7 +115,7 @@ describe('v1 loyalty members (/v1/loyalties/{campaignId}/members, /v1/loyalties/
     it('the campaign by URL-encoded name (with spaces)', async () => {
       const camp = await campaign();
       expect(camp.name).toContain(' ');
-      const res = await http(app).post(`/v1/loyalties/${camp.name.replaceAll(' ', '%20')}/members`).set(project.headers).send({ customer: { source_id: unique('by-name') } });
+      const res = await stack.http().post(`/v1/loyalties/${camp.name.replaceAll(' ', '%20')}/members`).set(stack.a.headers).send({ customer: { source_id: unique('by-name') } });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ campaign_id: camp.id, campaign: camp.name });
     });
@@ -144,29 +125,29 @@ describe('v1 loyalty members (/v1/loyalties/{campaignId}/members, /v1/loyalties/
       const sourceId = unique('plain-source');
       const bySource = await add(camp.id, { customer: sourceId });
       expect(bySource.status).toBe(200);
-      const made = await http(app).get(`/v1/customers/${encodeURIComponent(sourceId)}`).set(project.headers);
+      const made = await stack.http().get(`/v1/customers/${encodeURIComponent(sourceId)}`).set(stack.a.headers);
       expect(made.body).toMatchObject({ id: bySource.body.holder_id, source_id: sourceId });
 
-      const existing = (await http(app).post('/v1/customers').set(project.headers).send({ source_id: unique('plain-existing'), name: 'Plain' })).body;
+      const existing = (await stack.http().post('/v1/customers').set(stack.a.headers).send({ source_id: unique('plain-existing'), name: 'Plain' })).body;
       const byId = await add(camp.id, { customer: existing.id });
       expect(byId.status).toBe(200);
       expect(byId.body.holder_id).toBe(existing.id);
       // No second customer was made with the id as its source id.
-      const dupes = await db.query('SELECT id FROM customers WHERE project_id = $1 AND source_id = $2', [project.project.id, existing.id]);
+      const dupes = await db.query('SELECT id FROM customers WHERE project_id = $1 AND source_id = $2', [stack.a.project.id, existing.id]);
       expect(dupes.rows).toEqual([]);
 
-      const another = (await http(app).post('/v1/customers').set(project.headers).send({ source_id: unique('plain-existing-source') })).body;
+      const another = (await stack.http().post('/v1/customers').set(stack.a.headers).send({ source_id: unique('plain-existing-source') })).body;
       const byExistingSource = await add(camp.id, { customer: another.source_id });
       expect(byExistingSource.body.holder_id).toBe(another.id);
     });
 
     it('customer {id} of an existing customer; the customer object updates the customer', async () => {
       const camp = await campaign();
-      const existing = (await http(app).post('/v1/customers').set(project.headers).send({ source_id: unique('by-id'), name: 'Before' })).body;
+      const existing = (await stack.http().post('/v1/customers').set(stack.a.headers).send({ source_id: unique('by-id'), name: 'Before' })).body;
       const res = await add(camp.id, { customer: { id: existing.id, name: 'After', email: 'after@example.com' } });
       expect(res.status).toBe(200);
       expect(res.body.holder_id).toBe(existing.id);
-      const customer = (await http(app).get(`/v1/customers/${existing.id}`).set(project.headers)).body;
+      const customer = (await stack.http().get(`/v1/customers/${existing.id}`).set(stack.a.headers)).body;
       expect(customer).toMatchObject({ name: 'After', email: 'after@example.com', source_id: existing.source_id });
     });
 
@@ -175,7 +156,7 @@ describe('v1 loyalty members (/v1/loyalties/{campaignId}/members, /v1/loyalties/
       const unknown = await add(camp.id, { customer: { id: 'cust_unknownCustomer1' } });
       expect(unknown.status).toBe(404);
       expect(unknown.body).toEqual(notFound('customer', 'cust_unknownCustomer1'));
-      const foreign = (await http(app).post('/v1/customers').set(other.headers).send({ source_id: unique('foreign') })).body;
+      const foreign = (await stack.http().post('/v1/customers').set(stack.b.headers).send({ source_id: unique('foreign') })).body;
       const res = await add(camp.id, { customer: { id: foreign.id } });
       expect(res.status).toBe(404);
       expect(res.body).toMatchObject({ resource_type: 'customer', resource_id: foreign.id });
@@ -260,7 +241,7 @@ describe('v1 loyalty members (/v1/loyalties/{campaignId}/members, /v1/loyalties/
 
     it('423 for an inactive campaign, 404 for an unknown campaign or another project\'s campaign', async () => {
       const camp = await campaign();
-      await http(app).put(`/v1/loyalties/${camp.id}`).set(project.headers).send({ active: false });
+      await stack.http().put(`/v1/loyalties/${camp.id}`).set(stack.a.headers).send({ active: false });
       const inactive = await add(camp.id, { customer: { source_id: unique('inactive') } });
       expect(inactive.status).toBe(423);
       expect(inactive.body).toMatchObject({ key: 'non_active_program', resource_id: camp.program_id, resource_type: 'program' });
@@ -269,7 +250,7 @@ describe('v1 loyalty members (/v1/loyalties/{campaignId}/members, /v1/loyalties/
       expect(unknown.status).toBe(404);
       expect(unknown.body).toEqual(notFound('campaign', 'camp_unknown'));
       const mine = await campaign();
-      const foreign = await add(mine.id, { customer: 'x' }, other);
+      const foreign = await add(mine.id, { customer: 'x' }, stack.b);
       expect(foreign.status).toBe(404);
       expect(foreign.body).toMatchObject({ resource_type: 'campaign' });
       expect(await v2Members(mine.program_id)).toEqual([]);
@@ -365,7 +346,7 @@ describe('v1 loyalty members (/v1/loyalties/{campaignId}/members, /v1/loyalties/
       const unknown = await list('camp_unknown');
       expect(unknown.status).toBe(404);
       expect(unknown.body).toEqual(notFound('campaign', 'camp_unknown'));
-      expect((await list(camp.id, {}, other)).status).toBe(404);
+      expect((await list(camp.id, {}, stack.b)).status).toBe(404);
     });
   });
 
@@ -398,8 +379,8 @@ describe('v1 loyalty members (/v1/loyalties/{campaignId}/members, /v1/loyalties/
       expect(wrongCampaign.body).toEqual(notFound('voucher', otherCard.code));
       expect((await inCampaign(second.id, otherCard.code)).status).toBe(200);
 
-      expect((await anywhere(created.code, other)).status).toBe(404);
-      expect((await inCampaign(camp.id, created.code, other)).status).toBe(404);
+      expect((await anywhere(created.code, stack.b)).status).toBe(404);
+      expect((await inCampaign(camp.id, created.code, stack.b)).status).toBe(404);
       const unknownCampaign = await inCampaign('camp_unknown', created.code);
       expect(unknownCampaign.status).toBe(404);
       expect(unknownCampaign.body.resource_type).toBe('campaign');
@@ -411,16 +392,16 @@ describe('v1 loyalty members (/v1/loyalties/{campaignId}/members, /v1/loyalties/
       const [member] = await v2Members(camp.program_id);
       const memberPath = `/v2/loyalties/programs/${camp.program_id}/members/${member.id}`;
 
-      expect((await http(app).post(`${memberPath}/deactivate`).set(project.headers)).body.status).toBe('INACTIVE');
+      expect((await stack.http().post(`${memberPath}/deactivate`).set(stack.a.headers)).body.status).toBe('INACTIVE');
       expect((await anywhere(created.code)).body.active).toBe(false);
       expect((await inCampaign(camp.id, created.code)).body.active).toBe(false);
       const listed = await list(camp.id);
       expect(listed.body.vouchers.map((v: Card) => [v.code, v.active])).toEqual([[created.code, false]]);
 
-      expect((await http(app).post(`${memberPath}/activate`).set(project.headers)).body.status).toBe('ACTIVE');
+      expect((await stack.http().post(`${memberPath}/activate`).set(stack.a.headers)).body.status).toBe('ACTIVE');
       expect((await anywhere(created.code)).body.active).toBe(true);
 
-      expect((await http(app).delete(memberPath).set(project.headers)).status).toBe(200);
+      expect((await stack.http().delete(memberPath).set(stack.a.headers)).status).toBe(200);
       expect((await anywhere(created.code)).body).toEqual(notFound('voucher', created.code));
       expect((await inCampaign(camp.id, created.code)).status).toBe(404);
       expect((await list(camp.id)).body).toMatchObject({ total: 0, vouchers: [] });
@@ -436,7 +417,7 @@ describe('v1 loyalty members (/v1/loyalties/{campaignId}/members, /v1/loyalties/
       const camp = await campaign({ vouchers_count: 2 });
       const created = (await add(camp.id, { customer: { source_id: unique('old-card') } })).body;
       const [member] = await v2Members(camp.program_id);
-      expect((await http(app).delete(`/v2/loyalties/programs/${camp.program_id}/members/${member.id}`).set(project.headers)).status).toBe(200);
+      expect((await stack.http().delete(`/v2/loyalties/programs/${camp.program_id}/members/${member.id}`).set(stack.a.headers)).status).toBe(200);
       const reuse = await add(camp.id, { customer: { source_id: unique('new-owner') }, voucher: created.code });
       expect(reuse.status).toBe(400);
       expect(reuse.body).toMatchObject({ key: 'voucher_already_published', resource_id: created.id });
@@ -448,7 +429,7 @@ describe('v1 loyalty members (/v1/loyalties/{campaignId}/members, /v1/loyalties/
     it('a deleted campaign\'s cards are not found', async () => {
       const camp = await campaign();
       const created = (await add(camp.id, { customer: { source_id: unique('binned') } })).body;
-      expect((await http(app).delete(`/v1/loyalties/${camp.id}`).set(project.headers)).status).toBe(204);
+      expect((await stack.http().delete(`/v1/loyalties/${camp.id}`).set(stack.a.headers)).status).toBe(204);
       expect((await anywhere(created.code)).status).toBe(404);
       expect((await inCampaign(camp.id, created.code)).status).toBe(404);
     });

@@ -1,7 +1,6 @@
 import { jest } from '@jest/globals';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import pg from 'pg';
-import { REQUEST_ID, type TestProject, createProject, http, startApi, testConfig } from '../support/harness.js';
+import { useStack } from '../support/fixture.js';
+import { REQUEST_ID, type TestProject } from '../support/harness.js';
 
 /** A member as the database holds it: the model every expected answer is computed from. */
 interface Row {
@@ -40,21 +39,19 @@ function compare(keys: { key: Key; desc: boolean }[]) {
 }
 
 describe('GET /v2/loyalties/programs/{programId}/members', () => {
-  let app: NestExpressApplication;
-  let db: pg.Client;
-  let project: TestProject;
-  let other: TestProject;
+  const stack = useStack({ pg: true, projects: ['Member list', 'Member list (other project)'] });
+  const { pg: db } = stack;
   let programId: string;
   let secondProgramId: string;
   let otherProgramId: string;
   let rows: Row[];
 
-  const list = (query: string, program = programId, who: TestProject = project) =>
-    http(app).get(`/v2/loyalties/programs/${program}/members${query ? `?${query}` : ''}`).set(who.headers);
-  const enrol = (program: string, sourceId: string, who: TestProject = project, status = 'ACTIVE') =>
-    http(app).post(`/v2/loyalties/programs/${program}/members`).set(who.headers).send({ customer_identification: { type: 'customer_source_id', customer_source_id: sourceId }, status });
-  const campaign = async (name: string, who: TestProject = project): Promise<string> =>
-    (await http(app).post('/v1/loyalties').set(who.headers).send({ name, type: 'AUTO_UPDATE', voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } } })).body.program_id;
+  const list = (query: string, program = programId, who: TestProject = stack.a) =>
+    stack.http().get(`/v2/loyalties/programs/${program}/members${query ? `?${query}` : ''}`).set(who.headers);
+  const enrol = (program: string, sourceId: string, who: TestProject = stack.a, status = 'ACTIVE') =>
+    stack.http().post(`/v2/loyalties/programs/${program}/members`).set(who.headers).send({ customer_identification: { type: 'customer_source_id', customer_source_id: sourceId }, status });
+  const campaign = async (name: string, who: TestProject = stack.a): Promise<string> =>
+    (await stack.http().post('/v1/loyalties').set(who.headers).send({ name, type: 'AUTO_UPDATE', voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } } })).body.program_id;
   const live = () => rows.filter((row) => row.status !== 'DELETED');
 
   /** Every page from the first, following cursor.next; fails on any non-200 or a repeated member. */
@@ -76,21 +73,16 @@ describe('GET /v2/loyalties/programs/{programId}/members', () => {
   }
 
   beforeAll(async () => {
-    app = await startApi();
-    db = new pg.Client({ connectionString: testConfig().databaseUrl });
-    await db.connect();
-    project = await createProject(app, 'Member list');
-    other = await createProject(app, 'Member list (other project)');
     programId = await campaign('List program');
     secondProgramId = await campaign('Second program');
-    otherProgramId = await campaign('Other project program', other);
+    otherProgramId = await campaign('Other project program', stack.b);
 
     for (let i = 0; i < MEMBERS; i += 20) {
-      const batch = Array.from({ length: 20 }, (_, j) => enrol(programId, `list-${i + j}`, project, (i + j) % 3 === 0 ? 'INACTIVE' : 'ACTIVE'));
+      const batch = Array.from({ length: 20 }, (_, j) => enrol(programId, `list-${i + j}`, stack.a, (i + j) % 3 === 0 ? 'INACTIVE' : 'ACTIVE'));
       for (const res of await Promise.all(batch)) expect(res.status).toBe(200);
     }
     for (let i = 0; i < 5; i += 1) expect((await enrol(secondProgramId, `list-${i}`)).status).toBe(200);
-    expect((await enrol(otherProgramId, 'outsider', other)).status).toBe(200);
+    expect((await enrol(otherProgramId, 'outsider', stack.b)).status).toBe(200);
 
     // Creation times in groups of four identical milliseconds, so every order needs its tiebreakers.
     await db.query(
@@ -99,17 +91,12 @@ describe('GET /v2/loyalties/programs/{programId}/members', () => {
       [programId, BASE],
     );
     const deleted = (await db.query('SELECT id FROM members WHERE program_id = $1 ORDER BY id LIMIT 3', [programId])).rows.map((r) => r.id as string);
-    for (const id of deleted) expect((await http(app).delete(`/v2/loyalties/programs/${programId}/members/${id}`).set(project.headers)).status).toBe(200);
+    for (const id of deleted) expect((await stack.http().delete(`/v2/loyalties/programs/${programId}/members/${id}`).set(stack.a.headers)).status).toBe(200);
     rows = (
       await db.query(`SELECT id, customer_id, status, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at FROM members WHERE program_id = $1`, [programId])
     ).rows;
     expect(rows).toHaveLength(MEMBERS);
   }, 60_000);
-
-  afterAll(async () => {
-    await db.end();
-    await app.close();
-  });
 
   describe('the first page', () => {
     it('is ten members newest first, without cards, with a signed cursor', async () => {
@@ -335,7 +322,7 @@ describe('GET /v2/loyalties/programs/{programId}/members', () => {
     beforeAll(async () => {
       next = (await list(`limit=3&${filtered}&order=customer_id`)).body.cursor.next;
     });
-    const expectInvalid = async (query: string, program = programId, who: TestProject = project) => {
+    const expectInvalid = async (query: string, program = programId, who: TestProject = stack.a) => {
       const res = await list(query, program, who);
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ code: 400, key: 'invalid_or_expired_cursor', message: 'Invalid or expired cursor' });
@@ -368,7 +355,7 @@ describe('GET /v2/loyalties/programs/{programId}/members', () => {
 
     it('rejects a cursor of another program or another project', async () => {
       await expectInvalid(`${filtered}&order=customer_id&cursor=${next}`, secondProgramId);
-      await expectInvalid(`${filtered}&order=customer_id&cursor=${next}`, otherProgramId, other);
+      await expectInvalid(`${filtered}&order=customer_id&cursor=${next}`, otherProgramId, stack.b);
     });
 
     it('rejects an expired cursor', async () => {
@@ -400,14 +387,14 @@ describe('GET /v2/loyalties/programs/{programId}/members', () => {
     it('another project\'s program is 404, and its members are never listed', async () => {
       const res = await list('', otherProgramId);
       expect(res.status).toBe(404);
-      const theirs = await list('', otherProgramId, other);
+      const theirs = await list('', otherProgramId, stack.b);
       expect(theirs.body.data).toHaveLength(1);
       const { ids } = await all('', 100);
       expect(ids).not.toContain(theirs.body.data[0].id);
     });
 
     it('needs the application key', async () => {
-      const res = await http(app).get(`/v2/loyalties/programs/${programId}/members`);
+      const res = await stack.http().get(`/v2/loyalties/programs/${programId}/members`);
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ code: 401, key: 'unauthorized', message: 'Unauthorized' });
     });

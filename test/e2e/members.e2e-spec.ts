@@ -1,7 +1,5 @@
-import type { INestApplicationContext } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import pg from 'pg';
-import { REQUEST_ID, type TestProject, createFinishedCampaign, createProject, http, startApi, startWorker, testConfig, waitFor } from '../support/harness.js';
+import { useStack } from '../support/fixture.js';
+import { REQUEST_ID, type TestProject, createFinishedCampaign } from '../support/harness.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const MEMBER_ID = /^lmbr_[a-f0-9]+$/;
@@ -24,40 +22,23 @@ interface MemberCard {
 }
 
 describe('v2 program members: enrolment and member resources (/v2/loyalties/programs/{programId}/members)', () => {
-  let app: NestExpressApplication;
-  let worker: INestApplicationContext;
-  let project: TestProject;
-  let other: TestProject;
-  let db: pg.Client;
-
-  beforeAll(async () => {
-    app = await startApi();
-    worker = await startWorker();
-    project = await createProject(app, 'Members project');
-    other = await createProject(app, 'Other members project');
-    db = new pg.Client({ connectionString: testConfig().databaseUrl });
-    await db.connect();
-  });
-  afterAll(async () => {
-    await db.end();
-    await worker.close();
-    await app.close();
-  });
+  const stack = useStack({ worker: true, projects: ['Members project', 'Other members project'], pg: true });
+  const { pg: db } = stack;
 
   /** A campaign whose card generation (if any) has finished. */
-  const campaign = (body: object = {}, who: TestProject = project) => createFinishedCampaign<Campaign>(app, who, { name: unique('Members campaign'), ...body });
+  const campaign = (body: object = {}, who: TestProject = stack.a) => createFinishedCampaign<Campaign>(stack.app, who, { name: unique('Members campaign'), ...body });
   const members = (programId: string) => `/v2/loyalties/programs/${programId}/members`;
-  const enrol = (programId: string, body: unknown, who: TestProject = project) => http(app).post(members(programId)).set(who.headers).send(body as object);
+  const enrol = (programId: string, body: unknown, who: TestProject = stack.a) => stack.http().post(members(programId)).set(who.headers).send(body as object);
   const bySource = (sourceId: string, extra: object = {}) => ({ customer_identification: { type: 'customer_source_id', customer_source_id: sourceId }, ...extra });
   const byId = (customerId: string, extra: object = {}) => ({ customer_identification: { type: 'customer_id', customer_id: customerId }, ...extra });
-  const getMember = (programId: string, memberId: string, who: TestProject = project) => http(app).get(`${members(programId)}/${memberId}`).set(who.headers);
-  const putMember = (programId: string, memberId: string, body: unknown, who: TestProject = project) =>
-    http(app).put(`${members(programId)}/${memberId}`).set(who.headers).send(body as object);
-  const action = (programId: string, memberId: string, verb: 'activate' | 'deactivate', who: TestProject = project) =>
-    http(app).post(`${members(programId)}/${memberId}/${verb}`).set(who.headers);
-  const remove = (programId: string, memberId: string, who: TestProject = project) => http(app).delete(`${members(programId)}/${memberId}`).set(who.headers);
+  const getMember = (programId: string, memberId: string, who: TestProject = stack.a) => stack.http().get(`${members(programId)}/${memberId}`).set(who.headers);
+  const putMember = (programId: string, memberId: string, body: unknown, who: TestProject = stack.a) =>
+    stack.http().put(`${members(programId)}/${memberId}`).set(who.headers).send(body as object);
+  const action = (programId: string, memberId: string, verb: 'activate' | 'deactivate', who: TestProject = stack.a) =>
+    stack.http().post(`${members(programId)}/${memberId}/${verb}`).set(who.headers);
+  const remove = (programId: string, memberId: string, who: TestProject = stack.a) => stack.http().delete(`${members(programId)}/${memberId}`).set(who.headers);
   const listIds = async (programId: string): Promise<string[]> => {
-    const res = await http(app).get(members(programId)).query({ limit: 100 }).set(project.headers);
+    const res = await stack.http().get(members(programId)).query({ limit: 100 }).set(stack.a.headers);
     expect(res.status).toBe(200);
     return res.body.data.map((m: { id: string }) => m.id);
   };
@@ -99,16 +80,16 @@ describe('v2 program members: enrolment and member resources (/v2/loyalties/prog
       });
       expect(Math.abs(Date.parse(res.body.created_at) - Date.now())).toBeLessThan(60_000);
 
-      const customer = await http(app).get(`/v1/customers/${encodeURIComponent(sourceId)}`).set(project.headers);
+      const customer = await stack.http().get(`/v1/customers/${encodeURIComponent(sourceId)}`).set(stack.a.headers);
       expect(customer.status).toBe(200);
       expect(customer.body).toMatchObject({ id: res.body.customer_id, source_id: sourceId });
       // The campaign counts the card it made for the member.
-      expect((await http(app).get(`/v1/loyalties/${camp.id}`).set(project.headers)).body.vouchers_count).toBe(1);
+      expect((await stack.http().get(`/v1/loyalties/${camp.id}`).set(stack.a.headers)).body.vouchers_count).toBe(1);
     });
 
     it('by customer_id of an existing customer, with status INACTIVE and metadata', async () => {
       const camp = await campaign();
-      const customer = (await http(app).post('/v1/customers').set(project.headers).send({ source_id: unique('existing'), name: 'Existing' })).body;
+      const customer = (await stack.http().post('/v1/customers').set(stack.a.headers).send({ source_id: unique('existing'), name: 'Existing' })).body;
       expect(customer.id).toMatch(CUSTOMER_ID);
       const res = await enrol(camp.program_id, byId(customer.id, { status: 'INACTIVE', metadata: { tier: 'gold', n: 1 } }));
       expect(res.status).toBe(200);
@@ -117,7 +98,7 @@ describe('v2 program members: enrolment and member resources (/v2/loyalties/prog
       const got = await getMember(camp.program_id, res.body.id);
       expect(got.body).toMatchObject({ status: 'INACTIVE', metadata: { tier: 'gold', n: 1 } });
       // The customer was not changed or duplicated.
-      const again = await http(app).get(`/v1/customers/${customer.id}`).set(project.headers);
+      const again = await stack.http().get(`/v1/customers/${customer.id}`).set(stack.a.headers);
       expect(again.body).toMatchObject({ id: customer.id, name: 'Existing', source_id: customer.source_id });
     });
 
@@ -146,7 +127,7 @@ describe('v2 program members: enrolment and member resources (/v2/loyalties/prog
 
     it("404 customer for another project's customer id", async () => {
       const camp = await campaign();
-      const foreign = (await http(app).post('/v1/customers').set(other.headers).send({ source_id: unique('foreign') })).body;
+      const foreign = (await stack.http().post('/v1/customers').set(stack.b.headers).send({ source_id: unique('foreign') })).body;
       const res = await enrol(camp.program_id, byId(foreign.id));
       expect(res.status).toBe(404);
       expect(res.body).toMatchObject({ key: 'not_found', resource_type: 'customer', resource_id: foreign.id });
@@ -218,12 +199,12 @@ describe('v2 program members: enrolment and member resources (/v2/loyalties/prog
         resource_id: camp.program_id,
         resource_type: 'program',
       };
-      expect((await http(app).put(`/v1/loyalties/${camp.id}`).set(project.headers).send({ active: false })).body.active).toBe(false);
+      expect((await stack.http().put(`/v1/loyalties/${camp.id}`).set(stack.a.headers).send({ active: false })).body.active).toBe(false);
       const inactive = await enrol(camp.program_id, bySource(unique('locked')));
       expect(inactive.status).toBe(423);
       expect(inactive.body).toEqual(expected);
 
-      await http(app).put(`/v1/loyalties/${camp.id}`).set(project.headers).send({ active: true });
+      await stack.http().put(`/v1/loyalties/${camp.id}`).set(stack.a.headers).send({ active: true });
       expect((await enrol(camp.program_id, bySource(unique('unlocked')))).status).toBe(200);
 
       const expired = await campaign({ start_date: '2000-01-01T00:00:00Z', expiration_date: '2001-01-01T00:00:00Z' });
@@ -252,7 +233,7 @@ describe('v2 program members: enrolment and member resources (/v2/loyalties/prog
         resource_type: 'program',
       });
       const camp = await campaign();
-      const foreign = await enrol(camp.program_id, bySource('x'), other);
+      const foreign = await enrol(camp.program_id, bySource('x'), stack.b);
       expect(foreign.status).toBe(404);
       expect(foreign.body).toMatchObject({ resource_type: 'program', resource_id: camp.program_id });
       expect(await memberCount(camp.program_id)).toBe(0);
@@ -289,7 +270,7 @@ describe('v2 program members: enrolment and member resources (/v2/loyalties/prog
         expect(code).toMatch(/^M-[A-F0-3]{4}-[A-F0-3]{2}$/);
       }
       expect(new Set(handed).size).toBe(5);
-      expect((await http(app).get(`/v1/loyalties/${camp.id}`).set(project.headers)).body.vouchers_count).toBe(5);
+      expect((await stack.http().get(`/v1/loyalties/${camp.id}`).set(stack.a.headers)).body.vouchers_count).toBe(5);
       expect(await cardCodes(camp.id)).toHaveLength(5);
     });
 
@@ -314,10 +295,10 @@ describe('v2 program members: enrolment and member resources (/v2/loyalties/prog
       });
       expect(await memberCount(camp.program_id)).toBe(1);
       expect(await listIds(camp.program_id)).toEqual([first.body.id]);
-      expect((await http(app).get(`/v1/loyalties/${camp.id}`).set(project.headers)).body.vouchers_count).toBe(1);
+      expect((await stack.http().get(`/v1/loyalties/${camp.id}`).set(stack.a.headers)).body.vouchers_count).toBe(1);
 
       // Once the campaign may make cards, the same customer enrols (no stale member blocks it).
-      await http(app).put(`/v1/loyalties/${camp.id}`).set(project.headers).send({ type: 'AUTO_UPDATE' });
+      await stack.http().put(`/v1/loyalties/${camp.id}`).set(stack.a.headers).send({ type: 'AUTO_UPDATE' });
       const later = await enrol(camp.program_id, bySource(sourceId));
       expect(later.status).toBe(200);
       expect(later.body.cards[0].card.code).not.toBe(only);
@@ -334,7 +315,7 @@ describe('v2 program members: enrolment and member resources (/v2/loyalties/prog
       for (const code of pregenerated) expect(codes).toContain(code);
       expect(new Set(results.map((r) => r.body.customer_id)).size).toBe(20);
       expect(await memberCount(camp.program_id)).toBe(20);
-      expect((await http(app).get(`/v1/loyalties/${camp.id}`).set(project.headers)).body.vouchers_count).toBe(20);
+      expect((await stack.http().get(`/v1/loyalties/${camp.id}`).set(stack.a.headers)).body.vouchers_count).toBe(20);
       const owners = await db.query<{ n: number; distinct_members: number }>(
         'SELECT count(*)::int AS n, count(DISTINCT member_id)::int AS distinct_members FROM vouchers WHERE campaign_id = $1 AND member_id IS NOT NULL',
         [camp.id],
@@ -353,7 +334,7 @@ describe('v2 program members: enrolment and member resources (/v2/loyalties/prog
       }
       expect(new Set(ok.map((r) => (r.body.cards as MemberCard[])[0].card.code))).toEqual(new Set(await cardCodes(camp.id)));
       expect(await memberCount(camp.program_id)).toBe(10);
-      expect((await http(app).get(`/v1/loyalties/${camp.id}`).set(project.headers)).body.vouchers_count).toBe(10);
+      expect((await stack.http().get(`/v1/loyalties/${camp.id}`).set(stack.a.headers)).body.vouchers_count).toBe(10);
     });
 
     it('AUTO_UPDATE with its code space used up answers 400 no_voucher_suitable_for_publication and leaves no member', async () => {
@@ -366,7 +347,7 @@ describe('v2 program members: enrolment and member resources (/v2/loyalties/prog
       expect(second.status).toBe(400);
       expect(second.body).toMatchObject({ key: 'no_voucher_suitable_for_publication', resource_type: 'campaign', resource_id: camp.id, details: expect.stringMatching(/Couldn't create new vouchers for publication/) });
       expect(await memberCount(camp.program_id)).toBe(1);
-      expect((await http(app).get(`/v1/loyalties/${camp.id}`).set(project.headers)).body.vouchers_count).toBe(1);
+      expect((await stack.http().get(`/v1/loyalties/${camp.id}`).set(stack.a.headers)).body.vouchers_count).toBe(1);
     });
 
     it('10 parallel enrolments of the same new source id: exactly one 200, the rest 409, one customer and one card', async () => {
@@ -376,7 +357,7 @@ describe('v2 program members: enrolment and member resources (/v2/loyalties/prog
       const statuses = results.map((r) => r.status).sort();
       expect(statuses).toEqual([200, ...Array(9).fill(409)]);
       for (const res of results.filter((r) => r.status === 409)) expect(res.body.key).toBe('member_already_exists');
-      const customers = await db.query<{ id: string }>('SELECT id FROM customers WHERE project_id = $1 AND source_id = $2', [project.project.id, sourceId]);
+      const customers = await db.query<{ id: string }>('SELECT id FROM customers WHERE project_id = $1 AND source_id = $2', [stack.a.project.id, sourceId]);
       expect(customers.rows).toHaveLength(1);
       expect(results.find((r) => r.status === 200)?.body.customer_id).toBe(customers.rows[0].id);
       expect(await memberCount(camp.program_id)).toBe(1);
@@ -415,10 +396,10 @@ describe('v2 program members: enrolment and member resources (/v2/loyalties/prog
       expect((await action(otherProgram.program_id, created.id, 'deactivate')).status).toBe(404);
       expect((await remove(otherProgram.program_id, created.id)).status).toBe(404);
 
-      expect((await getMember(camp.program_id, created.id, other)).status).toBe(404);
-      expect((await putMember(camp.program_id, created.id, { metadata: { x: 1 } }, other)).status).toBe(404);
-      expect((await action(camp.program_id, created.id, 'deactivate', other)).status).toBe(404);
-      expect((await remove(camp.program_id, created.id, other)).status).toBe(404);
+      expect((await getMember(camp.program_id, created.id, stack.b)).status).toBe(404);
+      expect((await putMember(camp.program_id, created.id, { metadata: { x: 1 } }, stack.b)).status).toBe(404);
+      expect((await action(camp.program_id, created.id, 'deactivate', stack.b)).status).toBe(404);
+      expect((await remove(camp.program_id, created.id, stack.b)).status).toBe(404);
       // None of the refused calls changed the member.
       expect((await getMember(camp.program_id, created.id)).body).toEqual(created);
     });

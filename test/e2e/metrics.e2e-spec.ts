@@ -1,9 +1,9 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { JobQueueService } from '../../src/queue/job-queue.service.js';
 import { ScrapeGauges } from '../../src/metrics/scrape-gauges.js';
 import { QueueName } from '../../src/queue/queue.definitions.js';
-import { type TestProject, createProject, http, startApi, testConfig, waitFor } from '../support/harness.js';
-import { PointsDb, enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
+import { useStack } from '../support/fixture.js';
+import { http, startApi, testConfig, waitFor } from '../support/harness.js';
+import { enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
 import { type Sample, parseSamples, typesOf, valueOf } from '../support/prometheus.js';
 
 const DAY_MS = 1_000;
@@ -19,22 +19,15 @@ const READS = 'loyalty_metrics_gauge_reads_total';
  * the gauges at every scrape (METRICS_GAUGE_CACHE_MS=0), so that each scrape can be compared with the database.
  */
 describe('GET /metrics on the API', () => {
-  let app: NestExpressApplication;
-  let project: TestProject;
-  const db = new PointsDb();
-
-  beforeAll(async () => {
-    app = await startApi(testConfig({ PENDING_POINTS_DAY_MS: String(DAY_MS), WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', METRICS_GAUGE_CACHE_MS: '0' }));
-    project = await createProject(app, 'Metrics project');
-    await db.connect();
+  const stack = useStack({
+    config: { PENDING_POINTS_DAY_MS: String(DAY_MS), WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', METRICS_GAUGE_CACHE_MS: '0' },
+    projects: ['Metrics project'],
+    pointsDb: true,
   });
-  afterAll(async () => {
-    await db.end();
-    await app.close();
-  });
+  const { db } = stack;
 
   async function scrape(): Promise<Sample[]> {
-    const res = await http(app).get('/metrics');
+    const res = await stack.http().get('/metrics');
     expect(res.status).toBe(200);
     return parseSamples(res.text);
   }
@@ -50,7 +43,7 @@ describe('GET /metrics on the API', () => {
   }
 
   it('answers the Prometheus text format without an application key', async () => {
-    const res = await http(app).get('/metrics');
+    const res = await stack.http().get('/metrics');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
     const types = typesOf(res.text);
@@ -70,14 +63,14 @@ describe('GET /metrics on the API', () => {
 
   it('times requests by route template and status, never by URL', async () => {
     const campaignId = 'camp_metricsNotThere00000001';
-    expect((await http(app).get(`/v1/loyalties/${campaignId}/members`).set(project.headers)).status).toBe(404);
-    expect((await http(app).get(`/v1/loyalties/${campaignId}/members`).set(project.headers)).status).toBe(404);
-    expect((await http(app).get('/v1/loyalties').set(project.headers)).status).toBe(200);
-    expect((await http(app).get('/v1/loyalties')).status).toBe(401);
-    expect((await http(app).get('/no/such/route/123')).status).toBe(404);
-    expect((await http(app).get('/v1/loyalties?limit=%ff').set(project.headers)).status).toBe(400);
+    expect((await stack.http().get(`/v1/loyalties/${campaignId}/members`).set(stack.a.headers)).status).toBe(404);
+    expect((await stack.http().get(`/v1/loyalties/${campaignId}/members`).set(stack.a.headers)).status).toBe(404);
+    expect((await stack.http().get('/v1/loyalties').set(stack.a.headers)).status).toBe(200);
+    expect((await stack.http().get('/v1/loyalties')).status).toBe(401);
+    expect((await stack.http().get('/no/such/route/123')).status).toBe(404);
+    expect((await stack.http().get('/v1/loyalties?limit=%ff').set(stack.a.headers)).status).toBe(400);
 
-    const res = await http(app).get('/metrics');
+    const res = await stack.http().get('/metrics');
     const samples = parseSamples(res.text);
     const count = (labels: Record<string, string>) => valueOf(samples, 'loyalty_http_request_duration_seconds_count', labels);
     expect(count({ method: 'GET', route: '/v1/loyalties/:campaignId/members', status_code: '404' })).toBe(2);
@@ -94,7 +87,7 @@ describe('GET /metrics on the API', () => {
 
   it('shows every queue\'s waiting, delayed, active and failed jobs', async () => {
     const samples = await scrape();
-    const counts = await Promise.all(Object.values(QueueName).map((queue) => app.get(JobQueueService).queue(queue).getJobCounts('waiting', 'delayed', 'active', 'failed')));
+    const counts = await Promise.all(Object.values(QueueName).map((queue) => stack.app.get(JobQueueService).queue(queue).getJobCounts('waiting', 'delayed', 'active', 'failed')));
     Object.values(QueueName).forEach((queue, i) => {
       for (const state of ['waiting', 'delayed', 'active', 'failed'] as const) {
         expect(valueOf(samples, 'loyalty_queue_jobs', { queue, state })).toBe(counts[i][state]);
@@ -103,10 +96,10 @@ describe('GET /metrics on the API', () => {
   });
 
   it('counts a PENDING entry once it is due and not activated, and no longer once it is activated', async () => {
-    const { campaign } = await pointsCampaign(app, project, [{ points: 25, days: 1 }]);
+    const { campaign } = await pointsCampaign(stack.app, stack.a, [{ points: 25, days: 1 }]);
     const customer = unique('metrics-holder');
-    const code = await enrol(app, project, campaign, customer);
-    const order = (await payOrder(app, project, { source_id: unique('metrics-order'), customer })).body as { id: string };
+    const code = await enrol(stack.app, stack.a, campaign, customer);
+    const order = (await payOrder(stack.app, stack.a, { source_id: unique('metrics-order'), customer })).body as { id: string };
     const [entry] = await db.entries({ orderId: order.id });
     // Its activation job waits in the delayed set (no worker here to run it).
     expect(valueOf(await scrape(), 'loyalty_queue_jobs', { queue: QueueName.PendingPoints, state: 'delayed' })).toBeGreaterThanOrEqual(1);
@@ -118,7 +111,7 @@ describe('GET /metrics on the API', () => {
 
     const manual = { operation_type: 'MANUAL', trigger: 'api' };
     expect(valueOf(await scrape(), 'loyalty_pending_points_activations_total', manual)).toBe(0);
-    const activated = await http(app).post(`/v1/loyalties/members/${code}/pending-points/${entry.id}/activate`).set(project.headers);
+    const activated = await stack.http().post(`/v1/loyalties/members/${code}/pending-points/${entry.id}/activate`).set(stack.a.headers);
     expect(activated.status).toBe(200);
     const [after] = await db.entries({ orderId: order.id });
     expect(after.status).toBe('ACTIVATED');
@@ -130,9 +123,9 @@ describe('GET /metrics on the API', () => {
     const pending = `SELECT 1 FROM webhook_deliveries WHERE status = 'PENDING'`;
     const failed = `SELECT 1 FROM webhook_deliveries WHERE status = 'FAILED'`;
     const before = { pending: await bracketed(pending, 'loyalty_webhook_deliveries', { status: 'PENDING' }), failed: await bracketed(failed, 'loyalty_webhook_deliveries', { status: 'FAILED' }) };
-    const distribution = await http(app).post('/v1/distributions').set(project.headers).send({ name: unique('Metrics distribution'), trigger: ACTIVATED, target_url: 'http://127.0.0.1:9/never' });
+    const distribution = await stack.http().post('/v1/distributions').set(stack.a.headers).send({ name: unique('Metrics distribution'), trigger: ACTIVATED, target_url: 'http://127.0.0.1:9/never' });
     expect(distribution.status).toBe(200);
-    const test = await http(app).post(`/v1/distributions/${distribution.body.id}/test`).set(project.headers);
+    const test = await stack.http().post(`/v1/distributions/${distribution.body.id}/test`).set(stack.a.headers);
     expect(test.status).toBe(200);
     expect(await bracketed(pending, 'loyalty_webhook_deliveries', { status: 'PENDING' })).toBe(before.pending + 1);
     // The delivery as its retries running out would leave it.
@@ -147,26 +140,15 @@ describe('GET /metrics on the API', () => {
     const first = valueOf(await scrape(), READS)!;
     expect(valueOf(await scrape(), READS)).toBe(first + 1);
     // Twenty refreshes started together (as twenty scrapes arriving at once would): one read.
-    await Promise.all(Array.from({ length: 20 }, () => app.get(ScrapeGauges).refresh()));
+    await Promise.all(Array.from({ length: 20 }, () => stack.app.get(ScrapeGauges).refresh()));
     expect(valueOf(await scrape(), READS)).toBe(first + 3);
   });
 });
 
 describe('GET /metrics caches its gauges for METRICS_GAUGE_CACHE_MS', () => {
   const WINDOW_MS = 8_000;
-  let app: NestExpressApplication;
-  let project: TestProject;
-  const db = new PointsDb();
-
-  beforeAll(async () => {
-    app = await startApi(testConfig({ METRICS_GAUGE_CACHE_MS: String(WINDOW_MS), WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }));
-    project = await createProject(app, 'Metrics cache project');
-    await db.connect();
-  });
-  afterAll(async () => {
-    await db.end();
-    await app.close();
-  });
+  const stack = useStack({ config: { METRICS_GAUGE_CACHE_MS: String(WINDOW_MS), WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }, projects: ['Metrics cache project'], pointsDb: true });
+  const { db } = stack;
 
   const samplesOf = (res: { status: number; text: string }) => {
     expect(res.status).toBe(200);
@@ -179,16 +161,16 @@ describe('GET /metrics caches its gauges for METRICS_GAUGE_CACHE_MS', () => {
     const pending = { status: 'PENDING' };
     const before = await db.count(pendingSql);
     const started = Date.now();
-    const scrapes = (await Promise.all(Array.from({ length: 20 }, () => http(app).get('/metrics')))).map(samplesOf);
+    const scrapes = (await Promise.all(Array.from({ length: 20 }, () => stack.http().get('/metrics')))).map(samplesOf);
     expect(scrapes.map((samples) => valueOf(samples, READS))).toEqual(Array(20).fill(1));
     expect(scrapes.map((samples) => valueOf(samples, 'loyalty_webhook_deliveries', pending))).toEqual(Array(20).fill(before));
 
     // One more PENDING delivery in the database; the next scrape, within the window, still shows the read above.
-    const distribution = await http(app).post('/v1/distributions').set(project.headers).send({ name: unique('Metrics cache'), trigger: ACTIVATED, target_url: 'http://127.0.0.1:9/never' });
+    const distribution = await stack.http().post('/v1/distributions').set(stack.a.headers).send({ name: unique('Metrics cache'), trigger: ACTIVATED, target_url: 'http://127.0.0.1:9/never' });
     expect(distribution.status).toBe(200);
-    expect((await http(app).post(`/v1/distributions/${distribution.body.id}/test`).set(project.headers)).status).toBe(200);
+    expect((await stack.http().post(`/v1/distributions/${distribution.body.id}/test`).set(stack.a.headers)).status).toBe(200);
     expect(await db.count(pendingSql)).toBe(before + 1);
-    const cached = samplesOf(await http(app).get('/metrics'));
+    const cached = samplesOf(await stack.http().get('/metrics'));
     // Otherwise this machine was too slow for the check to mean anything.
     expect(Date.now() - started).toBeLessThan(WINDOW_MS);
     expect(valueOf(cached, READS)).toBe(1);
@@ -196,7 +178,7 @@ describe('GET /metrics caches its gauges for METRICS_GAUGE_CACHE_MS', () => {
 
     // Once the window has passed, the next scrape reads again and shows the new delivery.
     const fresh = await waitFor(async () => {
-      const samples = samplesOf(await http(app).get('/metrics'));
+      const samples = samplesOf(await stack.http().get('/metrics'));
       return valueOf(samples, READS) === 1 ? undefined : samples;
     }, { timeoutMs: WINDOW_MS + 20_000, intervalMs: 500 });
     expect(Date.now() - started).toBeGreaterThanOrEqual(WINDOW_MS);
@@ -242,29 +224,22 @@ describe('GET /metrics with NODE_ENV=production', () => {
 });
 
 describe('GET /metrics with METRICS_TOKEN', () => {
-  let app: NestExpressApplication;
-
-  beforeAll(async () => {
-    app = await startApi(testConfig({ METRICS_TOKEN: TOKEN }));
-  });
-  afterAll(async () => {
-    await app.close();
-  });
+  const stack = useStack({ config: { METRICS_TOKEN: TOKEN } });
 
   it('answers 401 without the bearer token or with a wrong one, 200 with it', async () => {
     for (const authorization of [undefined, `Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(0, -1)}`, 'Bearer', `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}`, TOKEN]) {
-      const req = http(app).get('/metrics');
+      const req = stack.http().get('/metrics');
       const res = authorization === undefined ? await req : await req.set('Authorization', authorization);
       expect({ authorization, status: res.status, body: res.body }).toEqual({ authorization, status: 401, body: UNAUTHORIZED });
       expect(res.headers['www-authenticate']).toBe('Bearer realm="metrics"');
     }
-    const ok = await http(app).get('/metrics').set('Authorization', `Bearer ${TOKEN}`);
+    const ok = await stack.http().get('/metrics').set('Authorization', `Bearer ${TOKEN}`);
     expect(ok.status).toBe(200);
     expect(ok.text).toContain('# TYPE loyalty_http_request_duration_seconds histogram');
     // The scheme is case-insensitive (RFC 7235).
-    expect((await http(app).get('/metrics').set('Authorization', `bearer ${TOKEN}`)).status).toBe(200);
+    expect((await stack.http().get('/metrics').set('Authorization', `bearer ${TOKEN}`)).status).toBe(200);
     // Nothing else takes it (nor needs it).
-    expect((await http(app).get('/health')).status).toBe(200);
-    expect((await http(app).get('/v1/loyalties').set('Authorization', `Bearer ${TOKEN}`)).status).toBe(401);
+    expect((await stack.http().get('/health')).status).toBe(200);
+    expect((await stack.http().get('/v1/loyalties').set('Authorization', `Bearer ${TOKEN}`)).status).toBe(401);
   });
 });

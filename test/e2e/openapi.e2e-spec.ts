@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { buildOpenApiDocument, serializeOpenApi } from '../../src/app/openapi.js';
-import { createProject, http, startApi } from '../support/harness.js';
+import { useStack } from '../support/fixture.js';
+import { createProject } from '../support/harness.js';
 
 type Json = Record<string, unknown>;
 interface Operation {
@@ -116,24 +116,22 @@ function* nodes(value: unknown, path = '', inQuery = false): Generator<{ node: J
 }
 
 describe('openapi/openapi.json', () => {
-  let app: NestExpressApplication;
+  const stack = useStack();
   let document: { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, { properties?: Record<string, Json> }> } };
   const operations = () =>
     Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method: method.toUpperCase(), op })));
 
   beforeAll(async () => {
-    app = await startApi();
-    document = JSON.parse(serializeOpenApi(buildOpenApiDocument(app)));
+    document = JSON.parse(serializeOpenApi(buildOpenApiDocument(stack.app)));
   });
-  afterAll(() => app.close());
 
   it('is exactly what the code generates (run `npm run openapi` after an API change)', async () => {
     const committed = await readFile(new URL('../../openapi/openapi.json', import.meta.url), 'utf8');
-    expect(serializeOpenApi(buildOpenApiDocument(app))).toBe(committed);
+    expect(serializeOpenApi(buildOpenApiDocument(stack.app))).toBe(committed);
   });
 
   it('describes every route with its error responses and both security headers', () => {
-    const document = buildOpenApiDocument(app);
+    const document = buildOpenApiDocument(stack.app);
     const operations = Object.entries(document.paths).flatMap(([path, item]) =>
       Object.entries(item).map(([method, op]) => ({ path, method, op: op as { responses: Record<string, unknown>; security?: unknown[] } })),
     );
@@ -230,8 +228,8 @@ describe('openapi/openapi.json', () => {
   });
 
   it('shows, as the enrolment 400, what the API answers to an enrolment without a valid customer', async () => {
-    const project = await createProject(app, 'OpenAPI examples');
-    const campaign = await http(app)
+    const project = await createProject(stack.app, 'OpenAPI examples');
+    const campaign = await stack.http()
       .post('/v1/loyalties')
       .set(project.headers)
       .send({ name: 'OpenAPI examples', type: 'AUTO_UPDATE', voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } } });
@@ -249,7 +247,7 @@ describe('openapi/openapi.json', () => {
       const example = documented.content['application/json'].example;
       expect(example.details).toMatch(/customer/);
       expect(documented.description).toMatch(/^The customer to enrol/);
-      const res = await http(app).post(url).set(project.headers).send(body);
+      const res = await stack.http().post(url).set(project.headers).send(body);
       expect(res.status).toBe(400);
       const { request_id: _documentedId, ...documentedBody } = example;
       const { request_id: _answeredId, ...answeredBody } = res.body as Json;

@@ -1,6 +1,6 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { type TestProject, createProject, startApi, testConfig } from '../support/harness.js';
-import { Answers, PointsDb, enrol, inParallel, payOrder, pointsCampaign, projectViolations, unique } from '../support/points.js';
+import { useStack } from '../support/fixture.js';
+import { type TestProject, createProject } from '../support/harness.js';
+import { Answers, enrol, inParallel, payOrder, pointsCampaign, projectViolations, unique } from '../support/points.js';
 
 /** Parallel clients, and rounds of PAID orders (distinct source ids) spread over the cards of the test. */
 const CLIENTS = 20;
@@ -15,25 +15,16 @@ const ORDERS_PER_ROUND = 40;
  * No worker runs and pending days are long: entries stay PENDING.
  */
 describe('concurrent paid orders on the same cards', () => {
-  let app: NestExpressApplication;
-  const db = new PointsDb();
-
-  beforeAll(async () => {
-    // No rate limit: the races send a few hundred requests a second from one project. A card's lock is held for
-    // milliseconds, so no statement here should wait 5 s (the default 15 s only makes a failing run slower).
-    app = await startApi(testConfig({ RATE_LIMIT_PER_SECOND: '0', DATABASE_QUERY_TIMEOUT_MS: '5000' }));
-    await db.connect();
-  });
-  afterAll(async () => {
-    await db.end();
-    await app.close();
-  });
+  // No rate limit: the races send a few hundred requests a second from one project. A card's lock is held for
+  // milliseconds, so no statement here should wait 5 s (the default 15 s only makes a failing run slower).
+  const stack = useStack({ config: { RATE_LIMIT_PER_SECOND: '0', DATABASE_QUERY_TIMEOUT_MS: '5000' }, pointsDb: true });
+  const { db } = stack;
 
   /** ROUNDS rounds of ORDERS_PER_ROUND PAID orders, customer after customer, CLIENTS at a time; the answers. */
   async function payInRounds(who: TestProject, customers: string[]): Promise<Answers> {
     const answers = new Answers();
     for (let round = 0; round < ROUNDS; round += 1) {
-      const tasks = Array.from({ length: ORDERS_PER_ROUND }, (_, i) => () => payOrder(app, who, { source_id: unique(`race-${round}`), customer: customers[i % customers.length] }));
+      const tasks = Array.from({ length: ORDERS_PER_ROUND }, (_, i) => () => payOrder(stack.app, who, { source_id: unique(`race-${round}`), customer: customers[i % customers.length] }));
       const statuses = (await inParallel(tasks, CLIENTS)).map((res) => (answers.add(res), res.status));
       // A round with server errors says enough (and each costs seconds of lock waits): stop there.
       if (statuses.some((status) => status >= 500)) break;
@@ -51,10 +42,10 @@ describe('concurrent paid orders on the same cards', () => {
   const pendingEntries = (who: TestProject) => db.count("SELECT 1 FROM loyalty_pending_points WHERE project_id = $1 AND status = 'PENDING'", [who.project.id]);
 
   it('a pending-only rule: 5 rounds of 40 paid orders on two cards, 20 clients at once, all earn once', async () => {
-    const who = await createProject(app, 'Pending-only races');
-    const { campaign } = await pointsCampaign(app, who, [{ points: 7, days: 30 }]);
+    const who = await createProject(stack.app, 'Pending-only races');
+    const { campaign } = await pointsCampaign(stack.app, who, [{ points: 7, days: 30 }]);
     const customers = [unique('pending-a'), unique('pending-b')];
-    const codes = await Promise.all(customers.map((customer) => enrol(app, who, campaign, customer)));
+    const codes = await Promise.all(customers.map((customer) => enrol(stack.app, who, campaign, customer)));
     const answers = await payInRounds(who, customers);
 
     await expectAllPaidAndSound(who, answers, ROUNDS * ORDERS_PER_ROUND);
@@ -65,10 +56,10 @@ describe('concurrent paid orders on the same cards', () => {
   });
 
   it('an accrual-only rule: 5 rounds of 40 paid orders on two cards, 20 clients at once, all earn once', async () => {
-    const who = await createProject(app, 'Accrual-only races');
-    const { campaign } = await pointsCampaign(app, who, [{ points: 5 }]);
+    const who = await createProject(stack.app, 'Accrual-only races');
+    const { campaign } = await pointsCampaign(stack.app, who, [{ points: 5 }]);
     const customers = [unique('accrual-a'), unique('accrual-b')];
-    const codes = await Promise.all(customers.map((customer) => enrol(app, who, campaign, customer)));
+    const codes = await Promise.all(customers.map((customer) => enrol(stack.app, who, campaign, customer)));
     const answers = await payInRounds(who, customers);
 
     await expectAllPaidAndSound(who, answers, ROUNDS * ORDERS_PER_ROUND);
@@ -79,12 +70,12 @@ describe('concurrent paid orders on the same cards', () => {
   });
 
   it('accrual and pending rules in two campaigns, each customer a member of both: every order earns under all four rules', async () => {
-    const who = await createProject(app, 'Mixed rules races');
-    const first = await pointsCampaign(app, who, [{ points: 5 }, { points: 7, days: 30 }]);
+    const who = await createProject(stack.app, 'Mixed rules races');
+    const first = await pointsCampaign(stack.app, who, [{ points: 5 }, { points: 7, days: 30 }]);
     // 1 point per 100 of the amount (1000 → 10), and 3 pending.
-    const second = await pointsCampaign(app, who, [{ every: 100, points: 1 }, { points: 3, days: 30 }]);
+    const second = await pointsCampaign(stack.app, who, [{ every: 100, points: 1 }, { points: 3, days: 30 }]);
     const customers = [unique('mixed-a'), unique('mixed-b')];
-    const cards = await Promise.all(customers.map(async (customer) => [await enrol(app, who, first.campaign, customer), await enrol(app, who, second.campaign, customer)]));
+    const cards = await Promise.all(customers.map(async (customer) => [await enrol(stack.app, who, first.campaign, customer), await enrol(stack.app, who, second.campaign, customer)]));
     const answers = await payInRounds(who, customers);
 
     await expectAllPaidAndSound(who, answers, ROUNDS * ORDERS_PER_ROUND);
@@ -98,9 +89,9 @@ describe('concurrent paid orders on the same cards', () => {
   });
 
   it('auto-join: the first paid orders of new customers, 4 at once each, enrol each customer once and all earn', async () => {
-    const who = await createProject(app, 'Auto-join races');
-    const accrual = await pointsCampaign(app, who, [{ points: 5 }], { auto_join: true });
-    const pending = await pointsCampaign(app, who, [{ points: 7, days: 30 }], { auto_join: true });
+    const who = await createProject(stack.app, 'Auto-join races');
+    const accrual = await pointsCampaign(stack.app, who, [{ points: 5 }], { auto_join: true });
+    const pending = await pointsCampaign(stack.app, who, [{ points: 7, days: 30 }], { auto_join: true });
     const ORDERS_EACH = 4;
     const answers = new Answers();
     const customers: string[] = [];
@@ -108,7 +99,7 @@ describe('concurrent paid orders on the same cards', () => {
       const fresh = Array.from({ length: 10 }, () => unique('newcomer'));
       customers.push(...fresh);
       // A customer's orders are consecutive tasks, so they go out together and race its enrolment.
-      const tasks = fresh.flatMap((customer) => Array.from({ length: ORDERS_EACH }, () => () => payOrder(app, who, { source_id: unique('first-purchase'), customer })));
+      const tasks = fresh.flatMap((customer) => Array.from({ length: ORDERS_EACH }, () => () => payOrder(stack.app, who, { source_id: unique('first-purchase'), customer })));
       for (const res of await inParallel(tasks, CLIENTS)) answers.add(res);
     }
 

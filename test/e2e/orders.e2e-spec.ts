@@ -1,6 +1,6 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { type TestProject, createFinishedCampaign, createProject, http, startApi } from '../support/harness.js';
-import { PointsDb, enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
+import { useStack } from '../support/fixture.js';
+import { createFinishedCampaign } from '../support/harness.js';
+import { enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
 
 const ORDER_ID = /^ord_[a-f0-9]{18}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -10,28 +10,14 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
  * checked is what the API's transaction wrote.
  */
 describe('orders and earning (/v1/orders)', () => {
-  let app: NestExpressApplication;
-  let project: TestProject;
-  let other: TestProject;
-  const db = new PointsDb();
-
-  beforeAll(async () => {
-    app = await startApi();
-    project = await createProject(app, 'Orders project');
-    other = await createProject(app, 'Other orders project');
-    await db.connect();
-  });
-  afterAll(async () => {
-    expect(await db.brokenCards()).toEqual([]);
-    await db.end();
-    await app.close();
-  });
+  const stack = useStack({ projects: ['Orders project', 'Other orders project'], pointsDb: true, beforeClose: async ({ db }) => expect(await db.brokenCards()).toEqual([]) });
+  const { db } = stack;
 
   describe('the order resource', () => {
     it('creates an order with every field, and the customer by source id', async () => {
-      const res = await http(app)
+      const res = await stack.http()
         .post('/v1/orders')
-        .set(project.headers)
+        .set(stack.a.headers)
         .send({ source_id: unique('order'), amount: 2499, customer: { source_id: unique('buyer'), name: 'Jack' }, items: [{ product_id: 'prod_1', quantity: 2, price: 500, amount: 1000 }], metadata: { channel: 'web' } });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
@@ -49,34 +35,34 @@ describe('orders and earning (/v1/orders)', () => {
         updated_at: null,
         object: 'order',
       });
-      const customer = await http(app).get(`/v1/customers/${res.body.customer_id}`).set(project.headers);
+      const customer = await stack.http().get(`/v1/customers/${res.body.customer_id}`).set(stack.a.headers);
       expect(customer.body.name).toBe('Jack');
     });
 
     it('upserts by source_id (only the fields sent change), by id, and reads by id or source_id', async () => {
       const sourceId = unique('upsert');
-      const first = await http(app).post('/v1/orders').set(project.headers).send({ source_id: sourceId, amount: 100, metadata: { a: 1 } });
-      const again = await http(app).post('/v1/orders').set(project.headers).send({ source_id: sourceId, amount: 200 });
+      const first = await stack.http().post('/v1/orders').set(stack.a.headers).send({ source_id: sourceId, amount: 100, metadata: { a: 1 } });
+      const again = await stack.http().post('/v1/orders').set(stack.a.headers).send({ source_id: sourceId, amount: 200 });
       expect(again.body).toMatchObject({ id: first.body.id, amount: 200, metadata: { a: 1 }, updated_at: expect.stringMatching(ISO) });
-      const byId = await http(app).post('/v1/orders').set(project.headers).send({ id: first.body.id, status: 'FULFILLED' });
+      const byId = await stack.http().post('/v1/orders').set(stack.a.headers).send({ id: first.body.id, status: 'FULFILLED' });
       expect(byId.body).toMatchObject({ id: first.body.id, status: 'FULFILLED', amount: 200 });
-      const put = await http(app).put(`/v1/orders/${sourceId}`).set(project.headers).send({ metadata: { b: 2 } });
+      const put = await stack.http().put(`/v1/orders/${sourceId}`).set(stack.a.headers).send({ metadata: { b: 2 } });
       expect(put.body).toMatchObject({ id: first.body.id, metadata: { b: 2 }, status: 'FULFILLED' });
       for (const key of [first.body.id, sourceId]) {
-        const got = await http(app).get(`/v1/orders/${key}`).set(project.headers);
+        const got = await stack.http().get(`/v1/orders/${key}`).set(stack.a.headers);
         expect(got.body).toEqual(put.body);
       }
     });
 
     it('404s: unknown id on POST, PUT and GET; another project\'s order', async () => {
-      const mine = (await http(app).post('/v1/orders').set(project.headers).send({ source_id: unique('mine') })).body;
-      const unknownPost = await http(app).post('/v1/orders').set(project.headers).send({ id: 'ord_0000000000000000aa' });
+      const mine = (await stack.http().post('/v1/orders').set(stack.a.headers).send({ source_id: unique('mine') })).body;
+      const unknownPost = await stack.http().post('/v1/orders').set(stack.a.headers).send({ id: 'ord_0000000000000000aa' });
       expect(unknownPost.status).toBe(404);
       expect(unknownPost.body).toMatchObject({ key: 'not_found', resource_type: 'order', resource_id: 'ord_0000000000000000aa' });
-      expect((await http(app).put('/v1/orders/nope').set(project.headers).send({ amount: 1 })).status).toBe(404);
-      expect((await http(app).get(`/v1/orders/${mine.id}`).set(other.headers)).status).toBe(404);
-      expect((await http(app).get(`/v1/orders/${mine.source_id}`).set(other.headers)).status).toBe(404);
-      expect((await http(app).put(`/v1/orders/${mine.id}`).set(other.headers).send({ status: 'PAID' })).status).toBe(404);
+      expect((await stack.http().put('/v1/orders/nope').set(stack.a.headers).send({ amount: 1 })).status).toBe(404);
+      expect((await stack.http().get(`/v1/orders/${mine.id}`).set(stack.b.headers)).status).toBe(404);
+      expect((await stack.http().get(`/v1/orders/${mine.source_id}`).set(stack.b.headers)).status).toBe(404);
+      expect((await stack.http().put(`/v1/orders/${mine.id}`).set(stack.b.headers).send({ status: 'PAID' })).status).toBe(404);
     });
 
     it.each([
@@ -91,7 +77,7 @@ describe('orders and earning (/v1/orders)', () => {
       ['an unknown field', { discount: 5 }, 'property discount is not allowed'],
       ['null status', { status: null }, /^status must be one of/],
     ])('400 invalid_payload naming the field: %s', async (_name, body, details) => {
-      const res = await http(app).post('/v1/orders').set(project.headers).send(body);
+      const res = await stack.http().post('/v1/orders').set(stack.a.headers).send(body);
       expect(res.status).toBe(400);
       expect(res.body.key).toBe('invalid_payload');
       if (typeof details === 'string') expect(res.body.details).toContain(details);
@@ -101,16 +87,16 @@ describe('orders and earning (/v1/orders)', () => {
 
   describe('earning', () => {
     it('a paid order earns under every active rule: accrual to the balance, or a pending entry', async () => {
-      const { campaign, ruleIds } = await pointsCampaign(app, project, [{ points: 5 }, { every: 100, points: 2 }, { points: 30, days: 10 }]);
+      const { campaign, ruleIds } = await pointsCampaign(stack.app, stack.a, [{ points: 5 }, { every: 100, points: 2 }, { points: 30, days: 10 }]);
       const customer = unique('earner');
-      const code = await enrol(app, project, campaign, customer);
-      const order = await payOrder(app, project, { source_id: unique('paid'), customer, amount: 2599 });
+      const code = await enrol(stack.app, stack.a, campaign, customer);
+      const order = await payOrder(stack.app, stack.a, { source_id: unique('paid'), customer, amount: 2599 });
       expect(order.status).toBe(200);
       // 5 (FIXED) + floor(2599 / 100) × 2 = 55 straight away; 30 pending.
       expect(await db.card(code)).toMatchObject({ balance: 55, points: 55, pending_points: 30 });
-      const card = await http(app).get(`/v1/loyalties/members/${code}`).set(project.headers);
+      const card = await stack.http().get(`/v1/loyalties/members/${code}`).set(stack.a.headers);
       expect(card.body.loyalty_card).toEqual({ points: 55, balance: 55, pending_points: 30 });
-      const tx = await http(app).get(`/v1/loyalties/members/${code}/transactions`).set(project.headers);
+      const tx = await stack.http().get(`/v1/loyalties/members/${code}/transactions`).set(stack.a.headers);
       type Tx = { type: string; details: { balance: { balance: number; points: number }; earning_rule: { id: string } } };
       const [newest, older] = tx.body.data as Tx[];
       // Newest first, each row with the balance right after it.
@@ -129,11 +115,11 @@ describe('orders and earning (/v1/orders)', () => {
     });
 
     it('a customer who is not a member earns nothing, unless the campaign has auto_join (then it joins)', async () => {
-      const plain = await pointsCampaign(app, project, [{ points: 4 }]);
-      const joining = await pointsCampaign(app, project, [{ points: 6 }], { auto_join: true });
+      const plain = await pointsCampaign(stack.app, stack.a, [{ points: 4 }]);
+      const joining = await pointsCampaign(stack.app, stack.a, [{ points: 6 }], { auto_join: true });
       const customer = unique('stranger');
-      const order = await payOrder(app, project, { source_id: unique('stranger-order'), customer });
-      const members = (programId: string) => http(app).get(`/v2/loyalties/programs/${programId}/members`).query({ 'filters[customer_id][conditions][$is]': order.body.customer_id }).set(project.headers);
+      const order = await payOrder(stack.app, stack.a, { source_id: unique('stranger-order'), customer });
+      const members = (programId: string) => stack.http().get(`/v2/loyalties/programs/${programId}/members`).query({ 'filters[customer_id][conditions][$is]': order.body.customer_id }).set(stack.a.headers);
       expect((await members(plain.campaign.program_id)).body.data).toHaveLength(0);
       const joined = (await members(joining.campaign.program_id)).body.data;
       expect(joined).toHaveLength(1);
@@ -142,40 +128,40 @@ describe('orders and earning (/v1/orders)', () => {
     });
 
     it('inactive rules, rules outside their dates, inactive members and campaigns switched off earn nothing', async () => {
-      const { campaign, ruleIds } = await pointsCampaign(app, project, [{ points: 1 }, { points: 2 }, { points: 4 }]);
-      await http(app).put(`/v1/loyalties/${campaign.id}/earning-rules/${ruleIds[0]}`).set(project.headers).send({ active: false });
-      await http(app).put(`/v1/loyalties/${campaign.id}/earning-rules/${ruleIds[1]}`).set(project.headers).send({ start_date: '2099-01-01T00:00:00Z' });
+      const { campaign, ruleIds } = await pointsCampaign(stack.app, stack.a, [{ points: 1 }, { points: 2 }, { points: 4 }]);
+      await stack.http().put(`/v1/loyalties/${campaign.id}/earning-rules/${ruleIds[0]}`).set(stack.a.headers).send({ active: false });
+      await stack.http().put(`/v1/loyalties/${campaign.id}/earning-rules/${ruleIds[1]}`).set(stack.a.headers).send({ start_date: '2099-01-01T00:00:00Z' });
       const customer = unique('partial');
-      const code = await enrol(app, project, campaign, customer);
-      await payOrder(app, project, { source_id: unique('partial-order'), customer });
+      const code = await enrol(stack.app, stack.a, campaign, customer);
+      await payOrder(stack.app, stack.a, { source_id: unique('partial-order'), customer });
       expect((await db.card(code)).balance).toBe(4);
 
       const inactive = unique('inactive');
-      const inactiveCode = await enrol(app, project, campaign, inactive);
+      const inactiveCode = await enrol(stack.app, stack.a, campaign, inactive);
       const customerId = (await db.query<{ holder_id: string }>('SELECT holder_id FROM vouchers WHERE code = $1', [inactiveCode]))[0].holder_id;
       const memberId = (await db.query<{ id: string }>('SELECT id FROM members WHERE customer_id = $1', [customerId]))[0].id;
-      await http(app).post(`/v2/loyalties/programs/${campaign.program_id}/members/${memberId}/deactivate`).set(project.headers);
-      await payOrder(app, project, { source_id: unique('inactive-order'), customer: inactive });
+      await stack.http().post(`/v2/loyalties/programs/${campaign.program_id}/members/${memberId}/deactivate`).set(stack.a.headers);
+      await payOrder(stack.app, stack.a, { source_id: unique('inactive-order'), customer: inactive });
       expect((await db.card(inactiveCode)).balance).toBe(0);
 
-      await http(app).put(`/v1/loyalties/${campaign.id}`).set(project.headers).send({ active: false });
-      await payOrder(app, project, { source_id: unique('off-order'), customer });
+      await stack.http().put(`/v1/loyalties/${campaign.id}`).set(stack.a.headers).send({ active: false });
+      await payOrder(stack.app, stack.a, { source_id: unique('off-order'), customer });
       expect((await db.card(code)).balance).toBe(4);
     });
 
     it('earns once per (order, rule): sent again, re-paid, or 20 times at once', async () => {
-      const { campaign } = await pointsCampaign(app, project, [{ points: 3 }, { points: 8, days: 5 }]);
+      const { campaign } = await pointsCampaign(stack.app, stack.a, [{ points: 3 }, { points: 8, days: 5 }]);
       const customer = unique('repeat');
-      const code = await enrol(app, project, campaign, customer);
+      const code = await enrol(stack.app, stack.a, campaign, customer);
       const sourceId = unique('repeat-order');
-      await payOrder(app, project, { source_id: sourceId, customer });
-      await payOrder(app, project, { source_id: sourceId, customer });
-      await http(app).put(`/v1/orders/${sourceId}`).set(project.headers).send({ status: 'CREATED' });
-      await http(app).put(`/v1/orders/${sourceId}`).set(project.headers).send({ status: 'PAID', amount: 99999 });
+      await payOrder(stack.app, stack.a, { source_id: sourceId, customer });
+      await payOrder(stack.app, stack.a, { source_id: sourceId, customer });
+      await stack.http().put(`/v1/orders/${sourceId}`).set(stack.a.headers).send({ status: 'CREATED' });
+      await stack.http().put(`/v1/orders/${sourceId}`).set(stack.a.headers).send({ status: 'PAID', amount: 99999 });
       expect(await db.card(code)).toMatchObject({ balance: 3, pending_points: 8 });
 
       const racing = unique('race-order');
-      const answers = await Promise.all(Array.from({ length: 20 }, () => payOrder(app, project, { source_id: racing, customer })));
+      const answers = await Promise.all(Array.from({ length: 20 }, () => payOrder(stack.app, stack.a, { source_id: racing, customer })));
       expect(answers.map((res) => res.status)).toEqual(Array(20).fill(200));
       expect(new Set(answers.map((res) => res.body.id)).size).toBe(1);
       expect(await db.card(code)).toMatchObject({ balance: 6, pending_points: 16 });
@@ -184,36 +170,36 @@ describe('orders and earning (/v1/orders)', () => {
     });
 
     it('a canceled order cancels its pending entries (event canceled), keeps accrued points, and never earns again', async () => {
-      const { campaign } = await pointsCampaign(app, project, [{ points: 2 }, { points: 20, days: 30 }]);
+      const { campaign } = await pointsCampaign(stack.app, stack.a, [{ points: 2 }, { points: 20, days: 30 }]);
       const customer = unique('returner');
-      const code = await enrol(app, project, campaign, customer);
-      const order = (await payOrder(app, project, { source_id: unique('returned'), customer })).body;
+      const code = await enrol(stack.app, stack.a, campaign, customer);
+      const order = (await payOrder(stack.app, stack.a, { source_id: unique('returned'), customer })).body;
       expect(await db.card(code)).toMatchObject({ balance: 2, pending_points: 20 });
-      const canceled = await http(app).put(`/v1/orders/${order.id}`).set(project.headers).send({ status: 'CANCELED' });
+      const canceled = await stack.http().put(`/v1/orders/${order.id}`).set(stack.a.headers).send({ status: 'CANCELED' });
       expect(canceled.body.status).toBe('CANCELED');
       expect(await db.card(code)).toMatchObject({ balance: 2, pending_points: 0 });
       expect((await db.entries({ orderId: order.id })).map((e) => e.status)).toEqual(['CANCELED']);
-      const events = await http(app).get('/v1/events').query({ type: 'customer.voucher.loyalty_card.pending_points.canceled' }).set(project.headers);
+      const events = await stack.http().get('/v1/events').query({ type: 'customer.voucher.loyalty_card.pending_points.canceled' }).set(stack.a.headers);
       const event = events.body.data.find((e: { data: { order: { id: string } } }) => e.data.order.id === order.id);
       expect(event.data.voucher_pending_points_balance).toMatchObject({ points: -20, total: 0, operation_type: 'AUTOMATIC' });
       expect(event.data.pending_points).toMatchObject({ status: 'CANCELED', points: 20 });
-      await http(app).put(`/v1/orders/${order.id}`).set(project.headers).send({ status: 'PAID' });
+      await stack.http().put(`/v1/orders/${order.id}`).set(stack.a.headers).send({ status: 'PAID' });
       expect(await db.card(code)).toMatchObject({ balance: 2, pending_points: 0 });
     });
 
     it('a card made with initial points starts its ledger with them (POINTS_ADDITION)', async () => {
-      const campaign = await createFinishedCampaign<{ id: string; program_id: string; name: string }>(app, project, { name: unique('Initial points'), voucher: { loyalty_card: { points: 100 } } });
-      const code = await enrol(app, project, campaign, unique('initial'));
-      const tx = await http(app).get(`/v1/loyalties/${campaign.id}/members/${code}/transactions`).set(project.headers);
+      const campaign = await createFinishedCampaign<{ id: string; program_id: string; name: string }>(stack.app, stack.a, { name: unique('Initial points'), voucher: { loyalty_card: { points: 100 } } });
+      const code = await enrol(stack.app, stack.a, campaign, unique('initial'));
+      const tx = await stack.http().get(`/v1/loyalties/${campaign.id}/members/${code}/transactions`).set(stack.a.headers);
       expect(tx.body.data).toEqual([expect.objectContaining({ type: 'POINTS_ADDITION', reason: "initial points of the campaign's loyalty card", details: expect.objectContaining({ balance: expect.objectContaining({ balance: 100, points: 100 }) }) })]);
       expect((await db.card(code)).balance).toBe(100);
     });
 
     it('an amount that would overflow a card under a proportional rule is refused, and nothing is written', async () => {
-      const { campaign } = await pointsCampaign(app, project, [{ every: 1, points: 1000 }]);
+      const { campaign } = await pointsCampaign(stack.app, stack.a, [{ every: 1, points: 1000 }]);
       const customer = unique('whale');
-      const code = await enrol(app, project, campaign, customer);
-      const res = await payOrder(app, project, { source_id: unique('whale-order'), customer, amount: 10_000_000 });
+      const code = await enrol(stack.app, stack.a, campaign, customer);
+      const res = await payOrder(stack.app, stack.a, { source_id: unique('whale-order'), customer, amount: 10_000_000 });
       expect(res.status).toBe(400);
       expect(res.body.details).toMatch(/would earn 10000000000 points under earning rule ern_/);
       expect((await db.card(code)).balance).toBe(0);

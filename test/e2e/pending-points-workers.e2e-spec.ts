@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { type TestProject, createProject, startApi, testConfig, startWorkerProcess, waitFor } from '../support/harness.js';
-import { PointsDb, enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
+import { useStack } from '../support/fixture.js';
+import { startWorkerProcess, waitFor } from '../support/harness.js';
+import { enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
 
 const DAY_MS = 2_000;
 const SWEEP_MS = 1_000;
@@ -14,33 +14,28 @@ const SWEEP_MS = 1_000;
 describe('pending points with worker processes', () => {
   const env = { PENDING_POINTS_DAY_MS: String(DAY_MS), PENDING_POINTS_SWEEP_MS: String(SWEEP_MS), LOG_LEVEL: 'info' };
   const workers = new Set<ChildProcess>();
-  let app: NestExpressApplication;
-  let project: TestProject;
-  const db = new PointsDb();
-
-  beforeAll(async () => {
-    app = await startApi(testConfig({ PENDING_POINTS_DAY_MS: String(DAY_MS) }));
-    project = await createProject(app, 'Worker processes project');
-    await db.connect();
+  const stack = useStack({
+    config: { PENDING_POINTS_DAY_MS: String(DAY_MS) },
+    projects: ['Worker processes project'],
+    pointsDb: true,
+    beforeClose: async ({ db }) => {
+      for (const worker of workers) worker.kill('SIGKILL');
+      expect(await db.brokenCards()).toEqual([]);
+    },
   });
-  afterAll(async () => {
-    for (const worker of workers) worker.kill('SIGKILL');
-    expect(await db.brokenCards()).toEqual([]);
-    await db.end();
-    await app.close();
-  });
+  const { db } = stack;
 
   const startWorker = () => startWorkerProcess(env, workers);
 
   /** `customers` members each with `orders` paid orders under one pending rule (one "day"); the order ids. */
   async function dueSoon(customers: number, orders: number, points: number): Promise<string[]> {
-    const { campaign } = await pointsCampaign(app, project, [{ points, days: 1 }]);
+    const { campaign } = await pointsCampaign(stack.app, stack.a, [{ points, days: 1 }]);
     const ids: string[] = [];
     await Promise.all(
       Array.from({ length: customers }, async () => {
         const customer = unique('worker-holder');
-        await enrol(app, project, campaign, customer);
-        for (let i = 0; i < orders; i += 1) ids.push((await payOrder(app, project, { source_id: unique('worker-order'), customer })).body.id as string);
+        await enrol(stack.app, stack.a, campaign, customer);
+        for (let i = 0; i < orders; i += 1) ids.push((await payOrder(stack.app, stack.a, { source_id: unique('worker-order'), customer })).body.id as string);
       }),
     );
     return ids;

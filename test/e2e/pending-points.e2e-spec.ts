@@ -1,11 +1,10 @@
-import type { INestApplicationContext } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { internalCause } from '../../src/events/events.service.js';
 import { ActivationService } from '../../src/points/pending/activation.service.js';
-import { REQUEST_ID, type TestProject, createProject, http, startApi, startWorker, testConfig, waitFor } from '../support/harness.js';
-import { PointsDb, enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
+import { useStack } from '../support/fixture.js';
+import { REQUEST_ID, waitFor } from '../support/harness.js';
+import { enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
 
 /** One "day" of pending points lasts this long here; the sweep runs this often. */
 const DAY_MS = 1_000;
@@ -14,44 +13,32 @@ const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated';
 const ENTRY_ID = /^lopp_[a-f0-9]{18}$/;
 
 describe('pending points: activation on time, by hand, and exactly once', () => {
-  let app: NestExpressApplication;
-  let worker: INestApplicationContext;
-  let project: TestProject;
-  let other: TestProject;
-  const db = new PointsDb();
-
-  beforeAll(async () => {
-    const config = testConfig({ PENDING_POINTS_DAY_MS: String(DAY_MS), PENDING_POINTS_SWEEP_MS: String(SWEEP_MS) });
-    app = await startApi(config);
-    worker = await startWorker(config);
-    project = await createProject(app, 'Pending points project');
-    other = await createProject(app, 'Other pending points project');
-    await db.connect();
-  });
-  afterAll(async () => {
+  const stack = useStack({
+    config: { PENDING_POINTS_DAY_MS: String(DAY_MS), PENDING_POINTS_SWEEP_MS: String(SWEEP_MS) },
+    worker: true,
+    projects: ['Pending points project', 'Other pending points project'],
+    pointsDb: true,
     // However the entries of this suite ended, every card still equals its ledger and its PENDING entries.
-    expect(await db.brokenCards()).toEqual([]);
-    await db.end();
-    await worker.close();
-    await app.close();
+    beforeClose: async ({ db }) => expect(await db.brokenCards()).toEqual([]),
   });
+  const { db } = stack;
 
   /** A member with one paid order under one pending rule of `days`; the card code, order and entry. */
-  async function pendingFixture(days: number, points = 40, who = project) {
-    const { campaign, ruleIds } = await pointsCampaign(app, who, [{ points, days }]);
+  async function pendingFixture(days: number, points = 40, who = stack.a) {
+    const { campaign, ruleIds } = await pointsCampaign(stack.app, who, [{ points, days }]);
     const customer = unique('holder');
-    const code = await enrol(app, who, campaign, customer);
-    const order = (await payOrder(app, who, { source_id: unique('order'), customer })).body as { id: string; source_id: string; customer_id: string };
+    const code = await enrol(stack.app, who, campaign, customer);
+    const order = (await payOrder(stack.app, who, { source_id: unique('order'), customer })).body as { id: string; source_id: string; customer_id: string };
     const [entry] = await db.entries({ orderId: order.id });
     return { campaign, ruleId: ruleIds[0], code, order, entryId: entry.id, customerId: order.customer_id };
   }
   const entryPath = (code: string, id: string) => `/v1/loyalties/members/${code}/pending-points/${id}`;
-  const eventsFor = async (entryId: string, type: string, who = project) =>
-    ((await http(app).get('/v1/events').query({ type, limit: 100 }).set(who.headers)).body.data as { data: { pending_points: { id: string } } }[]).filter((e) => e.data.pending_points.id === entryId);
+  const eventsFor = async (entryId: string, type: string, who = stack.a) =>
+    ((await stack.http().get('/v1/events').query({ type, limit: 100 }).set(who.headers)).body.data as { data: { pending_points: { id: string } } }[]).filter((e) => e.data.pending_points.id === entryId);
 
   it('a paid order creates an entry that the worker activates on time: balance, ledger and event', async () => {
     const { campaign, ruleId, code, order, entryId, customerId } = await pendingFixture(1);
-    const list = await http(app).get(`/v1/loyalties/members/${code}/pending-points`).set(project.headers);
+    const list = await stack.http().get(`/v1/loyalties/members/${code}/pending-points`).set(stack.a.headers);
     expect(list.body).toMatchObject({ object: 'list', data_ref: 'data', has_more: false });
     const [entry] = list.body.data;
     expect(entry).toEqual({
@@ -64,7 +51,7 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
       activates_at: new Date(new Date(entry.created_at).getTime() + DAY_MS).toISOString(),
       status: 'PENDING',
       details: {
-        event: { id: expect.stringMatching(/^evcus_/), type: 'customer.order.paid', group_id: expect.stringMatching(REQUEST_ID), entity_id: customerId, created_at: expect.any(String), category: 'ACTION', event_source: { channel: 'API', api_key: { app_id: project.app_id } } },
+        event: { id: expect.stringMatching(/^evcus_/), type: 'customer.order.paid', group_id: expect.stringMatching(REQUEST_ID), entity_id: customerId, created_at: expect.any(String), category: 'ACTION', event_source: { channel: 'API', api_key: { app_id: stack.a.app_id } } },
         earning_rule: { id: ruleId, source: { banner: null } },
         order: { id: order.id, source_id: order.source_id },
       },
@@ -80,10 +67,10 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
       order: { id: order.id, source_id: order.source_id, status: 'PAID' },
       customer: { id: customerId },
     });
-    const cardBefore = await http(app).get(`/v1/loyalties/members/${code}`).set(project.headers);
+    const cardBefore = await stack.http().get(`/v1/loyalties/members/${code}`).set(stack.a.headers);
     expect(cardBefore.body.loyalty_card).toEqual({ points: 0, balance: 0, pending_points: 40 });
-    const member = await http(app).get(`/v2/loyalties/programs/${campaign.program_id}/members`).set(project.headers);
-    const withCards = await http(app).get(`/v2/loyalties/programs/${campaign.program_id}/members/${member.body.data[0].id}`).set(project.headers);
+    const member = await stack.http().get(`/v2/loyalties/programs/${campaign.program_id}/members`).set(stack.a.headers);
+    const withCards = await stack.http().get(`/v2/loyalties/programs/${campaign.program_id}/members/${member.body.data[0].id}`).set(stack.a.headers);
     expect(withCards.body.cards[0].card.balance).toEqual({ points: 0, pending_points: 40 });
 
     const [activated] = await waitFor(async () => ((await eventsFor(entryId, ACTIVATED)).length ? eventsFor(entryId, ACTIVATED) : undefined), { timeoutMs: 10_000 });
@@ -94,7 +81,7 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
     expect(settled.settled_at!.getTime()).toBeGreaterThanOrEqual(settled.activates_at.getTime());
 
     expect(await db.card(code)).toMatchObject({ balance: 40, points: 40, pending_points: 0 });
-    const tx = await http(app).get(`/v1/loyalties/members/${code}/transactions`).set(project.headers);
+    const tx = await stack.http().get(`/v1/loyalties/members/${code}/transactions`).set(stack.a.headers);
     expect(tx.body.data).toHaveLength(1);
     expect(tx.body.data[0]).toMatchObject({
       id: expect.stringMatching(/^vtx_/),
@@ -112,16 +99,16 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
     expect(data.customer).toMatchObject({ id: customerId, object: 'customer' });
     expect(data.campaign).toMatchObject({ id: campaign.id, name: campaign.name, campaign_type: 'LOYALTY_PROGRAM', object: 'campaign' });
     expect(data.order).toMatchObject({ id: order.id, status: 'PAID', amount: 1000, object: 'order' });
-    expect((await http(app).get(`/v1/loyalties/members/${code}/pending-points`).set(project.headers)).body.data).toEqual([]);
+    expect((await stack.http().get(`/v1/loyalties/members/${code}/pending-points`).set(stack.a.headers)).body.data).toEqual([]);
   });
 
   it('activates by hand: the balance object, then 400 invalid_pending_points_state, and the job finds nothing to do', async () => {
     const { code, entryId, order } = await pendingFixture(3);
-    const res = await http(app).post(`${entryPath(code, entryId)}/activate`).set(project.headers);
+    const res = await stack.http().post(`${entryPath(code, entryId)}/activate`).set(stack.a.headers);
     expect(res.status).toBe(200);
     const card = await db.card(code);
     expect(res.body).toEqual({ points: 40, total: 40, balance: 40, type: 'loyalty_card', object: 'balance', related_object: { type: 'voucher', id: card.id }, operation_type: 'MANUAL' });
-    const again = await http(app).post(`${entryPath(code, entryId)}/activate`).set(project.headers);
+    const again = await stack.http().post(`${entryPath(code, entryId)}/activate`).set(stack.a.headers);
     expect(again.status).toBe(400);
     expect(again.body).toEqual({
       code: 400,
@@ -133,10 +120,10 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
       resource_type: 'pending_points',
     });
     const [event] = await eventsFor(entryId, ACTIVATED);
-    expect(event).toMatchObject({ event_source: { channel: 'API', api_key: { app_id: project.app_id } }, group_id: res.headers['x-request-id'], data: { balance: { operation_type: 'MANUAL' } } });
+    expect(event).toMatchObject({ event_source: { channel: 'API', api_key: { app_id: stack.a.app_id } }, group_id: res.headers['x-request-id'], data: { balance: { operation_type: 'MANUAL' } } });
     // Past activates_at the delayed job has run (it is gone from the queue) without crediting again.
     const [entry] = await db.entries({ orderId: order.id });
-    const queue = worker.get<Queue>(getQueueToken('pending-points'), { strict: false });
+    const queue = stack.worker.get<Queue>(getQueueToken('pending-points'), { strict: false });
     await waitFor(async () => (Date.now() > entry.activates_at.getTime() && (await queue.getJobState(entryId)) === 'unknown' ? true : undefined), { timeoutMs: 15_000, intervalMs: 200 });
     expect(await db.card(code)).toMatchObject({ balance: 40, pending_points: 0 });
     expect(await db.count('SELECT 1 FROM voucher_transactions WHERE pending_points_id = $1', [entryId])).toBe(1);
@@ -144,34 +131,34 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
 
   it('adjusts (event updated), refuses to leave 0 or less (invalid_amount), cancels (204, event canceled), then only 400s', async () => {
     const { code, entryId } = await pendingFixture(30, 40);
-    const up = await http(app).post(`${entryPath(code, entryId)}/balance`).set(project.headers).send({ points: 5 });
+    const up = await stack.http().post(`${entryPath(code, entryId)}/balance`).set(stack.a.headers).send({ points: 5 });
     expect(up.status).toBe(200);
     const card = await db.card(code);
     expect(up.body).toEqual({ points: 5, total: 45, object: 'balance', related_object: { type: 'voucher', id: card.id }, operation_type: 'MANUAL' });
-    const down = await http(app).post(`${entryPath(code, entryId)}/balance`).set(project.headers).send({ points: -44 });
+    const down = await stack.http().post(`${entryPath(code, entryId)}/balance`).set(stack.a.headers).send({ points: -44 });
     expect(down.body).toMatchObject({ points: -44, total: 1 });
-    const zero = await http(app).post(`${entryPath(code, entryId)}/balance`).set(project.headers).send({ points: -1 });
+    const zero = await stack.http().post(`${entryPath(code, entryId)}/balance`).set(stack.a.headers).send({ points: -1 });
     expect(zero.status).toBe(400);
     expect(zero.body).toMatchObject({ key: 'invalid_amount', message: 'Invalid Amount', resource_id: entryId });
     expect(zero.body.details).toMatch(/^Amount has to be a valid positive number/);
     for (const body of [{}, { points: 0 }, { points: 1.5 }, { points: '5' }, { points: 1, extra: true }]) {
-      const bad = await http(app).post(`${entryPath(code, entryId)}/balance`).set(project.headers).send(body);
+      const bad = await stack.http().post(`${entryPath(code, entryId)}/balance`).set(stack.a.headers).send(body);
       expect({ body, status: bad.status, key: bad.body.key }).toEqual({ body, status: 400, key: 'invalid_payload' });
     }
-    const updated = await http(app).get('/v1/events').query({ type: 'customer.voucher.loyalty_card.pending_points.updated' }).set(project.headers);
+    const updated = await stack.http().get('/v1/events').query({ type: 'customer.voucher.loyalty_card.pending_points.updated' }).set(stack.a.headers);
     const mine = updated.body.data.filter((e: { data: { pending_points: { id: string } } }) => e.data.pending_points.id === entryId);
     expect(mine.map((e: { data: { voucher_pending_points_balance: { points: number; total: number } } }) => e.data.voucher_pending_points_balance)).toEqual([
       expect.objectContaining({ points: -44, total: 1, operation_type: 'MANUAL' }),
       expect.objectContaining({ points: 5, total: 45, operation_type: 'MANUAL' }),
     ]);
 
-    const cancel = await http(app).post(`${entryPath(code, entryId)}/cancel`).set(project.headers);
+    const cancel = await stack.http().post(`${entryPath(code, entryId)}/cancel`).set(stack.a.headers);
     expect(cancel.status).toBe(204);
     expect(cancel.text).toBe('');
     expect(await db.card(code)).toMatchObject({ balance: 0, pending_points: 0 });
     expect(await eventsFor(entryId, 'customer.voucher.loyalty_card.pending_points.canceled')).toHaveLength(1);
     for (const [verb, body, word] of [['activate', undefined, 'activated'], ['balance', { points: 1 }, 'updated'], ['cancel', undefined, 'canceled']] as const) {
-      const res = await http(app).post(`${entryPath(code, entryId)}/${verb}`).set(project.headers).send(body);
+      const res = await stack.http().post(`${entryPath(code, entryId)}/${verb}`).set(stack.a.headers).send(body);
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ key: 'invalid_pending_points_state', details: `Only pending points in 'PENDING' status can be ${word}. Current status: 'CANCELED'.` });
     }
@@ -179,32 +166,32 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
 
   it('404s name the card (voucher) or the entry (pending_points); another project cannot see or touch anything', async () => {
     const { code, entryId, campaign, order } = await pendingFixture(30);
-    const unknownCard = await http(app).post(`${entryPath('NO-SUCH-CARD', entryId)}/activate`).set(project.headers);
+    const unknownCard = await stack.http().post(`${entryPath('NO-SUCH-CARD', entryId)}/activate`).set(stack.a.headers);
     expect(unknownCard.status).toBe(404);
     expect(unknownCard.body).toMatchObject({ resource_type: 'voucher', resource_id: 'NO-SUCH-CARD', details: 'Cannot find voucher with id NO-SUCH-CARD' });
-    const unknownEntry = await http(app).post(`${entryPath(code, 'lopp_000000000000000000')}/activate`).set(project.headers);
+    const unknownEntry = await stack.http().post(`${entryPath(code, 'lopp_000000000000000000')}/activate`).set(stack.a.headers);
     expect(unknownEntry.body).toMatchObject({ resource_type: 'pending_points', resource_id: 'lopp_000000000000000000' });
     const elsewhere = await pendingFixture(30);
-    expect((await http(app).post(`${entryPath(elsewhere.code, entryId)}/activate`).set(project.headers)).body.resource_type).toBe('pending_points');
-    expect((await http(app).get(`/v1/loyalties/${campaign.id}/members/${elsewhere.code}/pending-points`).set(project.headers)).status).toBe(404);
+    expect((await stack.http().post(`${entryPath(elsewhere.code, entryId)}/activate`).set(stack.a.headers)).body.resource_type).toBe('pending_points');
+    expect((await stack.http().get(`/v1/loyalties/${campaign.id}/members/${elsewhere.code}/pending-points`).set(stack.a.headers)).status).toBe(404);
 
-    for (const verb of ['activate', 'cancel']) expect((await http(app).post(`${entryPath(code, entryId)}/${verb}`).set(other.headers)).status).toBe(404);
-    expect((await http(app).post(`${entryPath(code, entryId)}/balance`).set(other.headers).send({ points: 1 })).status).toBe(404);
+    for (const verb of ['activate', 'cancel']) expect((await stack.http().post(`${entryPath(code, entryId)}/${verb}`).set(stack.b.headers)).status).toBe(404);
+    expect((await stack.http().post(`${entryPath(code, entryId)}/balance`).set(stack.b.headers).send({ points: 1 })).status).toBe(404);
     for (const path of [`/v1/loyalties/members/${code}/pending-points`, `/v1/loyalties/${campaign.id}/pending-points`, `/v1/loyalties/members/${code}/transactions`, `/v1/orders/${order.id}`]) {
-      expect((await http(app).get(path).set(other.headers)).status).toBe(404);
+      expect((await stack.http().get(path).set(stack.b.headers)).status).toBe(404);
     }
-    const theirEvents = await http(app).get('/v1/events').query({ limit: 100 }).set(other.headers);
+    const theirEvents = await stack.http().get('/v1/events').query({ limit: 100 }).set(stack.b.headers);
     expect(theirEvents.body.data).toEqual([]);
-    const mine = (await http(app).get('/v1/events').set(project.headers)).body.data[0];
-    expect((await http(app).get(`/v1/events/${mine.id}`).set(other.headers)).status).toBe(404);
+    const mine = (await stack.http().get('/v1/events').set(stack.a.headers)).body.data[0];
+    expect((await stack.http().get(`/v1/events/${mine.id}`).set(stack.b.headers)).status).toBe(404);
     expect(await db.entries({ orderId: order.id })).toEqual([expect.objectContaining({ status: 'PENDING' })]);
   });
 
   it('lists PENDING entries of a campaign and a card by id, both directions, page by page', async () => {
-    const { campaign, ruleIds } = await pointsCampaign(app, project, [{ points: 1, days: 60 }, { points: 2, days: 60 }]);
+    const { campaign, ruleIds } = await pointsCampaign(stack.app, stack.a, [{ points: 1, days: 60 }, { points: 2, days: 60 }]);
     const customer = unique('lister');
-    const code = await enrol(app, project, campaign, customer);
-    for (let i = 0; i < 3; i += 1) await payOrder(app, project, { source_id: unique('lister-order'), customer });
+    const code = await enrol(stack.app, stack.a, campaign, customer);
+    for (let i = 0; i < 3; i += 1) await payOrder(stack.app, stack.a, { source_id: unique('lister-order'), customer });
     expect(ruleIds).toHaveLength(2);
     const all = (await db.entries({ cardCode: code })).map((e) => e.id);
     expect(all).toHaveLength(6);
@@ -212,7 +199,7 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
       const seen: string[] = [];
       let after: string | undefined;
       for (let page = 0; page < 5; page += 1) {
-        const res = await http(app).get(path).query({ limit: 4, order, ...(after ? { starting_after_id: after } : {}) }).set(project.headers);
+        const res = await stack.http().get(path).query({ limit: 4, order, ...(after ? { starting_after_id: after } : {}) }).set(stack.a.headers);
         expect(res.status).toBe(200);
         seen.push(...res.body.data.map((e: { id: string }) => e.id));
         if (!res.body.has_more) break;
@@ -220,21 +207,21 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
       }
       expect(seen).toEqual(order === 'id' ? [...all].sort() : [...all].sort().reverse());
     }
-    const bad = await http(app).get(`/v1/loyalties/${campaign.id}/pending-points`).query({ order: 'created_at' }).set(project.headers);
+    const bad = await stack.http().get(`/v1/loyalties/${campaign.id}/pending-points`).query({ order: 'created_at' }).set(stack.a.headers);
     expect(bad.body).toMatchObject({ key: 'invalid_query_params' });
   });
 
   it('50 concurrent activations of one entry (API calls and worker jobs) credit it exactly once, round after round', async () => {
-    const { campaign } = await pointsCampaign(app, project, [{ points: 7, days: 60 }]);
+    const { campaign } = await pointsCampaign(stack.app, stack.a, [{ points: 7, days: 60 }]);
     const customer = unique('racer');
-    const code = await enrol(app, project, campaign, customer);
-    const activation = worker.get(ActivationService);
+    const code = await enrol(stack.app, stack.a, campaign, customer);
+    const activation = stack.worker.get(ActivationService);
     for (let round = 1; round <= 8; round += 1) {
-      const order = (await payOrder(app, project, { source_id: unique('race'), customer })).body;
+      const order = (await payOrder(stack.app, stack.a, { source_id: unique('race'), customer })).body;
       const [entry] = await db.entries({ orderId: order.id });
       // 40 manual calls and 10 job-like activations in the worker, all at once.
       const [answers, jobs] = await Promise.all([
-        Promise.all(Array.from({ length: 40 }, () => http(app).post(`${entryPath(code, entry.id)}/activate`).set(project.headers))),
+        Promise.all(Array.from({ length: 40 }, () => stack.http().post(`${entryPath(code, entry.id)}/activate`).set(stack.a.headers))),
         Promise.all(Array.from({ length: 10 }, () => activation.activate({ ids: [entry.id], extraDue: 0, operation: 'AUTOMATIC', cause: internalCause() }))),
       ]);
       const wins = answers.filter((res) => res.status === 200).length + jobs.filter((done) => done.activated.length === 1).length;
@@ -247,12 +234,12 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
   });
 
   it('the sweep activates a due entry whose job was removed from Redis', async () => {
-    const { campaign } = await pointsCampaign(app, project, [{ points: 9, days: 2 }]);
+    const { campaign } = await pointsCampaign(stack.app, stack.a, [{ points: 9, days: 2 }]);
     const customer = unique('lost-job');
-    const code = await enrol(app, project, campaign, customer);
-    const order = (await payOrder(app, project, { source_id: unique('lost'), customer })).body;
+    const code = await enrol(stack.app, stack.a, campaign, customer);
+    const order = (await payOrder(stack.app, stack.a, { source_id: unique('lost'), customer })).body;
     const [entry] = await db.entries({ orderId: order.id });
-    const queue = worker.get<Queue>(getQueueToken('pending-points'), { strict: false });
+    const queue = stack.worker.get<Queue>(getQueueToken('pending-points'), { strict: false });
     expect(await queue.getJobState(entry.id)).toBe('delayed');
     expect(await queue.remove(entry.id)).toBe(1);
     await waitFor(async () => ((await db.card(code)).balance === 9 ? true : undefined), { timeoutMs: 2 * DAY_MS + 3 * SWEEP_MS + 5_000 });
@@ -265,14 +252,14 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
   });
 
   it('lists the event log newest first, filtered by type, page by page with a signed cursor', async () => {
-    const all = await http(app).get('/v1/events').query({ limit: 100 }).set(project.headers);
+    const all = await stack.http().get('/v1/events').query({ limit: 100 }).set(stack.a.headers);
     expect(all.body.data.length).toBeGreaterThan(10);
     const times = all.body.data.map((e: { created_at: string }) => e.created_at);
     expect([...times].sort().reverse()).toEqual(times);
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const res = await http(app).get('/v1/events').query({ limit: 3, type: ACTIVATED, ...(cursor ? { cursor } : {}) }).set(project.headers);
+      const res = await stack.http().get('/v1/events').query({ limit: 3, type: ACTIVATED, ...(cursor ? { cursor } : {}) }).set(stack.a.headers);
       expect(res.status).toBe(200);
       expect(res.body.data.every((e: { type: string }) => e.type === ACTIVATED)).toBe(true);
       seen.push(...res.body.data.map((e: { id: string }) => e.id));
@@ -280,14 +267,14 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
       expect(res.body.has_more).toBe(cursor !== undefined);
     } while (cursor);
     expect(seen).toEqual(all.body.data.filter((e: { type: string }) => e.type === ACTIVATED).map((e: { id: string }) => e.id));
-    const first = await http(app).get('/v1/events').query({ limit: 1, type: ACTIVATED }).set(project.headers);
-    const other = await http(app).get('/v1/events').query({ limit: 1, cursor: first.body.cursor.next }).set(project.headers);
+    const first = await stack.http().get('/v1/events').query({ limit: 1, type: ACTIVATED }).set(stack.a.headers);
+    const other = await stack.http().get('/v1/events').query({ limit: 1, cursor: first.body.cursor.next }).set(stack.a.headers);
     expect(other.body).toMatchObject({ key: 'invalid_or_expired_cursor' });
-    const tampered = await http(app).get('/v1/events').query({ limit: 1, type: ACTIVATED, cursor: `${first.body.cursor.next.slice(0, -2)}00` }).set(project.headers);
+    const tampered = await stack.http().get('/v1/events').query({ limit: 1, type: ACTIVATED, cursor: `${first.body.cursor.next.slice(0, -2)}00` }).set(stack.a.headers);
     expect(tampered.body).toMatchObject({ key: 'invalid_or_expired_cursor' });
-    expect((await http(app).get('/v1/events').query({ type: 'order.paid' }).set(project.headers)).body.key).toBe('invalid_query_params');
-    const one = await http(app).get(`/v1/events/${all.body.data[0].id}`).set(project.headers);
+    expect((await stack.http().get('/v1/events').query({ type: 'order.paid' }).set(stack.a.headers)).body.key).toBe('invalid_query_params');
+    const one = await stack.http().get(`/v1/events/${all.body.data[0].id}`).set(stack.a.headers);
     expect(one.body).toEqual(all.body.data[0]);
-    expect((await http(app).get('/v1/events/evcus_000000000000000000').set(project.headers)).body).toMatchObject({ resource_type: 'event' });
+    expect((await stack.http().get('/v1/events/evcus_000000000000000000').set(stack.a.headers)).body).toMatchObject({ resource_type: 'event' });
   });
 });

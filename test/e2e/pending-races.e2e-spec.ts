@@ -1,9 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { getQueueToken } from '@nestjs/bullmq';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Queue } from 'bullmq';
-import { type TestProject, createProject, http, startApi, startWorkerProcess, testConfig, waitFor } from '../support/harness.js';
-import { Answers, PointsDb, enrol, inParallel, payOrder, pointsCampaign, projectViolations, unique } from '../support/points.js';
+import { useStack } from '../support/fixture.js';
+import { type TestProject, createProject, startWorkerProcess, waitFor } from '../support/harness.js';
+import { Answers, enrol, inParallel, payOrder, pointsCampaign, projectViolations, unique } from '../support/points.js';
 
 /** One "day" of pending points lasts this long here (for the API, which sets activates_at); the sweep runs this often. */
 const DAY_MS = 1_000;
@@ -21,24 +21,23 @@ const UPDATED = 'customer.voucher.loyalty_card.pending_points.updated';
 describe('pending entries under concurrent cancel, adjust and activation', () => {
   const env = { PENDING_POINTS_DAY_MS: String(DAY_MS), PENDING_POINTS_SWEEP_MS: String(SWEEP_MS), LOG_LEVEL: 'info' };
   const workers = new Set<ChildProcess>();
-  let app: NestExpressApplication;
-  const db = new PointsDb();
+  const stack = useStack({
+    config: { PENDING_POINTS_DAY_MS: String(DAY_MS), RATE_LIMIT_PER_SECOND: '0', DATABASE_QUERY_TIMEOUT_MS: '5000' },
+    pointsDb: true,
+    beforeClose: async () => {
+      const exited = [...workers].map((worker) => new Promise((resolve) => worker.once('exit', resolve)));
+      for (const worker of workers) worker.kill('SIGTERM');
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(exited), new Promise((resolve) => (timer = setTimeout(resolve, 10_000)))]);
+      clearTimeout(timer);
+      for (const worker of workers) worker.kill('SIGKILL');
+    },
+  });
+  const { db } = stack;
 
   beforeAll(async () => {
-    app = await startApi(testConfig({ PENDING_POINTS_DAY_MS: String(DAY_MS), RATE_LIMIT_PER_SECOND: '0', DATABASE_QUERY_TIMEOUT_MS: '5000' }));
-    await db.connect();
     await Promise.all([startWorkerProcess(env, workers), startWorkerProcess(env, workers)]);
   }, 45_000);
-  afterAll(async () => {
-    const exited = [...workers].map((worker) => new Promise((resolve) => worker.once('exit', resolve)));
-    for (const worker of workers) worker.kill('SIGTERM');
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all(exited), new Promise((resolve) => (timer = setTimeout(resolve, 10_000)))]);
-    clearTimeout(timer);
-    for (const worker of workers) worker.kill('SIGKILL');
-    await db.end();
-    await app.close();
-  }, 20_000);
 
   const entryPath = (code: string, id: string) => `/v1/loyalties/members/${code}/pending-points/${id}`;
 
@@ -48,7 +47,7 @@ describe('pending entries under concurrent cancel, adjust and activation', () =>
       customers.map(async (customer, i) => {
         const mine: { orderId: string; code: string }[] = [];
         for (let n = 0; n < orders; n += 1) {
-          const res = await payOrder(app, who, { source_id: unique('pending-race'), customer });
+          const res = await payOrder(stack.app, who, { source_id: unique('pending-race'), customer });
           if (res.status !== 200) throw new Error(`paying an order: ${res.status} ${JSON.stringify(res.body)}`);
           mine.push({ orderId: res.body.id as string, code: codes[i] });
         }
@@ -59,16 +58,16 @@ describe('pending entries under concurrent cancel, adjust and activation', () =>
   }
 
   async function members(who: TestProject, days: number, points: number, count: number) {
-    const { campaign } = await pointsCampaign(app, who, [{ points, days }]);
+    const { campaign } = await pointsCampaign(stack.app, who, [{ points, days }]);
     const customers = Array.from({ length: count }, () => unique('pending-holder'));
-    return { customers, codes: await Promise.all(customers.map((customer) => enrol(app, who, campaign, customer))) };
+    return { customers, codes: await Promise.all(customers.map((customer) => enrol(stack.app, who, campaign, customer))) };
   }
 
   const entriesOf = (orderIds: string[]) =>
     db.query<{ id: string; order_id: string; status: string; points: number; activates_at: Date }>('SELECT id, order_id, status, points, activates_at FROM loyalty_pending_points WHERE order_id = ANY($1::text[])', [orderIds]);
 
   it('PUT CANCELED on orders at the moment their entries come due, against two workers and manual activations: each entry ends once', async () => {
-    const who = await createProject(app, 'Cancel against activation');
+    const who = await createProject(stack.app, 'Cancel against activation');
     const { customers, codes } = await members(who, 1, 11, 10);
     const puts = new Answers();
     const manual = new Answers();
@@ -82,8 +81,8 @@ describe('pending entries under concurrent cancel, adjust and activation', () =>
       await waitFor(async () => (Date.now() >= due - 20 ? true : undefined), { timeoutMs: 2 * DAY_MS + 5_000, intervalMs: 5 });
       const results = await Promise.all(
         orders.flatMap(({ orderId, code }) => [
-          http(app).put(`/v1/orders/${orderId}`).set(who.headers).send({ status: 'CANCELED' }).then((res) => ({ kind: 'put', orderId, key: puts.add(res), body: res.body })),
-          http(app).post(`${entryPath(code, entryOf.get(orderId) as string)}/activate`).set(who.headers).then((res) => ({ kind: 'activate', orderId, key: manual.add(res), body: res.body })),
+          stack.http().put(`/v1/orders/${orderId}`).set(who.headers).send({ status: 'CANCELED' }).then((res) => ({ kind: 'put', orderId, key: puts.add(res), body: res.body })),
+          stack.http().post(`${entryPath(code, entryOf.get(orderId) as string)}/activate`).set(who.headers).then((res) => ({ kind: 'activate', orderId, key: manual.add(res), body: res.body })),
         ]),
       );
       expect(results.filter((r) => r.kind === 'put' && r.key === '200').every((r) => r.body.status === 'CANCELED')).toBe(true);
@@ -99,7 +98,7 @@ describe('pending entries under concurrent cancel, adjust and activation', () =>
   });
 
   it('adjustments racing cancels of the same entries: one cancel wins, the adjustments before it count, none after', async () => {
-    const who = await createProject(app, 'Adjust against cancel');
+    const who = await createProject(stack.app, 'Adjust against cancel');
     // 90 days of one second: none comes due while the test runs, and all end CANCELED.
     const { customers, codes } = await members(who, 90, 50, 4);
     const DELTAS = [2, -1, 3, -1, 1];
@@ -112,8 +111,8 @@ describe('pending entries under concurrent cancel, adjust and activation', () =>
       // Per entry 5 adjustments and 2 cancels, interleaved and consecutive, so that they run together.
       const tasks = entries.flatMap((entry) => {
         const path = entryPath(codeOf.get(entry.order_id) as string, entry.id);
-        const adjust = (points: number) => () => http(app).post(`${path}/balance`).set(who.headers).send({ points }).then((res) => ({ entry: entry.id, points, key: adjusts.add(res) }));
-        const cancel = () => http(app).post(`${path}/cancel`).set(who.headers).then((res) => ({ entry: entry.id, points: 0, key: cancels.add(res) }));
+        const adjust = (points: number) => () => stack.http().post(`${path}/balance`).set(who.headers).send({ points }).then((res) => ({ entry: entry.id, points, key: adjusts.add(res) }));
+        const cancel = () => stack.http().post(`${path}/cancel`).set(who.headers).then((res) => ({ entry: entry.id, points: 0, key: cancels.add(res) }));
         return [adjust(DELTAS[0]), adjust(DELTAS[1]), cancel, adjust(DELTAS[2]), adjust(DELTAS[3]), cancel, adjust(DELTAS[4])];
       });
       const results = await inParallel(tasks, 20);
@@ -160,8 +159,8 @@ describe('pending entries under concurrent cancel, adjust and activation', () =>
    * due entry at once, so a batch that failed on one entry would hold back another project's entry.
    */
   async function cardsNear(near: number, check: (r: { answers: Answers; poison: string; pendingCode: string; big: TestProject }) => Promise<void>) {
-    const big = await createProject(app, 'Cards near a limit');
-    const normal = await createProject(app, 'Card next to it');
+    const big = await createProject(stack.app, 'Cards near a limit');
+    const normal = await createProject(stack.app, 'Card next to it');
     const answers = new Answers();
     const cardIds: string[] = [];
     const setNear = async (code: string) => {
@@ -169,26 +168,26 @@ describe('pending entries under concurrent cancel, adjust and activation', () =>
       await db.query('UPDATE vouchers SET balance = balance + $2, points = points + $2 WHERE id = $1', [card.id, near]);
       cardIds.push(card.id);
     };
-    const queue = app.get<Queue>(getQueueToken('pending-points'), { strict: false });
+    const queue = stack.app.get<Queue>(getQueueToken('pending-points'), { strict: false });
     const dropJob = async (entryId: string) => expect(await queue.remove(entryId)).toBe(1);
     try {
-      const pending = await pointsCampaign(app, big, [{ points: 1_000, days: 1 }]);
+      const pending = await pointsCampaign(stack.app, big, [{ points: 1_000, days: 1 }]);
       const holder = unique('whale');
-      const pendingCode = await enrol(app, big, pending.campaign, holder);
+      const pendingCode = await enrol(stack.app, big, pending.campaign, holder);
       await setNear(pendingCode);
-      answers.add(await payOrder(app, big, { source_id: unique('whale-pending'), customer: holder }));
+      answers.add(await payOrder(stack.app, big, { source_id: unique('whale-pending'), customer: holder }));
       const [poison] = await db.entries({ cardCode: pendingCode });
       await dropJob(poison.id);
-      const accrual = await pointsCampaign(app, big, [{ points: 1_000 }]);
+      const accrual = await pointsCampaign(stack.app, big, [{ points: 1_000 }]);
       const earner = unique('whale');
-      await setNear(await enrol(app, big, accrual.campaign, earner));
-      answers.add(await payOrder(app, big, { source_id: unique('whale-accrual'), customer: earner }));
+      await setNear(await enrol(stack.app, big, accrual.campaign, earner));
+      answers.add(await payOrder(stack.app, big, { source_id: unique('whale-accrual'), customer: earner }));
 
       // Another project's entry comes due after the big card's: the sweep activates it all the same.
-      const small = await pointsCampaign(app, normal, [{ points: 9, days: 1 }]);
+      const small = await pointsCampaign(stack.app, normal, [{ points: 9, days: 1 }]);
       const minnow = unique('minnow');
-      const smallCode = await enrol(app, normal, small.campaign, minnow);
-      const order = await payOrder(app, normal, { source_id: unique('minnow-order'), customer: minnow });
+      const smallCode = await enrol(stack.app, normal, small.campaign, minnow);
+      const order = await payOrder(stack.app, normal, { source_id: unique('minnow-order'), customer: minnow });
       expect(order.status).toBe(200);
       const [entry] = await db.entries({ orderId: order.body.id });
       await dropJob(entry.id);
@@ -205,7 +204,7 @@ describe('pending entries under concurrent cancel, adjust and activation', () =>
     } finally {
       // Leave no entry that cannot be activated and no card off its ledger behind for the suites that follow.
       for (const e of await db.query<{ id: string; code: string }>("SELECT p.id, v.code FROM loyalty_pending_points p JOIN vouchers v ON v.id = p.voucher_id WHERE p.project_id = $1 AND p.status = 'PENDING'", [big.project.id])) {
-        await http(app).post(`${entryPath(e.code, e.id)}/cancel`).set(big.headers);
+        await stack.http().post(`${entryPath(e.code, e.id)}/cancel`).set(big.headers);
       }
       await db.query('UPDATE vouchers SET balance = balance - $2, points = points - $2 WHERE id = ANY($1::text[])', [cardIds, near]);
     }
@@ -227,13 +226,13 @@ describe('pending entries under concurrent cancel, adjust and activation', () =>
       expect(answers.histogram).toEqual({ '200': 1, '400 invalid_payload': 1 });
       // The sweep tried the entry and set it aside: still PENDING, counted in pending_points, with its error shown.
       const listed = await waitFor(async () => {
-        const res = await http(app).get(`/v1/loyalties/members/${encodeURIComponent(pendingCode)}/pending-points`).set(big.headers);
+        const res = await stack.http().get(`/v1/loyalties/members/${encodeURIComponent(pendingCode)}/pending-points`).set(big.headers);
         return res.body.data?.[0]?.activation_error ? res.body.data[0] : undefined;
       });
       expect(listed).toMatchObject({ id: poison, status: 'PENDING', points: 1_000 });
       expect(listed.activation_error).toBe("a card's points would pass 9007199254740991, the most a card can hold");
       // By hand it is tried again, and refused with 400.
-      const manual = await http(app).post(`${entryPath(pendingCode, poison)}/activate`).set(big.headers);
+      const manual = await stack.http().post(`${entryPath(pendingCode, poison)}/activate`).set(big.headers);
       expect(manual.body).toMatchObject({ code: 400, key: 'invalid_amount', details: "The pending points cannot be activated: a card's points would pass 9007199254740991, the most a card can hold" });
       expect(await db.card(pendingCode)).toMatchObject({ balance: CAP - 500, pending_points: 1_000 });
     });

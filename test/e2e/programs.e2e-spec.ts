@@ -1,25 +1,16 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { REQUEST_ID, type TestProject, createProject, http, startApi, testConfig } from '../support/harness.js';
+import { useStack } from '../support/fixture.js';
+import { REQUEST_ID, type TestProject, createProject, testConfig } from '../support/harness.js';
 
 const run = promisify(execFile);
 
 describe('programs (GET /v2/loyalties/programs) and the Areas and Stores feature', () => {
-  let app: NestExpressApplication;
-  let project: TestProject;
-  let other: TestProject;
+  // The CLI switches features from another process: read the key (and its features) on every request.
+  const stack = useStack({ config: { APP_KEY_CACHE_MS: '0' }, projects: ['Programs project', 'Other project'] });
 
-  beforeAll(async () => {
-    // The CLI switches features from another process: read the key (and its features) on every request.
-    app = await startApi(testConfig({ APP_KEY_CACHE_MS: '0' }));
-    project = await createProject(app, 'Programs project');
-    other = await createProject(app, 'Other project');
-  });
-  afterAll(() => app.close());
-
-  const create = (body: object, who: TestProject = project) => http(app).post('/v1/loyalties').set(who.headers).send(body);
-  const program = (id: string, who: TestProject = project) => http(app).get(`/v2/loyalties/programs/${id}`).set(who.headers);
+  const create = (body: object, who: TestProject = stack.a) => stack.http().post('/v1/loyalties').set(who.headers).send(body);
+  const program = (id: string, who: TestProject = stack.a) => stack.http().get(`/v2/loyalties/programs/${id}`).set(who.headers);
 
   it('every campaign has one program whose status follows the campaign', async () => {
     const campaign = (await create({ name: 'Program A', metadata: { x: 1 } })).body;
@@ -38,17 +29,17 @@ describe('programs (GET /v2/loyalties/programs) and the Areas and Stores feature
       object: 'program',
     });
 
-    const off = await http(app).put(`/v1/loyalties/${campaign.id}`).set(project.headers).send({ active: false });
+    const off = await stack.http().put(`/v1/loyalties/${campaign.id}`).set(stack.a.headers).send({ active: false });
     expect(off.body.active).toBe(false);
     expect((await program(campaign.program_id)).body).toMatchObject({ status: 'INACTIVE', updated_at: off.body.updated_at });
 
-    await http(app).put(`/v1/loyalties/${campaign.id}`).set(project.headers).send({ active: true, start_date: '2999-01-01T00:00:00Z' });
+    await stack.http().put(`/v1/loyalties/${campaign.id}`).set(stack.a.headers).send({ active: true, start_date: '2999-01-01T00:00:00Z' });
     expect((await program(campaign.program_id)).body).toMatchObject({ status: 'INACTIVE', start_date: '2999-01-01T00:00:00.000Z' });
 
-    await http(app).put(`/v1/loyalties/${campaign.id}`).set(project.headers).send({ start_date: '2000-01-01T00:00:00Z', expiration_date: '2001-01-01T00:00:00Z' });
+    await stack.http().put(`/v1/loyalties/${campaign.id}`).set(stack.a.headers).send({ start_date: '2000-01-01T00:00:00Z', expiration_date: '2001-01-01T00:00:00Z' });
     expect((await program(campaign.program_id)).body.status).toBe('INACTIVE');
 
-    await http(app).put(`/v1/loyalties/${campaign.id}`).set(project.headers).send({ expiration_date: null });
+    await stack.http().put(`/v1/loyalties/${campaign.id}`).set(stack.a.headers).send({ expiration_date: null });
     expect((await program(campaign.program_id)).body.status).toBe('ACTIVE');
   });
 
@@ -65,20 +56,20 @@ describe('programs (GET /v2/loyalties/programs) and the Areas and Stores feature
       resource_type: 'program',
     });
     const mine = (await create({ name: 'Not yours' })).body;
-    expect((await program(mine.program_id, other)).status).toBe(404);
+    expect((await program(mine.program_id, stack.b)).status).toBe(404);
   });
 
   it('lists programs newest first with signed cursors that are refused when tampered, reused elsewhere or given other parameters', async () => {
-    const fresh = await createProject(app, 'Cursor project');
+    const fresh = await createProject(stack.app, 'Cursor project');
     const ids: string[] = [];
     for (const name of ['P1', 'P2', 'P3', 'P4', 'P5']) ids.push((await create({ name }, fresh)).body.program_id);
     const deleted = (await create({ name: 'P6 deleted' }, fresh)).body;
-    await http(app).delete(`/v1/loyalties/${deleted.id}`).set(fresh.headers);
+    await stack.http().delete(`/v1/loyalties/${deleted.id}`).set(fresh.headers);
 
     const seen: string[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 5; page += 1) {
-      const res = await http(app).get('/v2/loyalties/programs').query(cursor ? { limit: 2, cursor } : { limit: 2 }).set(fresh.headers);
+      const res = await stack.http().get('/v2/loyalties/programs').query(cursor ? { limit: 2, cursor } : { limit: 2 }).set(fresh.headers);
       expect(res.status).toBe(200);
       expect(res.body.object).toBe('list');
       seen.push(...res.body.data.map((p: { id: string }) => p.id));
@@ -89,26 +80,26 @@ describe('programs (GET /v2/loyalties/programs) and the Areas and Stores feature
     }
     expect(seen).toEqual([...ids].reverse());
 
-    const first = await http(app).get('/v2/loyalties/programs?limit=2').set(fresh.headers);
+    const first = await stack.http().get('/v2/loyalties/programs?limit=2').set(fresh.headers);
     const next: string = first.body.cursor.next;
     const tampered = `${next.slice(0, -1)}${next.endsWith('0') ? '1' : '0'}`;
     for (const [query, who] of [
       [{ limit: 2, cursor: tampered }, fresh],
       [{ limit: 3, cursor: next }, fresh],
-      [{ limit: 2, cursor: next }, other],
+      [{ limit: 2, cursor: next }, stack.b],
     ] as const) {
-      const res = await http(app).get('/v2/loyalties/programs').query(query).set(who.headers);
+      const res = await stack.http().get('/v2/loyalties/programs').query(query).set(who.headers);
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ code: 400, key: 'invalid_or_expired_cursor', message: 'Invalid or expired cursor' });
     }
-    const malformed = await http(app).get('/v2/loyalties/programs?cursor=abc').set(fresh.headers);
+    const malformed = await stack.http().get('/v2/loyalties/programs?cursor=abc').set(fresh.headers);
     expect(malformed.status).toBe(400);
     expect(malformed.body).toMatchObject({ key: 'invalid_query_params', details: expect.stringMatching(/cursor/) });
   });
 
   it('access_settings works once the project has Areas and Stores on (set with the CLI)', async () => {
     const env = { ...process.env, DATABASE_URL: testConfig().databaseUrl, LOG_LEVEL: 'warn' };
-    const { stdout } = await run(process.execPath, ['dist/cli.js', 'set-feature', project.project.id, 'areas_and_stores', 'on'], { env });
+    const { stdout } = await run(process.execPath, ['dist/cli.js', 'set-feature', stack.a.project.id, 'areas_and_stores', 'on'], { env });
     expect(stdout).toContain('areas_and_stores is on');
 
     const created = await create({ name: 'With stores', access_settings: { assign: { areas_ids: ['ar_1'], area_all_stores_ids: ['ar_2'], area_stores_ids: ['ars_1'] } } });
@@ -122,20 +113,20 @@ describe('programs (GET /v2/loyalties/programs) and the Areas and Stores feature
     ]);
     expect(assignments.data[0]).toMatchObject({ id: expect.stringMatching(/^arsca_/), object: 'area_store_campaign_assignment' });
 
-    const unassigned = await http(app).put(`/v1/loyalties/${created.body.id}`).set(project.headers).send({ access_settings: { unassign: { areas_ids: ['ar_1'] } } });
+    const unassigned = await stack.http().put(`/v1/loyalties/${created.body.id}`).set(stack.a.headers).send({ access_settings: { unassign: { areas_ids: ['ar_1'] } } });
     expect(unassigned.body.access_settings_assignments.total).toBe(2);
     // Never sent to unrestricted application keys.
     expect(unassigned.body).not.toHaveProperty('readonly');
 
-    const plain = await http(app).get('/v1/loyalties?limit=100').set(project.headers);
+    const plain = await stack.http().get('/v1/loyalties?limit=100').set(stack.a.headers);
     expect(plain.body.campaigns[0]).not.toHaveProperty('access_settings_assignments');
-    const expanded = await http(app).get('/v1/loyalties?limit=100&expand=access_settings_assignments').set(project.headers);
+    const expanded = await stack.http().get('/v1/loyalties?limit=100&expand=access_settings_assignments').set(stack.a.headers);
     expect(expanded.body.campaigns.find((c: { id: string }) => c.id === created.body.id).access_settings_assignments.total).toBe(2);
 
-    const otherProject = await create({ name: 'No stores here', access_settings: { assign: { areas_ids: ['ar_1'] } } }, other);
+    const otherProject = await create({ name: 'No stores here', access_settings: { assign: { areas_ids: ['ar_1'] } } }, stack.b);
     expect(otherProject.status).toBe(400);
 
-    await run(process.execPath, ['dist/cli.js', 'set-feature', project.project.id, 'areas_and_stores', 'off'], { env });
-    expect((await http(app).get(`/v1/loyalties/${created.body.id}`).set(project.headers)).body).not.toHaveProperty('access_settings_assignments');
+    await run(process.execPath, ['dist/cli.js', 'set-feature', stack.a.project.id, 'areas_and_stores', 'off'], { env });
+    expect((await stack.http().get(`/v1/loyalties/${created.body.id}`).set(stack.a.headers)).body).not.toHaveProperty('access_settings_assignments');
   });
 });

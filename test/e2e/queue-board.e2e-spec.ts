@@ -1,8 +1,7 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { QUEUE_BOARD_CSP } from '../../src/admin/queue-board.js';
 import { DASHBOARD_CSP } from '../../src/dashboard/security-headers.js';
 import { QueueName } from '../../src/queue/queue.definitions.js';
-import { http, startApi, testConfig } from '../support/harness.js';
+import { useStack } from '../support/fixture.js';
 import { parseSamples, valueOf } from '../support/prometheus.js';
 
 const ADMIN_TOKEN = 'admin-token-0123456789:with/colon';
@@ -12,17 +11,11 @@ const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:
 /** bull-board at /admin/queues: absent without ADMIN_TOKEN; with it, behind HTTP basic auth. Browser-free. */
 describe('bull-board at /admin/queues', () => {
   describe('without ADMIN_TOKEN', () => {
-    let app: NestExpressApplication;
-    beforeAll(async () => {
-      app = await startApi(testConfig({ ADMIN_TOKEN: '' }));
-    });
-    afterAll(async () => {
-      await app.close();
-    });
+    const stack = useStack({ config: { ADMIN_TOKEN: '' } });
 
     it('is an unknown route (404), whatever the credentials', async () => {
       for (const path of ['/admin/queues', '/admin/queues/api/queues', '/admin/queues/static/css/main.css']) {
-        const res = await http(app).get(path).set('Authorization', basic('admin', ADMIN_TOKEN));
+        const res = await stack.http().get(path).set('Authorization', basic('admin', ADMIN_TOKEN));
         expect({ path, status: res.status, key: res.body.key }).toEqual({ path, status: 404, key: 'not_found' });
         expect(res.headers['www-authenticate']).toBeUndefined();
       }
@@ -30,20 +23,14 @@ describe('bull-board at /admin/queues', () => {
   });
 
   describe('with ADMIN_TOKEN', () => {
-    let app: NestExpressApplication;
+    const stack = useStack({ config: { ADMIN_TOKEN } });
     const auth = basic('any-user', ADMIN_TOKEN);
-    beforeAll(async () => {
-      app = await startApi(testConfig({ ADMIN_TOKEN }));
-    });
-    afterAll(async () => {
-      await app.close();
-    });
 
     it('answers 401 with a Basic challenge without the password or with a wrong one', async () => {
       const attempts = [undefined, basic('admin', `${ADMIN_TOKEN}x`), basic('admin', ''), basic(ADMIN_TOKEN, 'x'), `Bearer ${ADMIN_TOKEN}`, 'Basic !!!'];
       for (const path of ['/admin/queues', '/admin/queues/api/queues', '/admin/queues/static/images/logo.svg']) {
         for (const authorization of attempts) {
-          const req = http(app).get(path);
+          const req = stack.http().get(path);
           const res = authorization === undefined ? await req : await req.set('Authorization', authorization);
           expect({ path, authorization, status: res.status, body: res.body }).toEqual({ path, authorization, status: 401, body: UNAUTHORIZED });
           expect(res.headers['www-authenticate']).toBe('Basic realm="queues", charset="UTF-8"');
@@ -52,7 +39,7 @@ describe('bull-board at /admin/queues', () => {
     });
 
     it('serves the page with any user name and the password, its files from this process, under its own CSP', async () => {
-      const page = await http(app).get('/admin/queues').set('Authorization', auth);
+      const page = await stack.http().get('/admin/queues').set('Authorization', auth);
       expect(page.status).toBe(200);
       expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(page.text).toContain('<base href="/admin/queues/" />');
@@ -67,38 +54,38 @@ describe('bull-board at /admin/queues', () => {
       const files = urls.filter((url) => url.startsWith('static/'));
       expect(files.length).toBeGreaterThanOrEqual(4);
       for (const file of files) {
-        const res = await http(app).get(`/admin/queues/${file}`).set('Authorization', auth);
+        const res = await stack.http().get(`/admin/queues/${file}`).set('Authorization', auth);
         expect({ file, status: res.status }).toEqual({ file, status: 200 });
       }
       // A deep link of the page's router is the same page.
-      const deep = await http(app).get(`/admin/queues/queue/${QueueName.Webhooks}`).set('Authorization', basic('someone-else', ADMIN_TOKEN));
+      const deep = await stack.http().get(`/admin/queues/queue/${QueueName.Webhooks}`).set('Authorization', basic('someone-else', ADMIN_TOKEN));
       expect(deep.status).toBe(200);
       expect(deep.text).toContain('<div id="root">');
     });
 
     it('answers its JSON API through the API\'s edge checks: the queues, with the query the page sends, and a PUT', async () => {
-      const list = await http(app).get('/admin/queues/api/queues').set('Authorization', auth);
+      const list = await stack.http().get('/admin/queues/api/queues').set('Authorization', auth);
       expect(list.status).toBe(200);
       expect((list.body.queues as { name: string }[]).map((q) => q.name).sort()).toEqual(Object.values(QueueName).sort());
-      const page = await http(app).get('/admin/queues/api/queues').query({ activeQueue: QueueName.Webhooks, status: 'latest', page: 1, jobsPerPage: 10 }).set('Authorization', auth);
+      const page = await stack.http().get('/admin/queues/api/queues').query({ activeQueue: QueueName.Webhooks, status: 'latest', page: 1, jobsPerPage: 10 }).set('Authorization', auth);
       expect(page.status).toBe(200);
       expect(page.body.queues).toHaveLength(Object.values(QueueName).length);
       // Pausing and resuming: a JSON body passes the API's body parser before bull-board's.
       for (const action of ['pause', 'resume']) {
-        const res = await http(app).put(`/admin/queues/api/queues/${QueueName.Diagnostics}/${action}`).set('Authorization', auth).send({});
+        const res = await stack.http().put(`/admin/queues/api/queues/${QueueName.Diagnostics}/${action}`).set('Authorization', auth).send({});
         expect({ action, status: res.status }).toEqual({ action, status: 200 });
       }
-      const after = await http(app).get('/admin/queues/api/queues').set('Authorization', auth);
+      const after = await stack.http().get('/admin/queues/api/queues').set('Authorization', auth);
       expect((after.body.queues as { name: string; isPaused: boolean }[]).find((q) => q.name === QueueName.Diagnostics)?.isPaused).toBe(false);
       // An unknown path under the board is the API's 404.
-      const unknown = await http(app).get('/admin/queues/api/nothing-here').set('Authorization', auth);
+      const unknown = await stack.http().get('/admin/queues/api/nothing-here').set('Authorization', auth);
       expect(unknown.status).toBe(404);
       expect(unknown.body.key).toBe('not_found');
     });
 
     it('is timed in /metrics by route template', async () => {
-      await http(app).get(`/admin/queues/api/queues/${QueueName.Webhooks}/no-such-job`).set('Authorization', auth);
-      const samples = parseSamples((await http(app).get('/metrics')).text);
+      await stack.http().get(`/admin/queues/api/queues/${QueueName.Webhooks}/no-such-job`).set('Authorization', auth);
+      const samples = parseSamples((await stack.http().get('/metrics')).text);
       expect(valueOf(samples, 'loyalty_http_request_duration_seconds_count', { method: 'GET', route: '/admin/queues/api/queues', status_code: '200' })).toBeGreaterThanOrEqual(2);
       expect(valueOf(samples, 'loyalty_http_request_duration_seconds_count', { method: 'GET', route: '/admin/queues/api/queues/:queueName/:jobId' })).toBe(1);
       expect(samples.some((s) => s.labels.route?.includes('no-such-job'))).toBe(false);

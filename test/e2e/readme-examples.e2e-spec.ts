@@ -5,12 +5,10 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { type TestProject, createProject, http, startApi } from '../support/harness.js';
+import { useStack } from '../support/fixture.js';
 
 const run = promisify(execFile);
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -30,33 +28,29 @@ function commands(block: string): string[] {
 }
 
 describe('README.md examples', () => {
+  const stack = useStack({ listen: true, projects: ['README examples'] });
   let readme: string;
-  let app: NestExpressApplication;
   let base: string;
-  let project: TestProject;
   let campaign: { id: string; program_id: string };
 
   /** A command of the README run by sh, with the README's variables in the environment; its output parsed. */
   async function sh(command: string, env: Record<string, string>): Promise<Record<string, unknown>> {
-    const { stdout } = await run('sh', ['-c', command.replaceAll(README_URL, base)], { env: { ...process.env, APP_ID: project.app_id, APP_TOKEN: project.app_token, ...env } });
+    const { stdout } = await run('sh', ['-c', command.replaceAll(README_URL, base)], { env: { ...process.env, APP_ID: stack.a.app_id, APP_TOKEN: stack.a.app_token, ...env } });
     return JSON.parse(stdout);
   }
 
   beforeAll(async () => {
     readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-    app = await startApi();
-    await app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
-    project = await createProject(app, 'README examples');
+    base = stack.baseUrl;
     // The README's campaign, AUTO_UPDATE so that enrolment makes each card (no worker needed here).
-    const res = await http(app)
+    const res = await stack
+      .http()
       .post('/v1/loyalties')
-      .set(project.headers)
+      .set(stack.a.headers)
       .send({ name: 'Summer Loyalty', type: 'AUTO_UPDATE', voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 }, code_config: { pattern: 'L-####-####' } } });
     if (res.status !== 200) throw new Error(`campaign: ${res.status} ${JSON.stringify(res.body)}`);
     campaign = res.body;
   });
-  afterAll(() => app.close());
 
   describe('member list paging', () => {
     let first: string;
@@ -69,9 +63,9 @@ describe('README.md examples', () => {
       [first, second] = list;
       // 51 ACTIVE members (one more than the README's limit) and an INACTIVE one the filter leaves out.
       for (let i = 0; i < 52; i += 1) {
-        const res = await http(app)
+        const res = await stack.http()
           .post(`/v2/loyalties/programs/${campaign.program_id}/members`)
-          .set(project.headers)
+          .set(stack.a.headers)
           .send({ customer_identification: { type: 'customer_source_id', customer_source_id: `reader-${i}@example.com` }, status: i === 20 ? 'INACTIVE' : 'ACTIVE' });
         expect(res.status).toBe(200);
         if (i !== 20) active.unshift(res.body.id); // newest first, as -created_at lists them
@@ -126,13 +120,13 @@ describe('README.md examples', () => {
       const code = snippet();
       expect(code).toContain("import VoucherifySdk from '@voucherify/sdk';");
       expect(code).toContain(`apiUrl: '${README_URL}'`);
-      await http(app)
+      await stack.http()
         .post(`/v2/loyalties/programs/${campaign.program_id}/members`)
-        .set(project.headers)
+        .set(stack.a.headers)
         .send({ customer_identification: { type: 'customer_source_id', customer_source_id: 'alice@example.com' } });
-      const before = (await http(app).get(`/v1/loyalties/${campaign.id}/members`).set(project.headers)).body.total as number;
+      const before = (await stack.http().get(`/v1/loyalties/${campaign.id}/members`).set(stack.a.headers)).body.total as number;
       await writeFile(join(dir, 'members.mjs'), code.replace(README_URL, base));
-      const { stdout } = await run(process.execPath, ['members.mjs'], { cwd: dir, env: { ...process.env, APP_ID: project.app_id, APP_TOKEN: project.app_token } });
+      const { stdout } = await run(process.execPath, ['members.mjs'], { cwd: dir, env: { ...process.env, APP_ID: stack.a.app_id, APP_TOKEN: stack.a.app_token } });
       // The README's comment with each … as one token: "L-… cust_… 2" (2 there: Alice and Bob).
       const shown = /^\/\/ (\S+ \S+) \d+ /m.exec(code)?.[1];
       expect(shown).toBe('L-… cust_…');
@@ -140,7 +134,7 @@ describe('README.md examples', () => {
       expect(cardCode).toMatch(/^L-[0-9A-Za-z]{4}-[0-9A-Za-z]{4}$/);
       expect(holder).toMatch(/^cust_[0-9A-Za-z]{24}$/);
       expect(Number(total)).toBe(before + 1);
-      const bob = await http(app).get('/v1/customers/bob@example.com').set(project.headers);
+      const bob = await stack.http().get('/v1/customers/bob@example.com').set(stack.a.headers);
       expect(bob.body.id).toBe(holder);
     });
 

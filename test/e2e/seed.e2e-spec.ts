@@ -1,25 +1,14 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import pg from 'pg';
-import { http, startApi, testConfig } from '../support/harness.js';
+import { useStack } from '../support/fixture.js';
+import { testConfig } from '../support/harness.js';
 
 const run = promisify(execFile);
 
 describe('node dist/cli.js seed (bulk members for benchmarks)', () => {
   const env = { ...process.env, DATABASE_URL: testConfig().databaseUrl, LOG_LEVEL: 'warn' };
-  let app: NestExpressApplication;
-  let db: pg.Client;
-
-  beforeAll(async () => {
-    app = await startApi();
-    db = new pg.Client({ connectionString: testConfig().databaseUrl });
-    await db.connect();
-  });
-  afterAll(async () => {
-    await db.end();
-    await app.close();
-  });
+  const stack = useStack({ pg: true });
+  const { pg: db } = stack;
 
   it('makes a project whose program has N members, each with a customer and a card, listable through the API', async () => {
     const { stdout } = await run(process.execPath, ['dist/cli.js', 'seed', '--members', '250'], { env });
@@ -41,7 +30,7 @@ describe('node dist/cli.js seed (bulk members for benchmarks)', () => {
     const ids = new Set<string>();
     let cursor: string | undefined;
     do {
-      const res = await http(app).get(`/v2/loyalties/programs/${seeded.program_id}/members?limit=100${cursor ? `&cursor=${cursor}` : ''}`).set(headers);
+      const res = await stack.http().get(`/v2/loyalties/programs/${seeded.program_id}/members?limit=100${cursor ? `&cursor=${cursor}` : ''}`).set(headers);
       expect(res.status).toBe(200);
       for (const member of res.body.data) ids.add(member.id);
       cursor = res.body.cursor?.next;
@@ -49,7 +38,7 @@ describe('node dist/cli.js seed (bulk members for benchmarks)', () => {
     expect(ids.size).toBe(250);
 
     const member = [...ids][0];
-    const one = await http(app).get(`/v2/loyalties/programs/${seeded.program_id}/members/${member}`).set(headers);
+    const one = await stack.http().get(`/v2/loyalties/programs/${seeded.program_id}/members/${member}`).set(headers);
     expect(one.body.cards).toHaveLength(1);
     expect(one.body.cards[0].card.code).toMatch(/^SEED-/);
   });

@@ -1,28 +1,17 @@
-import type { AddressInfo } from 'node:net';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 // The SDK ships a UMD bundle as its Node entry: Node's ESM loader exposes it as one default export.
 import voucherify from '@voucherify/sdk';
-import { type TestProject, createProject, startApi, startWorker, waitFor } from '../support/harness.js';
+import { useStack } from '../support/fixture.js';
+import { createProject, waitFor } from '../support/harness.js';
 
 /** The official client (@voucherify/sdk 2.9.0, as a migrating user has it) against a real server. */
 describe('official Voucherify JS SDK (@voucherify/sdk 2.9.0)', () => {
-  let app: NestExpressApplication;
-  let worker: Awaited<ReturnType<typeof startWorker>>;
-  let project: TestProject;
+  const stack = useStack({ listen: true, worker: true, projects: 1 });
   let client: ReturnType<typeof voucherify.VoucherifyServerSide>;
   let apiUrl: string;
 
   beforeAll(async () => {
-    app = await startApi();
-    worker = await startWorker();
-    await app.listen(0, '127.0.0.1');
-    project = await createProject(app);
-    apiUrl = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
-    client = voucherify.VoucherifyServerSide({ applicationId: project.app_id, secretKey: project.app_token, apiUrl });
-  });
-  afterAll(async () => {
-    await worker.close();
-    await app.close();
+    apiUrl = stack.baseUrl;
+    client = voucherify.VoucherifyServerSide({ applicationId: stack.a.app_id, secretKey: stack.a.app_token, apiUrl });
   });
 
   it('create, get (by id and by name), update, list and delete a loyalty campaign', async () => {
@@ -67,13 +56,13 @@ describe('official Voucherify JS SDK (@voucherify/sdk 2.9.0)', () => {
     const missing = await client.loyalties.update({ id: 'No such campaign', description: 'x' } as Parameters<typeof client.loyalties.update>[0]).catch((error: unknown) => error);
     expect(missing).toMatchObject({ code: 404, key: 'not_found', details: 'Cannot find campaign with id No such campaign' });
 
-    const wrongKey = voucherify.VoucherifyServerSide({ applicationId: project.app_id, secretKey: 'wrong', apiUrl });
+    const wrongKey = voucherify.VoucherifyServerSide({ applicationId: stack.a.app_id, secretKey: 'wrong', apiUrl });
     expect(await wrongKey.loyalties.list().catch((error: unknown) => error)).toMatchObject({ code: 401, key: 'unauthorized', message: 'Unauthorized' });
   });
 
   it('members: createMember, getMember (with and without the campaign), listMembers, and errors', async () => {
     // A project of its own, so the campaign list of the tests above is not affected.
-    const own = await createProject(app, 'SDK members');
+    const own = await createProject(stack.app, 'SDK members');
     const sdk = voucherify.VoucherifyServerSide({ applicationId: own.app_id, secretKey: own.app_token, apiUrl });
     const campaign = await sdk.loyalties.create({
       name: 'SDK Members Campaign',

@@ -1,13 +1,11 @@
-import type { INestApplicationContext } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { TransactionRunner } from '../../src/database/transaction-runner.js';
 import { WorkerDeliveryRepository } from '../../src/events/delivery/worker/worker-delivery.repository.js';
 import { JobQueueService } from '../../src/queue/job-queue.service.js';
 import { QueueName } from '../../src/queue/queue.definitions.js';
-import { type TestProject, createProject, http, startApi, startWorker, testConfig, waitFor } from '../support/harness.js';
-import { PointsDb, unique } from '../support/points.js';
-import { Receiver } from '../support/receiver.js';
+import { useStack } from '../support/fixture.js';
+import { type TestProject, createProject, waitFor } from '../support/harness.js';
+import { unique } from '../support/points.js';
 
 const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated';
 const MAX_DISTRIBUTIONS = 3;
@@ -20,36 +18,22 @@ const RELAY_MAX_DELIVERIES = 7;
  * rows in batches, also after a restart).
  */
 describe('webhooks: bounded work per request and per batch', () => {
-  const config = testConfig({
-    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
-    WEBHOOK_MAX_DISTRIBUTIONS_PER_PROJECT: String(MAX_DISTRIBUTIONS),
-    WEBHOOK_RELAY_MAX_DELIVERIES: String(RELAY_MAX_DELIVERIES),
-    WEBHOOK_SWEEP_MS: '500',
+  const stack = useStack({
+    config: {
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+      WEBHOOK_MAX_DISTRIBUTIONS_PER_PROJECT: String(MAX_DISTRIBUTIONS),
+      WEBHOOK_RELAY_MAX_DELIVERIES: String(RELAY_MAX_DELIVERIES),
+      WEBHOOK_SWEEP_MS: '500',
+    },
+    receiver: true,
+    worker: true,
+    pointsDb: true,
   });
-  const receiver = new Receiver();
-  const db = new PointsDb();
-  let app: NestExpressApplication;
-  let worker: INestApplicationContext | null = null;
+  const { receiver, db } = stack;
 
-  beforeAll(async () => {
-    await receiver.start();
-    app = await startApi(config);
-    worker = await startWorker(config);
-    await db.connect();
-  });
-  afterAll(async () => {
-    await db.end();
-    await worker?.close();
-    await app.close();
-    await receiver.stop();
-  });
-
-  const stopWorker = async () => {
-    await worker?.close();
-    worker = null;
-  };
+  const stopWorker = () => stack.stopWorker();
   const create = (who: TestProject, path: string, body: object = {}) =>
-    http(app).post('/v1/distributions').set(who.headers).send({ name: unique('Distribution'), trigger: ACTIVATED, target_url: receiver.url(path), ...body });
+    stack.http().post('/v1/distributions').set(who.headers).send({ name: unique('Distribution'), trigger: ACTIVATED, target_url: receiver.url(path), ...body });
   const distribution = async (who: TestProject, path: string, body: object = {}) => {
     const res = await create(who, path, body);
     expect(res.status).toBe(200);
@@ -74,7 +58,7 @@ describe('webhooks: bounded work per request and per batch', () => {
     );
   /** Delivery jobs in the queue (any state but finished). */
   const queuedJobs = async () => {
-    const counts = await app.get(JobQueueService).queue(QueueName.Webhooks).getJobCounts('waiting', 'delayed', 'active', 'prioritized', 'waiting-children');
+    const counts = await stack.app.get(JobQueueService).queue(QueueName.Webhooks).getJobCounts('waiting', 'delayed', 'active', 'prioritized', 'waiting-children');
     return Object.values(counts).reduce((a, b) => a + b, 0);
   };
   /** The requests a path received, by webhook-id. */
@@ -85,8 +69,8 @@ describe('webhooks: bounded work per request and per batch', () => {
   };
 
   it(`at most ${MAX_DISTRIBUTIONS} distributions per project: 10 parallel creates, exactly ${MAX_DISTRIBUTIONS} made, the rest 409 limit_exceeded; another project unaffected; a deleted one frees its slot at once`, async () => {
-    const project = await createProject(app, 'Limit project');
-    const other = await createProject(app, 'Other limit project');
+    const project = await createProject(stack.app, 'Limit project');
+    const other = await createProject(stack.app, 'Other limit project');
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => create(project, `/limit-${i}`)));
     const statuses = answers.map((res) => res.status).sort();
     expect(statuses).toEqual([...Array(MAX_DISTRIBUTIONS).fill(200), ...Array(10 - MAX_DISTRIBUTIONS).fill(409)]);
@@ -94,31 +78,31 @@ describe('webhooks: bounded work per request and per batch', () => {
       expect(res.body).toMatchObject({ code: 409, key: 'limit_exceeded', message: 'Limit exceeded', resource_type: 'distributions' });
       expect(res.body.details).toMatch(new RegExp(`at most ${MAX_DISTRIBUTIONS} distributions`));
     }
-    const listed = await http(app).get('/v1/distributions').query({ limit: 100 }).set(project.headers);
+    const listed = await stack.http().get('/v1/distributions').query({ limit: 100 }).set(project.headers);
     expect(listed.body.data).toHaveLength(MAX_DISTRIBUTIONS);
 
     // Another project has its own limit.
     expect((await create(other, '/limit-other')).status).toBe(200);
     // Paused and disabled ones count; deleted ones stop counting at once.
     const [first] = answers.filter((r) => r.status === 200).map((r) => r.body.id as string);
-    expect((await http(app).put(`/v1/distributions/${first}`).set(project.headers).send({ status: 'PAUSED' })).status).toBe(200);
+    expect((await stack.http().put(`/v1/distributions/${first}`).set(project.headers).send({ status: 'PAUSED' })).status).toBe(200);
     expect((await create(project, '/limit-more')).status).toBe(409);
-    expect((await http(app).delete(`/v1/distributions/${first}`).set(project.headers)).status).toBe(204);
+    expect((await stack.http().delete(`/v1/distributions/${first}`).set(project.headers)).status).toBe(204);
     expect((await create(project, '/limit-more')).status).toBe(200);
     expect((await create(project, '/limit-more')).status).toBe(409);
   });
 
   it(`a relay batch makes at most ${RELAY_MAX_DELIVERIES} deliveries: 3 distributions × 80 events, each pair delivered exactly once, in many batches`, async () => {
-    const project = await createProject(app, 'Relay bound project');
+    const project = await createProject(stack.app, 'Relay bound project');
     const paths = ['/fan-1', '/fan-2', '/fan-3'];
     const ids = await Promise.all(paths.map((path) => distribution(project, path)));
     // Batch by batch, with no worker relaying meanwhile: the relay's statement as the worker runs it.
     await stopWorker();
     const first = await events(project, 20);
     const batches: { relayed: number; deliveries: number; more: boolean }[] = [];
-    const relay = new WorkerDeliveryRepository(app.get(DataSource));
+    const relay = new WorkerDeliveryRepository(stack.app.get(DataSource));
     for (;;) {
-      const batch = await app.get(TransactionRunner).run((tx) => relay.relay(tx, 1_000, RELAY_MAX_DELIVERIES));
+      const batch = await stack.app.get(TransactionRunner).run((tx) => relay.relay(tx, 1_000, RELAY_MAX_DELIVERIES));
       batches.push(batch);
       if (!batch.more) break;
     }
@@ -128,7 +112,7 @@ describe('webhooks: bounded work per request and per batch', () => {
     batches.forEach((batch, i) => expect(batch).toMatchObject({ relayed: 2, deliveries: 6, more: i < batches.length - 1 }));
 
     // The worker relays with WEBHOOK_RELAY_MAX_DELIVERIES from the configuration, and sends each pair once.
-    worker = await startWorker(config);
+    await stack.startWorker();
     const eventIds = [...first, ...(await events(project, 60))];
     await waitFor(async () => (paths.every((path) => receiver.on(path).length >= eventIds.length) ? true : undefined), { timeoutMs: 60_000, intervalMs: 100 });
     for (const path of paths) {
@@ -148,32 +132,32 @@ describe('webhooks: bounded work per request and per batch', () => {
   }, 90_000);
 
   it('recover over 2,000 FAILED deliveries and resume over 500 parked ones add no queue job in the request; the worker then sends each once', async () => {
-    const project = await createProject(app, 'Recover project');
+    const project = await createProject(stack.app, 'Recover project');
     const recovered = await distribution(project, '/recover', { status: 'PAUSED' });
     const resumed = await distribution(project, '/resume', { status: 'PAUSED' });
     const failed = await events(project, 2_000);
     const parked = await events(project, 500);
     await deliveries(project, recovered, failed, 'FAILED');
     await deliveries(project, resumed, parked, 'PENDING');
-    expect((await http(app).put(`/v1/distributions/${recovered}`).set(project.headers).send({ status: 'ACTIVE' })).status).toBe(200);
+    expect((await stack.http().put(`/v1/distributions/${recovered}`).set(project.headers).send({ status: 'ACTIVE' })).status).toBe(200);
     // No worker runs: whatever the requests queue stays in the queue.
     await stopWorker();
     const jobsBefore = await queuedJobs();
 
     let started = Date.now();
-    const recover = await http(app).post(`/v1/distributions/${recovered}/recover`).set(project.headers).send({ since: '1970-01-01T00:00:00Z' });
+    const recover = await stack.http().post(`/v1/distributions/${recovered}/recover`).set(project.headers).send({ since: '1970-01-01T00:00:00Z' });
     const recoverMs = Date.now() - started;
     expect(recover.status).toBe(200);
     expect(recover.body).toEqual({ object: 'webhook_recovery', distribution_id: recovered, since: '1970-01-01T00:00:00.000Z', deliveries_count: 2_000 });
     started = Date.now();
-    const resume = await http(app).put(`/v1/distributions/${resumed}`).set(project.headers).send({ status: 'ACTIVE' });
+    const resume = await stack.http().put(`/v1/distributions/${resumed}`).set(project.headers).send({ status: 'ACTIVE' });
     const resumeMs = Date.now() - started;
     expect(resume.status).toBe(200);
     process.stdout.write(`recover of 2,000 answered in ${recoverMs} ms, resume of 500 in ${resumeMs} ms\n`);
     expect(await queuedJobs()).toBe(jobsBefore);
 
     // The worker (started again: the work is recorded, not lost with the notification) sends each once.
-    worker = await startWorker(config);
+    await stack.startWorker();
     await waitFor(async () => (byDelivery('/recover').size >= failed.length && byDelivery('/resume').size >= parked.length ? true : undefined), { timeoutMs: 90_000, intervalMs: 200 });
     const pending = () => db.count(`SELECT 1 FROM webhook_deliveries WHERE distribution_id = ANY($1::text[]) AND status <> 'SUCCEEDED'`, [[recovered, resumed]]);
     await waitFor(async () => ((await pending()) === 0 ? true : undefined), { timeoutMs: 30_000, intervalMs: 200 });
@@ -182,8 +166,8 @@ describe('webhooks: bounded work per request and per batch', () => {
   }, 180_000);
 
   it('DELETE of a distribution with 5,000 deliveries answers at once; it is gone from every answer and from the limit; the worker deletes its deliveries (after a restart too) while another project keeps receiving', async () => {
-    const project = await createProject(app, 'Delete project');
-    const other = await createProject(app, 'Busy project');
+    const project = await createProject(stack.app, 'Delete project');
+    const other = await createProject(stack.app, 'Busy project');
     const big = await distribution(project, '/big', { status: 'PAUSED' });
     // Paused: the 5,000 events below are made for the big one (the relay's small batch bound applies to deliveries).
     await distribution(project, '/small-1', { status: 'PAUSED' });
@@ -197,18 +181,18 @@ describe('webhooks: bounded work per request and per batch', () => {
     // Deleted while no worker runs: the request only marks it.
     await stopWorker();
     const started = Date.now();
-    expect((await http(app).delete(`/v1/distributions/${big}`).set(project.headers)).status).toBe(204);
+    expect((await stack.http().delete(`/v1/distributions/${big}`).set(project.headers)).status).toBe(204);
     process.stdout.write(`DELETE of a distribution with 5,000 deliveries answered in ${Date.now() - started} ms\n`);
-    expect((await http(app).get(`/v1/distributions/${big}`).set(project.headers)).status).toBe(404);
-    expect((await http(app).get(`/v1/distributions/${big}/deliveries`).set(project.headers)).status).toBe(404);
-    expect((await http(app).post(`/v1/distributions/${big}/recover`).set(project.headers).send({ since: '1970-01-01T00:00:00Z' })).status).toBe(404);
-    expect((await http(app).delete(`/v1/distributions/${big}`).set(project.headers)).status).toBe(404);
-    const listed = await http(app).get('/v1/distributions').query({ limit: 100 }).set(project.headers);
+    expect((await stack.http().get(`/v1/distributions/${big}`).set(project.headers)).status).toBe(404);
+    expect((await stack.http().get(`/v1/distributions/${big}/deliveries`).set(project.headers)).status).toBe(404);
+    expect((await stack.http().post(`/v1/distributions/${big}/recover`).set(project.headers).send({ since: '1970-01-01T00:00:00Z' })).status).toBe(404);
+    expect((await stack.http().delete(`/v1/distributions/${big}`).set(project.headers)).status).toBe(404);
+    const listed = await stack.http().get('/v1/distributions').query({ limit: 100 }).set(project.headers);
     expect(listed.body.data.map((d: { id: string }) => d.id)).not.toContain(big);
     expect((await create(project, '/small-3')).status).toBe(200);
 
     // The worker, started again, deletes the deliveries in batches; the other project's events go out meanwhile.
-    worker = await startWorker(config);
+    await stack.startWorker();
     const busyEvents = await events(other, 50);
     await waitFor(async () => (receiver.on('/busy').length >= busyEvents.length ? true : undefined), { timeoutMs: 30_000, intervalMs: 100 });
     await waitFor(async () => ((await db.count(`SELECT 1 FROM distributions WHERE id = $1`, [big])) === 0 ? true : undefined), { timeoutMs: 60_000, intervalMs: 200 });

@@ -1,56 +1,37 @@
 import { createHmac } from 'node:crypto';
-import type { INestApplicationContext } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Webhook } from 'standardwebhooks';
-import { type TestProject, createProject, http, startApi, startWorker, testConfig, waitFor } from '../support/harness.js';
+import { useStack } from '../support/fixture.js';
+import { waitFor } from '../support/harness.js';
 import { unique } from '../support/points.js';
-import { Receiver } from '../support/receiver.js';
 
 const ADDED = 'customer.voucher.loyalty_card.pending_points.added';
 const SETTINGS = { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_RETRY_BASE_MS: '200', WEBHOOK_TIMEOUT_MS: '700', WEBHOOK_SWEEP_MS: '500' };
 
 /** What the dashboard needs from the API: "Send test", the body of a delivery, a distribution's stats. */
 describe('test deliveries, request bodies and distribution stats', () => {
-  let app: NestExpressApplication;
-  let worker: INestApplicationContext;
-  let project: TestProject;
-  let other: TestProject;
-  const receiver = new Receiver();
-  const config = testConfig(SETTINGS);
-
-  beforeAll(async () => {
-    await receiver.start();
-    app = await startApi(config);
-    worker = await startWorker(config);
-    project = await createProject(app, 'Test deliveries');
-    other = await createProject(app, 'Other project');
-  });
-  afterAll(async () => {
-    await worker.close();
-    await app.close();
-    await receiver.stop();
-  });
+  const stack = useStack({ config: SETTINGS, receiver: true, worker: true, projects: ['Test deliveries', 'Other project'] });
+  const { receiver } = stack;
 
   const distribution = async (path: string, body: object = {}) => {
-    const res = await http(app).post('/v1/distributions').set(project.headers).send({ name: unique('Distribution'), trigger: ADDED, target_url: receiver.url(path), ...body });
+    const res = await stack.http().post('/v1/distributions').set(stack.a.headers).send({ name: unique('Distribution'), trigger: ADDED, target_url: receiver.url(path), ...body });
     expect(res.status).toBe(200);
     return res.body as { id: string };
   };
   const sendTest = async (distributionId: string) => {
-    const res = await http(app).post(`/v1/distributions/${distributionId}/test`).set(project.headers);
+    const res = await stack.http().post(`/v1/distributions/${distributionId}/test`).set(stack.a.headers);
     expect(res.status).toBe(200);
     return res.body as { id: string; status: string; test: boolean; event_id: string; event_type: string; attempts: unknown[] };
   };
   const settled = (distributionId: string, deliveryId: string) =>
     waitFor(async () => {
-      const res = await http(app).get(`/v1/distributions/${distributionId}/deliveries/${deliveryId}`).set(project.headers);
+      const res = await stack.http().get(`/v1/distributions/${distributionId}/deliveries/${deliveryId}`).set(stack.a.headers);
       return res.body.status === 'PENDING' ? undefined : (res.body as { status: string; attempts_count: number; request_body: string; test: boolean });
     });
-  const stats = async (distributionId: string) => (await http(app).get(`/v1/distributions/${distributionId}/stats`).set(project.headers)).body;
+  const stats = async (distributionId: string) => (await stack.http().get(`/v1/distributions/${distributionId}/stats`).set(stack.a.headers)).body;
 
   it('sends a signed sample event of the trigger, held while the distribution is PAUSED, and shows the exact body sent', async () => {
     const dist = await distribution('/test-ok', { status: 'PAUSED' });
-    const key = ((await http(app).get('/v1/webhook-secret').set(project.headers)).body as { secret: string }).secret;
+    const key = ((await stack.http().get('/v1/webhook-secret').set(stack.a.headers)).body as { secret: string }).secret;
     const created = await sendTest(dist.id);
     expect(created).toMatchObject({ object: 'webhook_delivery', status: 'PENDING', test: true, event_type: ADDED, attempts: [], next_attempt_at: null });
     expect(created.event_id).toBe(`evtest_${created.id.slice(4)}`);
@@ -62,12 +43,12 @@ describe('test deliveries, request bodies and distribution stats', () => {
     expect(await settled(active.id, later.id)).toMatchObject({ status: 'SUCCEEDED' });
     await waitFor(async () => (receiver.on('/test-ok-active').length ? true : undefined));
     expect(receiver.on('/test-ok')).toHaveLength(0);
-    const waiting = (await http(app).get(`/v1/distributions/${dist.id}/deliveries/${created.id}`).set(project.headers)).body;
+    const waiting = (await stack.http().get(`/v1/distributions/${dist.id}/deliveries/${created.id}`).set(stack.a.headers)).body;
     expect(waiting).toMatchObject({ status: 'PENDING', attempts_count: 0, next_attempt_at: null });
     // A redeliver asked for meanwhile waits too.
-    expect((await http(app).post(`/v1/distributions/${dist.id}/deliveries/${created.id}/redeliver`).set(project.headers)).body).toMatchObject({ status: 'PENDING', next_attempt_at: null });
+    expect((await stack.http().post(`/v1/distributions/${dist.id}/deliveries/${created.id}/redeliver`).set(stack.a.headers)).body).toMatchObject({ status: 'PENDING', next_attempt_at: null });
     // ACTIVE again: it is sent now.
-    expect((await http(app).put(`/v1/distributions/${dist.id}`).set(project.headers).send({ status: 'ACTIVE' })).body.status).toBe('ACTIVE');
+    expect((await stack.http().put(`/v1/distributions/${dist.id}`).set(stack.a.headers).send({ status: 'ACTIVE' })).body.status).toBe('ACTIVE');
 
     const [request] = await waitFor(async () => (receiver.on('/test-ok').length ? receiver.on('/test-ok') : undefined));
     expect(request.headers['webhook-id']).toBe(created.id);
@@ -80,7 +61,7 @@ describe('test deliveries, request bodies and distribution stats', () => {
     expect(delivery).toMatchObject({ status: 'SUCCEEDED', attempts_count: 1, test: true });
     expect(delivery.request_body).toBe(request.body);
     // A sample, not a change: it is in no event log.
-    expect((await http(app).get(`/v1/events/${created.event_id}`).set(project.headers)).status).toBe(404);
+    expect((await stack.http().get(`/v1/events/${created.event_id}`).set(stack.a.headers)).status).toBe(404);
   });
 
   it('a failed test is FAILED after one attempt and leaves the distribution ACTIVE', async () => {
@@ -89,7 +70,7 @@ describe('test deliveries, request bodies and distribution stats', () => {
     const created = await sendTest(dist.id);
     const delivery = await settled(dist.id, created.id);
     expect(delivery).toMatchObject({ status: 'FAILED', attempts_count: 1 });
-    expect((await http(app).get(`/v1/distributions/${dist.id}`).set(project.headers)).body.status).toBe('ACTIVE');
+    expect((await stack.http().get(`/v1/distributions/${dist.id}`).set(stack.a.headers)).body.status).toBe('ACTIVE');
     expect(receiver.on('/test-fail')).toHaveLength(1);
   });
 
@@ -110,10 +91,10 @@ describe('test deliveries, request bodies and distribution stats', () => {
   it('answers 404 for a distribution that is not the project\'s', async () => {
     const dist = await distribution('/mine');
     for (const path of [`/v1/distributions/${dist.id}/test`, `/v1/distributions/distr_0000000000000000/test`]) {
-      const res = await http(app).post(path).set(other.headers);
+      const res = await stack.http().post(path).set(stack.b.headers);
       expect(res.status).toBe(404);
       expect(res.body.key).toBe('not_found');
     }
-    expect((await http(app).get(`/v1/distributions/${dist.id}/stats`).set(other.headers)).status).toBe(404);
+    expect((await stack.http().get(`/v1/distributions/${dist.id}/stats`).set(stack.b.headers)).status).toBe(404);
   });
 });

@@ -1,10 +1,8 @@
 import type { ServerResponse } from 'node:http';
-import type { INestApplicationContext } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { RETRY_AFTER_CAP_MS } from '../../src/events/delivery/worker/retry-schedule.js';
-import { type TestProject, createProject, http, startApi, startWorker, testConfig, waitFor } from '../support/harness.js';
-import { PointsDb, enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
-import { Receiver } from '../support/receiver.js';
+import { useStack } from '../support/fixture.js';
+import { type TestProject, waitFor } from '../support/harness.js';
+import { enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
 
 const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated';
 const SETTINGS = { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_SWEEP_MS: '500' };
@@ -18,41 +16,21 @@ const SETTINGS = { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_RETRY_BASE_MS:
  * project's deliveries flow.
  */
 describe('webhook attempts that cannot be sent are still recorded', () => {
-  let app: NestExpressApplication;
-  let worker: INestApplicationContext;
-  let project: TestProject;
-  let other: TestProject;
-  const receiver = new Receiver();
-  const db = new PointsDb();
-
-  beforeAll(async () => {
-    await receiver.start();
-    const config = testConfig(SETTINGS);
-    app = await startApi(config);
-    worker = await startWorker(config);
-    project = await createProject(app, 'Unsendable webhooks');
-    other = await createProject(app, 'Healthy webhooks');
-    await db.connect();
-  });
-  afterAll(async () => {
-    await db.end();
-    await worker.close();
-    await app.close();
-    await receiver.stop();
-  });
+  const stack = useStack({ config: SETTINGS, receiver: true, worker: true, projects: ['Unsendable webhooks', 'Healthy webhooks'], pointsDb: true });
+  const { receiver, db } = stack;
 
   const distribution = async (who: TestProject, path: string, body: object = {}) => {
-    const res = await http(app).post('/v1/distributions').set(who.headers).send({ name: unique('Distribution'), trigger: ACTIVATED, target_url: receiver.url(path), ...body });
+    const res = await stack.http().post('/v1/distributions').set(who.headers).send({ name: unique('Distribution'), trigger: ACTIVATED, target_url: receiver.url(path), ...body });
     return res;
   };
   /** A pending entry activated by hand: one `activated` event, so one delivery per ACTIVE distribution. */
   const activation = async (who: TestProject) => {
-    const { campaign } = await pointsCampaign(app, who, [{ points: 5, days: 30 }]);
+    const { campaign } = await pointsCampaign(stack.app, who, [{ points: 5, days: 30 }]);
     const customer = unique('holder');
-    const code = await enrol(app, who, campaign, customer);
-    const order = await payOrder(app, who, { source_id: unique('order'), customer });
+    const code = await enrol(stack.app, who, campaign, customer);
+    const order = await payOrder(stack.app, who, { source_id: unique('order'), customer });
     const [entry] = await db.entries({ orderId: order.body.id });
-    expect((await http(app).post(`/v1/loyalties/members/${code}/pending-points/${entry.id}/activate`).set(who.headers)).status).toBe(200);
+    expect((await stack.http().post(`/v1/loyalties/members/${code}/pending-points/${entry.id}/activate`).set(who.headers)).status).toBe(200);
     return entry.id;
   };
   const deliveries = (distributionId: string) =>
@@ -65,7 +43,7 @@ describe('webhook attempts that cannot be sent are still recorded', () => {
 
   it('refuses a custom header value that Node would not send, naming the header, and takes Latin-1', async () => {
     for (const value of ['Łódź', 'token €', '\u0001', '\u007f']) {
-      const res = await distribution(project, '/never', { custom_headers: { 'x-city': value } });
+      const res = await distribution(stack.a, '/never', { custom_headers: { 'x-city': value } });
       expect({ value, status: res.status, key: res.body.key, details: res.body.details }).toEqual({
         value,
         status: 400,
@@ -73,21 +51,21 @@ describe('webhook attempts that cannot be sent are still recorded', () => {
         details: 'custom_headers.x-city must hold only tab, printable ASCII and Latin-1 characters (U+0080–U+00FF), as HTTP header values do',
       });
     }
-    const made = await distribution(project, '/zurich', { custom_headers: { 'x-city': 'Zürich' } });
+    const made = await distribution(stack.a, '/zurich', { custom_headers: { 'x-city': 'Zürich' } });
     expect(made.status).toBe(200);
     const dist = made.body.id as string;
-    const put = await http(app).put(`/v1/distributions/${dist}`).set(project.headers).send({ custom_headers: { 'x-city': 'Łódź' } });
+    const put = await stack.http().put(`/v1/distributions/${dist}`).set(stack.a.headers).send({ custom_headers: { 'x-city': 'Łódź' } });
     expect(put.body).toMatchObject({ code: 400, key: 'invalid_payload' });
-    await http(app).delete(`/v1/distributions/${dist}`).set(project.headers);
+    await stack.http().delete(`/v1/distributions/${dist}`).set(stack.a.headers);
   });
 
   it('a stored header that Node refuses: each attempt is recorded as failed, retried on the schedule, then FAILED and the distribution PAUSED; other projects are served', async () => {
-    const made = await distribution(project, '/refused');
+    const made = await distribution(stack.a, '/refused');
     expect(made.status).toBe(200);
     const dist = made.body.id as string;
     // As an install made before the API checked header values would have it.
     await db.query(`UPDATE distributions SET custom_headers = '{"x-city":"Łódź"}'::jsonb WHERE id = $1`, [dist]);
-    await activation(project);
+    await activation(stack.a);
     const retried = await waitFor(async () => {
       const [d] = await deliveries(dist);
       return d && d.attempts_count >= 2 ? d : undefined;
@@ -97,9 +75,9 @@ describe('webhook attempts that cannot be sent are still recorded', () => {
     expect(receiver.on('/refused')).toHaveLength(0);
 
     // Another project's delivery is claimed and sent meanwhile.
-    const healthy = await distribution(other, '/healthy');
+    const healthy = await distribution(stack.b, '/healthy');
     expect(healthy.status).toBe(200);
-    const entryId = await activation(other);
+    const entryId = await activation(stack.b);
     await waitFor(async () => (receiver.on('/healthy').some((r) => JSON.parse(r.body).data.pending_points?.id === entryId) ? true : undefined));
 
     // The last retry: the delivery fails and its distribution is paused, as for any target that keeps failing.
@@ -109,15 +87,15 @@ describe('webhook attempts that cannot be sent are still recorded', () => {
       return d.status === 'FAILED' ? d : undefined;
     });
     expect(failed).toMatchObject({ attempts_count: 13, next_attempt_at: null });
-    expect((await http(app).get(`/v1/distributions/${dist}`).set(project.headers)).body.status).toBe('PAUSED');
+    expect((await stack.http().get(`/v1/distributions/${dist}`).set(stack.a.headers)).body.status).toBe('PAUSED');
   });
 
   it(`a Retry-After of thirteen digits waits the cap (${RETRY_AFTER_CAP_MS / 3_600_000} h) and is recorded`, async () => {
-    const made = await distribution(project, '/forever');
+    const made = await distribution(stack.a, '/forever');
     const dist = made.body.id as string;
     receiver.script('/forever', { status: 503, headers: { 'Retry-After': '9999999999999' } });
     const before = Date.now();
-    await activation(project);
+    await activation(stack.a);
     const [d] = await waitFor(async () => {
       const rows = await deliveries(dist);
       return rows[0]?.attempts_count === 1 ? rows : undefined;
@@ -143,18 +121,18 @@ describe('webhook attempts that cannot be sent are still recorded', () => {
     };
   };
   const healthyDelivery = async () => {
-    const entryId = await activation(other);
+    const entryId = await activation(stack.b);
     await waitFor(async () => (receiver.on('/healthy-2').some((r) => JSON.parse(r.body).data.pending_points?.id === entryId) ? true : undefined), { timeoutMs: 10_000 });
   };
 
   it('a distribution deleted while its attempt is in flight: the attempt is dropped, and every other delivery goes on', async () => {
-    expect((await distribution(other, '/healthy-2')).status).toBe(200);
-    const made = await distribution(project, '/deleted');
+    expect((await distribution(stack.b, '/healthy-2')).status).toBe(200);
+    const made = await distribution(stack.a, '/deleted');
     const dist = made.body.id as string;
     const hold = holding('/deleted', 1);
-    await activation(project);
+    await activation(stack.a);
     await waitFor(async () => (hold.held.length === 1 ? true : undefined));
-    expect((await http(app).delete(`/v1/distributions/${dist}`).set(project.headers)).status).toBe(204);
+    expect((await stack.http().delete(`/v1/distributions/${dist}`).set(stack.a.headers)).status).toBe(204);
     hold.release(200);
     // On the old code recording that attempt failed its foreign key and the dispatcher retried the whole
     // batch every second for ever, claiming nothing more for anyone.
@@ -164,19 +142,19 @@ describe('webhook attempts that cannot be sent are still recorded', () => {
   });
 
   it('64 attempts answered 410 at once: the distribution is DISABLED once, its deliveries FAILED, and a PUT on it answers', async () => {
-    const made = await distribution(project, '/gone-together');
+    const made = await distribution(stack.a, '/gone-together');
     const dist = made.body.id as string;
     const hold = holding('/gone-together', 64);
-    for (let i = 0; i < 64; i += 1) expect((await http(app).post(`/v1/distributions/${dist}/test`).set(project.headers)).status).toBeLessThan(300);
+    for (let i = 0; i < 64; i += 1) expect((await stack.http().post(`/v1/distributions/${dist}/test`).set(stack.a.headers)).status).toBeLessThan(300);
     await waitFor(async () => (hold.held.length === 64 ? true : undefined), { timeoutMs: 20_000 });
     hold.release(410);
     const disabled = await waitFor(async () => {
-      const res = await http(app).get(`/v1/distributions/${dist}`).set(project.headers);
+      const res = await stack.http().get(`/v1/distributions/${dist}`).set(stack.a.headers);
       return res.body.status === 'DISABLED' ? res.body : undefined;
     }, { timeoutMs: 10_000 });
     expect(disabled.status).toBe('DISABLED');
     await waitFor(async () => ((await deliveries(dist)).every((d) => d.status === 'FAILED' && d.attempts_count === 1) ? true : undefined), { timeoutMs: 10_000 });
-    const put = await http(app).put(`/v1/distributions/${dist}`).set(project.headers).send({ name: 'renamed after the storm' });
+    const put = await stack.http().put(`/v1/distributions/${dist}`).set(stack.a.headers).send({ name: 'renamed after the storm' });
     expect(put.status).toBe(200);
     await healthyDelivery();
   });

@@ -1,14 +1,12 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { INestApplicationContext } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { WebhookVerificationError } from 'standardwebhooks';
 import { newWebhookSecret, standardSignatures, voucherifySignature } from '../../src/events/delivery/signing.js';
 import { MAX_RETRIES, retryOffsetMs } from '../../src/events/delivery/worker/retry-schedule.js';
 import { envelopeOf } from '../../src/events/delivery/webhook-envelope.js';
-import { type TestProject, createProject, http, startApi, startWorker, testConfig, waitFor } from '../support/harness.js';
+import { useStack } from '../support/fixture.js';
+import { waitFor } from '../support/harness.js';
 import { enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
-import { Receiver } from '../support/receiver.js';
 import { snippetsOf, verifyStandardWebhook, verifyVoucherifySignature } from '../support/verify-snippets.js';
 
 const ADDED = 'customer.voucher.loyalty_card.pending_points.added';
@@ -148,64 +146,53 @@ describe('docs/webhooks.md: the verification snippets', () => {
 });
 
 describe('docs/webhooks.md: the snippets verify what the service really sends', () => {
-  let app: NestExpressApplication;
-  let worker: INestApplicationContext;
-  let receiver: Receiver;
-  let project: TestProject;
+  const stack = useStack({ config: { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }, worker: true, receiver: true, projects: ['Webhook verify project'] });
+  const { receiver } = stack;
   let distributionId: string;
   let customer: string;
 
   beforeAll(async () => {
-    const config = testConfig({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' });
-    app = await startApi(config);
-    worker = await startWorker(config);
-    receiver = await new Receiver().start();
-    project = await createProject(app, 'Webhook verify project');
-    const distribution = await http(app)
+    const distribution = await stack
+      .http()
       .post('/v1/distributions')
-      .set(project.headers)
+      .set(stack.a.headers)
       .send({ name: 'Verify', trigger: ADDED, target_url: receiver.url('/verify'), custom_headers: { 'x-receiver-key': 'abc' } });
     expect(distribution.status).toBe(200);
     distributionId = distribution.body.id;
     // A member under a rule with pending points: each paid order of theirs records an `added` event.
-    const { campaign } = await pointsCampaign(app, project, [{ points: 40, days: 1 }]);
+    const { campaign } = await pointsCampaign(stack.app, stack.a, [{ points: 40, days: 1 }]);
     customer = unique('zoe');
-    const created = await http(app).post('/v1/customers').set(project.headers).send({ source_id: customer, name: 'Zoë Ünal — 東京' });
+    const created = await stack.http().post('/v1/customers').set(stack.a.headers).send({ source_id: customer, name: 'Zoë Ünal — 東京' });
     expect(created.status).toBe(200);
-    await enrol(app, project, campaign, customer);
-  });
-  afterAll(async () => {
-    await receiver.stop();
-    await worker.close();
-    await app.close();
+    await enrol(stack.app, stack.a, campaign, customer);
   });
 
   /** Pays an order of the member, and waits for the webhook of its `added` event. */
   async function nextWebhook() {
     const before = receiver.on('/verify').length;
-    const paid = await payOrder(app, project, { source_id: unique('order'), customer });
+    const paid = await payOrder(stack.app, stack.a, { source_id: unique('order'), customer });
     expect(paid.status).toBe(200);
     return waitFor(async () => receiver.on('/verify')[before]);
   }
 
   it('a delivery verifies with both snippets and the secret of GET /v1/webhook-secret', async () => {
-    const { secret } = (await http(app).get('/v1/webhook-secret').set(project.headers)).body as { secret: string };
+    const { secret } = (await stack.http().get('/v1/webhook-secret').set(stack.a.headers)).body as { secret: string };
     const request = await nextWebhook();
     expect(request.body).toContain('Zoë Ünal — 東京');
     expect(verifyVoucherifySignature(Buffer.from(request.body, 'utf8'), request.headers['x-voucherify-signature'], [secret])).toBe(true);
     const envelope = verifyStandardWebhook(Buffer.from(request.body, 'utf8'), request.headers, secret) as Record<string, unknown>;
-    expect(envelope).toMatchObject({ id: request.headers['webhook-id'], project_id: project.project.id, type: ADDED, source: { id: distributionId, object: 'distribution', target_url: receiver.url('/verify') } });
+    expect(envelope).toMatchObject({ id: request.headers['webhook-id'], project_id: stack.a.project.id, type: ADDED, source: { id: distributionId, object: 'distribution', target_url: receiver.url('/verify') } });
     expect(request.headers).toMatchObject({ 'content-type': 'application/json', 'x-receiver-key': 'abc', 'user-agent': expect.stringMatching(/^loyalty-service-webhooks\/\d+\.\d+\.\d+$/) });
     expect(Object.keys(envelope)).toEqual(['id', 'project_id', 'created_at', 'type', 'data', 'source', 'event']);
     const event = envelope.event as { id: string; type: string };
-    const listed = (await http(app).get('/v1/events').query({ type: ADDED, limit: 100 }).set(project.headers)).body.data as { id: string }[];
+    const listed = (await stack.http().get('/v1/events').query({ type: ADDED, limit: 100 }).set(stack.a.headers)).body.data as { id: string }[];
     expect(listed.map((e) => e.id)).toContain(event.id);
     expect(event.type).toBe(ADDED);
   });
 
   it('after a rotation, webhook-signature verifies with the old and the new secret; x-voucherify-signature with the new one', async () => {
-    const old = ((await http(app).get('/v1/webhook-secret').set(project.headers)).body as { secret: string }).secret;
-    const rotated = await http(app).post('/v1/webhook-secret/rotate').set(project.headers).send({ expire_previous_in_seconds: 3600 });
+    const old = ((await stack.http().get('/v1/webhook-secret').set(stack.a.headers)).body as { secret: string }).secret;
+    const rotated = await stack.http().post('/v1/webhook-secret/rotate').set(stack.a.headers).send({ expire_previous_in_seconds: 3600 });
     expect(rotated.status).toBe(200);
     const current = rotated.body.secret as string;
     expect(current).not.toBe(old);
@@ -220,11 +207,11 @@ describe('docs/webhooks.md: the snippets verify what the service really sends', 
   });
 
   it('a redelivery has the same webhook-id and body, a new timestamp and signatures, and verifies', async () => {
-    const { secret } = (await http(app).get('/v1/webhook-secret').set(project.headers)).body as { secret: string };
+    const { secret } = (await stack.http().get('/v1/webhook-secret').set(stack.a.headers)).body as { secret: string };
     const first = receiver.on('/verify')[0];
     const deliveryId = String(first.headers['webhook-id']);
     const count = receiver.on('/verify').length;
-    const res = await http(app).post(`/v1/distributions/${distributionId}/deliveries/${deliveryId}/redeliver`).set(project.headers);
+    const res = await stack.http().post(`/v1/distributions/${distributionId}/deliveries/${deliveryId}/redeliver`).set(stack.a.headers);
     expect(res.status).toBe(200);
     const again = await waitFor(async () => receiver.on('/verify')[count]);
     expect(again.headers['webhook-id']).toBe(deliveryId);

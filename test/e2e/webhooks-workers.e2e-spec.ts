@@ -1,8 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { type TestProject, createProject, http, startApi, testConfig, startWorkerProcess, waitFor } from '../support/harness.js';
-import { PointsDb, unique } from '../support/points.js';
-import { Receiver } from '../support/receiver.js';
+import { useStack } from '../support/fixture.js';
+import { startWorkerProcess, waitFor } from '../support/harness.js';
+import { unique } from '../support/points.js';
 
 const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated';
 /** Retry 12 is due base·1440 after the first attempt: 7.2 s here. */
@@ -17,28 +16,21 @@ const BASE_MS = 5;
 describe('webhooks with worker processes', () => {
   const env = { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_RETRY_BASE_MS: String(BASE_MS), WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_SWEEP_MS: '500', LOG_LEVEL: 'info' };
   const workers = new Set<ChildProcess>();
-  const receiver = new Receiver();
-  let app: NestExpressApplication;
-  let project: TestProject;
-  const db = new PointsDb();
-
-  beforeAll(async () => {
-    await receiver.start();
-    app = await startApi(testConfig({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }));
-    project = await createProject(app, 'Webhook workers project');
-    await db.connect();
+  const stack = useStack({
+    config: { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' },
+    receiver: true,
+    projects: ['Webhook workers project'],
+    pointsDb: true,
+    beforeClose: () => {
+      for (const worker of workers) worker.kill('SIGKILL');
+    },
   });
-  afterAll(async () => {
-    for (const worker of workers) worker.kill('SIGKILL');
-    await db.end();
-    await app.close();
-    await receiver.stop();
-  });
+  const { receiver, db } = stack;
 
   const startWorker = () => startWorkerProcess(env, workers);
 
   const distribution = async (path: string) => {
-    const res = await http(app).post('/v1/distributions').set(project.headers).send({ name: unique('Distribution'), trigger: ACTIVATED, target_url: receiver.url(path) });
+    const res = await stack.http().post('/v1/distributions').set(stack.a.headers).send({ name: unique('Distribution'), trigger: ACTIVATED, target_url: receiver.url(path) });
     expect(res.status).toBe(200);
     return res.body.id as string;
   };
@@ -49,7 +41,7 @@ describe('webhooks with worker processes', () => {
       `INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
        SELECT 'evcus_' || left(md5(random()::text || g), 18), $1, $2, 'cust_webhook_workers', 'v-workers', '{"channel":"INTERNAL"}', json_build_object('n', g)
        FROM generate_series(1, $3) g RETURNING id`,
-      [project.project.id, ACTIVATED, count],
+      [stack.a.project.id, ACTIVATED, count],
     );
     return rows.map((row) => row.id);
   }
@@ -129,14 +121,14 @@ describe('webhooks with worker processes', () => {
     expect(requests).toHaveLength(13);
     // Retry 12 comes base·1440 after the first attempt.
     expect(requests[12].at - requests[0].at).toBeGreaterThanOrEqual(BASE_MS * 1440 - 50);
-    const paused = (await http(app).get(`/v1/distributions/${distributionId}`).set(project.headers)).body;
+    const paused = (await stack.http().get(`/v1/distributions/${distributionId}`).set(stack.a.headers)).body;
     expect(paused.status).toBe('PAUSED');
 
     // Paused: an event makes no delivery. Resumed: the next ones are delivered again.
     const [whilePaused] = await events(1);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(await db.count('SELECT 1 FROM webhook_deliveries WHERE event_id = $1 AND distribution_id = $2', [whilePaused, distributionId])).toBe(0);
-    const resumed = await http(app).put(`/v1/distributions/${distributionId}`).set(project.headers).send({ status: 'ACTIVE' });
+    const resumed = await stack.http().put(`/v1/distributions/${distributionId}`).set(stack.a.headers).send({ status: 'ACTIVE' });
     expect(resumed.body.status).toBe('ACTIVE');
     const [afterResume] = await events(1);
     await waitFor(async () => (receiver.on('/down').some((r) => JSON.parse(r.body).event.id === afterResume) ? true : undefined), { timeoutMs: 15_000 });

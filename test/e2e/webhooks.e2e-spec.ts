@@ -1,16 +1,15 @@
 import { hostname } from 'node:os';
 import { lookup } from 'node:dns/promises';
-import type { INestApplicationContext } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import { createHmac } from 'node:crypto';
 import { TransactionRunner } from '../../src/database/transaction-runner.js';
 import { WorkerDeliveryRepository } from '../../src/events/delivery/worker/worker-delivery.repository.js';
 import { deleteKeysWithPrefix } from '../../src/queue/redis-keys.js';
-import { type TestProject, createProject, http, startApi, startWorker, testConfig, waitFor } from '../support/harness.js';
-import { PointsDb, enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
-import { type ReceivedRequest, Receiver } from '../support/receiver.js';
+import { useStack } from '../support/fixture.js';
+import { http, startApi, testConfig, waitFor } from '../support/harness.js';
+import { enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
+import { type ReceivedRequest } from '../support/receiver.js';
 
 const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated';
 const ADDED = 'customer.voucher.loyalty_card.pending_points.added';
@@ -37,54 +36,34 @@ interface Envelope {
 }
 
 describe('webhook distributions: signed, retried, never-lost delivery', () => {
-  let app: NestExpressApplication;
-  let worker: INestApplicationContext | null;
-  let project: TestProject;
-  let other: TestProject;
-  const receiver = new Receiver();
-  const db = new PointsDb();
-  const config = testConfig(SETTINGS);
+  const stack = useStack({ config: SETTINGS, receiver: true, worker: true, projects: ['Webhooks project', 'Other webhooks project'], pointsDb: true });
+  const { receiver, db, config } = stack;
 
-  beforeAll(async () => {
-    await receiver.start();
-    app = await startApi(config);
-    worker = await startWorker(config);
-    project = await createProject(app, 'Webhooks project');
-    other = await createProject(app, 'Other webhooks project');
-    await db.connect();
-  });
-  afterAll(async () => {
-    await db.end();
-    await worker?.close();
-    await app.close();
-    await receiver.stop();
-  });
-
-  const distribution = async (path: string, body: object = {}, who = project) => {
-    const res = await http(app).post('/v1/distributions').set(who.headers).send({ name: unique('Distribution'), trigger: ACTIVATED, target_url: receiver.url(path), ...body });
+  const distribution = async (path: string, body: object = {}, who = stack.a) => {
+    const res = await stack.http().post('/v1/distributions').set(who.headers).send({ name: unique('Distribution'), trigger: ACTIVATED, target_url: receiver.url(path), ...body });
     expect(res.status).toBe(200);
     return res.body as { id: string; status: string };
   };
   /** A member with a paid order under a pending rule of `days`; its card code and entry id. */
-  const pendingEntry = async (days: number, who = project) => {
-    const { campaign } = await pointsCampaign(app, who, [{ points: 25, days }]);
+  const pendingEntry = async (days: number, who = stack.a) => {
+    const { campaign } = await pointsCampaign(stack.app, who, [{ points: 25, days }]);
     const customer = unique('holder');
-    const code = await enrol(app, who, campaign, customer);
-    const order = (await payOrder(app, who, { source_id: unique('order'), customer })).body as { id: string };
+    const code = await enrol(stack.app, who, campaign, customer);
+    const order = (await payOrder(stack.app, who, { source_id: unique('order'), customer })).body as { id: string };
     const [entry] = await db.entries({ orderId: order.id });
     return { code, entryId: entry.id as string };
   };
-  const activateByHand = async (who = project, days = 30) => {
+  const activateByHand = async (who = stack.a, days = 30) => {
     const { code, entryId } = await pendingEntry(days, who);
-    const res = await http(app).post(`/v1/loyalties/members/${code}/pending-points/${entryId}/activate`).set(who.headers);
+    const res = await stack.http().post(`/v1/loyalties/members/${code}/pending-points/${entryId}/activate`).set(who.headers);
     expect(res.status).toBe(200);
     return entryId;
   };
   const forEntry = (path: string, entryId: string) => receiver.on(path).filter((r) => (JSON.parse(r.body) as Envelope).data.pending_points?.id === entryId);
   const received = (path: string, entryId: string, count = 1, timeoutMs = 15_000) =>
     waitFor(async () => (forEntry(path, entryId).length >= count ? forEntry(path, entryId) : undefined), { timeoutMs });
-  const secret = async (who = project) => (await http(app).get('/v1/webhook-secret').set(who.headers)).body as { secret: string; previous_secret_expires_at: string | null };
-  const deliveryOf = async (distributionId: string, deliveryId: string) => (await http(app).get(`/v1/distributions/${distributionId}/deliveries/${deliveryId}`).set(project.headers)).body;
+  const secret = async (who = stack.a) => (await stack.http().get('/v1/webhook-secret').set(who.headers)).body as { secret: string; previous_secret_expires_at: string | null };
+  const deliveryOf = async (distributionId: string, deliveryId: string) => (await stack.http().get(`/v1/distributions/${distributionId}/deliveries/${deliveryId}`).set(stack.a.headers)).body;
 
   function verifyBoth(request: ReceivedRequest, withSecret: string): void {
     expect(request.headers['x-voucherify-signature']).toBe(createHmac('sha256', withSecret).update(request.body).digest('hex'));
@@ -107,9 +86,9 @@ describe('webhook distributions: signed, retried, never-lost delivery', () => {
       expect(Object.keys(body)).toEqual(['id', 'project_id', 'created_at', 'type', 'data', 'source', 'event']);
       expect(body.id).toMatch(/^whs_[a-f0-9]{18}$/);
       expect(request.headers['webhook-id']).toBe(body.id);
-      expect(body).toMatchObject({ project_id: project.project.id, type: ACTIVATED, source: { id: dist.id, object: 'distribution', target_url: receiver.url('/both') } });
+      expect(body).toMatchObject({ project_id: stack.a.project.id, type: ACTIVATED, source: { id: dist.id, object: 'distribution', target_url: receiver.url('/both') } });
       expect(body.data.balance.operation_type).toBe(operation);
-      const event = (await http(app).get(`/v1/events/${body.event.id}`).set(project.headers)).body;
+      const event = (await stack.http().get(`/v1/events/${body.event.id}`).set(stack.a.headers)).body;
       expect(body.event).toEqual({ id: event.id, type: ACTIVATED, created_at: event.created_at, entity_id: event.entity_id, group_id: event.group_id, event_source: event.event_source });
       expect(body.data).toEqual(event.data);
       const delivery = await waitFor(async () => {
@@ -124,7 +103,7 @@ describe('webhook distributions: signed, retried, never-lost delivery', () => {
   it('signatures verify with both secrets during a rotation, and only the new one after it', async () => {
     await distribution('/rotation');
     const old = (await secret()).secret;
-    const rotated = await http(app).post('/v1/webhook-secret/rotate').set(project.headers).send({ expire_previous_in_seconds: 3600 });
+    const rotated = await stack.http().post('/v1/webhook-secret/rotate').set(stack.a.headers).send({ expire_previous_in_seconds: 3600 });
     expect(rotated.status).toBe(200);
     expect(rotated.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(rotated.body.secret).not.toBe(old);
@@ -135,7 +114,7 @@ describe('webhook distributions: signed, retried, never-lost delivery', () => {
     expect(() => new Webhook(old).verify(request.body, request.headers as Record<string, string>)).not.toThrow();
     verifyBoth(request, rotated.body.secret);
 
-    const now = await http(app).post('/v1/webhook-secret/rotate').set(project.headers).send({ expire_previous_in_seconds: 0 });
+    const now = await stack.http().post('/v1/webhook-secret/rotate').set(stack.a.headers).send({ expire_previous_in_seconds: 0 });
     expect(now.body.previous_secret_expires_at).toBeNull();
     const after = await activateByHand();
     const [late] = await received('/rotation', after);
@@ -189,7 +168,7 @@ describe('webhook distributions: signed, retried, never-lost delivery', () => {
     const entryId = await activateByHand();
     const [request] = await received('/gone', entryId);
     const disabled = await waitFor(async () => {
-      const d = (await http(app).get(`/v1/distributions/${dist.id}`).set(project.headers)).body;
+      const d = (await stack.http().get(`/v1/distributions/${dist.id}`).set(stack.a.headers)).body;
       return d.status === 'DISABLED' ? d : undefined;
     });
     expect(disabled.status).toBe('DISABLED');
@@ -239,7 +218,7 @@ describe('webhook distributions: signed, retried, never-lost delivery', () => {
     const [first] = await received('/again', entryId);
     const id = String(first.headers['webhook-id']);
     await waitFor(async () => ((await deliveryOf(dist.id, id)).status === 'SUCCEEDED' ? true : undefined));
-    const res = await http(app).post(`/v1/distributions/${dist.id}/deliveries/${id}/redeliver`).set(project.headers);
+    const res = await stack.http().post(`/v1/distributions/${dist.id}/deliveries/${id}/redeliver`).set(stack.a.headers);
     expect(res.status).toBe(200);
     const [, second] = await received('/again', entryId, 2);
     expect(second.headers['webhook-id']).toBe(id);
@@ -247,17 +226,17 @@ describe('webhook distributions: signed, retried, never-lost delivery', () => {
 
     // A delivery that failed (the 12 retries spent, as a manual attempt that fails leaves it) is recovered.
     receiver.script('/again', 500);
-    await http(app).post(`/v1/distributions/${dist.id}/deliveries/${id}/redeliver`).set(project.headers);
+    await stack.http().post(`/v1/distributions/${dist.id}/deliveries/${id}/redeliver`).set(stack.a.headers);
     await received('/again', entryId, 3);
     await waitFor(async () => ((await deliveryOf(dist.id, id)).status === 'FAILED' ? true : undefined));
     const since = new Date(Date.now() - 60_000).toISOString();
-    const recovered = await http(app).post(`/v1/distributions/${dist.id}/recover`).set(project.headers).send({ since });
+    const recovered = await stack.http().post(`/v1/distributions/${dist.id}/recover`).set(stack.a.headers).send({ since });
     expect(recovered.status).toBe(200);
     expect(recovered.body).toEqual({ object: 'webhook_recovery', distribution_id: dist.id, since, deliveries_count: 1 });
     const all = await received('/again', entryId, 4);
     expect(new Set(all.map((r) => r.headers['webhook-id']))).toEqual(new Set([id]));
     await waitFor(async () => ((await deliveryOf(dist.id, id)).status === 'SUCCEEDED' ? true : undefined));
-    const list = await http(app).get(`/v1/distributions/${dist.id}/deliveries`).query({ status: 'SUCCEEDED' }).set(project.headers);
+    const list = await stack.http().get(`/v1/distributions/${dist.id}/deliveries`).query({ status: 'SUCCEEDED' }).set(stack.a.headers);
     expect(list.body).toMatchObject({ object: 'list', data_ref: 'data', has_more: false, cursor: null });
     expect(list.body.data.map((d: { id: string }) => d.id)).toEqual([id]);
   });
@@ -270,16 +249,16 @@ describe('webhook distributions: signed, retried, never-lost delivery', () => {
     const [first] = await received('/later', entryId);
     const id = String(first.headers['webhook-id']);
     await waitFor(async () => ((await deliveryOf(dist.id, id)).attempts_count === 1 ? true : undefined));
-    const redelivered = await http(app).post(`/v1/distributions/${dist.id}/deliveries/${id}/redeliver`).set(project.headers);
+    const redelivered = await stack.http().post(`/v1/distributions/${dist.id}/deliveries/${id}/redeliver`).set(stack.a.headers);
     expect(redelivered.body).toMatchObject({ status: 'PENDING', attempts_count: 1 });
     await received('/later', entryId, 2, 5_000);
     await waitFor(async () => ((await deliveryOf(dist.id, id)).attempts_count === 2 ? true : undefined));
     // Still in its schedule: the next retry is a minute away again. Pause and resume: sent now.
     expect((await deliveryOf(dist.id, id)).next_attempt_at).not.toBeNull();
-    expect((await http(app).put(`/v1/distributions/${dist.id}`).set(project.headers).send({ status: 'PAUSED' })).body.status).toBe('PAUSED');
+    expect((await stack.http().put(`/v1/distributions/${dist.id}`).set(stack.a.headers).send({ status: 'PAUSED' })).body.status).toBe('PAUSED');
     // Paused: the delivery waits without a due time, so the dispatcher's claims do not read it.
     expect(await deliveryOf(dist.id, id)).toMatchObject({ status: 'PENDING', next_attempt_at: null });
-    expect((await http(app).put(`/v1/distributions/${dist.id}`).set(project.headers).send({ status: 'ACTIVE' })).body.status).toBe('ACTIVE');
+    expect((await stack.http().put(`/v1/distributions/${dist.id}`).set(stack.a.headers).send({ status: 'ACTIVE' })).body.status).toBe('ACTIVE');
     const all = await received('/later', entryId, 3, 5_000);
     expect(new Set(all.map((r) => r.headers['webhook-id']))).toEqual(new Set([id]));
     await waitFor(async () => ((await deliveryOf(dist.id, id)).status === 'SUCCEEDED' ? true : undefined));
@@ -288,21 +267,21 @@ describe('webhook distributions: signed, retried, never-lost delivery', () => {
   it('another project can neither see nor touch a distribution, and gets its own secret', async () => {
     const dist = await distribution('/private');
     for (const res of [
-      await http(app).get(`/v1/distributions/${dist.id}`).set(other.headers),
-      await http(app).put(`/v1/distributions/${dist.id}`).set(other.headers).send({ name: 'x' }),
-      await http(app).delete(`/v1/distributions/${dist.id}`).set(other.headers),
-      await http(app).get(`/v1/distributions/${dist.id}/deliveries`).set(other.headers),
+      await stack.http().get(`/v1/distributions/${dist.id}`).set(stack.b.headers),
+      await stack.http().put(`/v1/distributions/${dist.id}`).set(stack.b.headers).send({ name: 'x' }),
+      await stack.http().delete(`/v1/distributions/${dist.id}`).set(stack.b.headers),
+      await stack.http().get(`/v1/distributions/${dist.id}/deliveries`).set(stack.b.headers),
     ]) {
       expect(res.status).toBe(404);
       expect(res.body).toMatchObject({ code: 404, key: 'not_found', resource_type: 'distribution', resource_id: dist.id });
     }
-    expect((await http(app).get('/v1/distributions').set(other.headers)).body.data.map((d: { id: string }) => d.id)).not.toContain(dist.id);
-    expect((await secret(other)).secret).not.toBe((await secret()).secret);
+    expect((await stack.http().get('/v1/distributions').set(stack.b.headers)).body.data.map((d: { id: string }) => d.id)).not.toContain(dist.id);
+    expect((await secret(stack.b)).secret).not.toBe((await secret()).secret);
   });
 
   it('CRUD, paging and every validation error', async () => {
     const created = await distribution('/crud', { event_name: 'loyalty.activated', metadata: { team: 'crm' } });
-    const got = (await http(app).get(`/v1/distributions/${created.id}`).set(project.headers)).body;
+    const got = (await stack.http().get(`/v1/distributions/${created.id}`).set(stack.a.headers)).body;
     expect(got).toEqual({
       id: expect.stringMatching(/^distr_[a-f0-9]{18}$/),
       object: 'distribution',
@@ -316,15 +295,15 @@ describe('webhook distributions: signed, retried, never-lost delivery', () => {
       created_at: expect.any(String),
       updated_at: null,
     });
-    const put = await http(app).put(`/v1/distributions/${created.id}`).set(project.headers).send({ event_name: null, trigger: ADDED, status: 'PAUSED' });
+    const put = await stack.http().put(`/v1/distributions/${created.id}`).set(stack.a.headers).send({ event_name: null, trigger: ADDED, status: 'PAUSED' });
     expect(put.body).toMatchObject({ event_name: null, trigger: ADDED, status: 'PAUSED', updated_at: expect.any(String) });
-    const first = await http(app).get('/v1/distributions').query({ limit: 2 }).set(project.headers);
+    const first = await stack.http().get('/v1/distributions').query({ limit: 2 }).set(stack.a.headers);
     expect(first.body.data).toHaveLength(2);
     expect(first.body.data[0].id).toBe(created.id);
-    const second = await http(app).get('/v1/distributions').query({ limit: 2, cursor: first.body.cursor.next }).set(project.headers);
+    const second = await stack.http().get('/v1/distributions').query({ limit: 2, cursor: first.body.cursor.next }).set(stack.a.headers);
     expect(second.body.data[0].id).not.toBe(first.body.data[1].id);
-    expect((await http(app).delete(`/v1/distributions/${created.id}`).set(project.headers)).status).toBe(204);
-    expect((await http(app).get(`/v1/distributions/${created.id}`).set(project.headers)).status).toBe(404);
+    expect((await stack.http().delete(`/v1/distributions/${created.id}`).set(stack.a.headers)).status).toBe(204);
+    expect((await stack.http().get(`/v1/distributions/${created.id}`).set(stack.a.headers)).status).toBe(404);
 
     const bad: [object, RegExp][] = [
       [{ target_url: 'ftp://example.com/x' }, /target_url must be an http or https URL/],
@@ -341,12 +320,12 @@ describe('webhook distributions: signed, retried, never-lost delivery', () => {
       [{ name: '' }, /name must be longer than or equal to 1 characters/],
     ];
     for (const [body, message] of bad) {
-      const res = await http(app).post('/v1/distributions').set(project.headers).send({ name: 'n', trigger: ACTIVATED, target_url: 'https://example.com/hook', ...body });
+      const res = await stack.http().post('/v1/distributions').set(stack.a.headers).send({ name: 'n', trigger: ACTIVATED, target_url: 'https://example.com/hook', ...body });
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ code: 400, key: 'invalid_payload' });
       expect(res.body.details).toMatch(message);
     }
-    const rotate = await http(app).post('/v1/webhook-secret/rotate').set(project.headers).send({ expire_previous_in_seconds: -1 });
+    const rotate = await stack.http().post('/v1/webhook-secret/rotate').set(stack.a.headers).send({ expire_previous_in_seconds: -1 });
     expect(rotate.status).toBe(400);
   });
 
@@ -354,7 +333,7 @@ describe('webhook distributions: signed, retried, never-lost delivery', () => {
     const strict = await startApi(testConfig({ ...SETTINGS, WEBHOOK_ALLOWED_CIDRS: '' }));
     try {
       for (const target of ['http://127.0.0.1:9/x', 'http://localhost/x', 'http://169.254.169.254/latest', 'http://[::ffff:10.0.0.1]/x', 'http://192.168.1.1/']) {
-        const res = await http(strict).post('/v1/distributions').set(project.headers).send({ name: 'n', trigger: ACTIVATED, target_url: target });
+        const res = await http(strict).post('/v1/distributions').set(stack.a.headers).send({ name: 'n', trigger: ACTIVATED, target_url: target });
         expect(res.status).toBe(400);
         expect(res.body.details).toMatch(/loopback, private, link-local or reserved/);
       }
@@ -364,37 +343,36 @@ describe('webhook distributions: signed, retried, never-lost delivery', () => {
     // A name that resolves to a private address passes the API (names resolve at connect time) and is refused there.
     const name = hostname();
     const addresses = await lookup(name, { all: true });
-    await worker?.close();
-    worker = await startWorker(testConfig({ ...SETTINGS, WEBHOOK_ALLOWED_CIDRS: '' }));
+    await stack.stopWorker();
+    await stack.startWorker(testConfig({ ...SETTINGS, WEBHOOK_ALLOWED_CIDRS: '' }));
     try {
-      const dist = (await http(app).post('/v1/distributions').set(project.headers).send({ name: 'n', trigger: ACTIVATED, target_url: `http://${name}:9/hook` })).body;
+      const dist = (await stack.http().post('/v1/distributions').set(stack.a.headers).send({ name: 'n', trigger: ACTIVATED, target_url: `http://${name}:9/hook` })).body;
       await activateByHand();
       const attempt = await waitFor(async () => {
-        const list = (await http(app).get(`/v1/distributions/${dist.id}/deliveries`).set(project.headers)).body;
+        const list = (await stack.http().get(`/v1/distributions/${dist.id}/deliveries`).set(stack.a.headers)).body;
         return list.data[0]?.attempts[0];
       });
       expect(attempt.status_code).toBeNull();
       expect(addresses.map((a) => a.address)).toContain(attempt.error.match(/resolves to (\S+),/)[1]);
     } finally {
-      await worker.close();
-      worker = await startWorker(config);
+      await stack.stopWorker();
+      await stack.startWorker();
     }
   });
 
   it('Redis flushed before the relay ran, and jobs lost after it: everything is still delivered', async () => {
     await distribution('/flush');
-    await worker?.close();
-    worker = null;
+    await stack.stopWorker();
     // Events committed while no worker runs, then Redis loses everything.
     const before = await Promise.all(Array.from({ length: 5 }, () => activateByHand()));
     await deleteKeysWithPrefix(config.redisUrl, config.queuePrefix);
     // Relayed (deliveries made and enqueued) by a process with no worker, then the jobs are lost.
     const after = await Promise.all(Array.from({ length: 5 }, () => activateByHand()));
     // The worker's relay statement, batch after batch, from this process.
-    const relay = new WorkerDeliveryRepository(app.get(DataSource));
-    while ((await app.get(TransactionRunner).run((tx) => relay.relay(tx, 1_000, config.webhook.relayMaxDeliveries))).more);
+    const relay = new WorkerDeliveryRepository(stack.app.get(DataSource));
+    while ((await stack.app.get(TransactionRunner).run((tx) => relay.relay(tx, 1_000, config.webhook.relayMaxDeliveries))).more);
     await deleteKeysWithPrefix(config.redisUrl, config.queuePrefix);
-    worker = await startWorker(config);
+    await stack.startWorker();
     for (const entryId of [...before, ...after]) await received('/flush', entryId);
   });
 });

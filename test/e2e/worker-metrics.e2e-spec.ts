@@ -1,11 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { JobQueueService } from '../../src/queue/job-queue.service.js';
 import { QueueName } from '../../src/queue/queue.definitions.js';
-import { type TestProject, createProject, freePort, http, startApi, startWorkerProcess, testConfig, waitFor } from '../support/harness.js';
-import { PointsDb, enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
+import { useStack } from '../support/fixture.js';
+import { freePort, startWorkerProcess, waitFor } from '../support/harness.js';
+import { enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
 import { type Sample, parseSamples, typesOf, valueOf } from '../support/prometheus.js';
-import { Receiver } from '../support/receiver.js';
 
 const DAY_MS = 1_000;
 const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated';
@@ -18,26 +17,22 @@ const TOKEN = 'worker-metrics-token-0123456789';
  */
 describe('GET /metrics on the worker (WORKER_METRICS_PORT)', () => {
   const workers = new Set<ChildProcess>();
-  const receiver = new Receiver();
-  const db = new PointsDb();
-  let app: NestExpressApplication;
-  let project: TestProject;
+  const stack = useStack({
+    config: { PENDING_POINTS_DAY_MS: String(DAY_MS), WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' },
+    receiver: true,
+    projects: ['Worker metrics project'],
+    pointsDb: true,
+    beforeClose: () => {
+      for (const worker of workers) worker.kill('SIGKILL');
+    },
+  });
+  const { receiver, db } = stack;
   let base: string;
 
   beforeAll(async () => {
-    await receiver.start();
-    app = await startApi(testConfig({ PENDING_POINTS_DAY_MS: String(DAY_MS), WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }));
-    project = await createProject(app, 'Worker metrics project');
-    await db.connect();
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     await startWorkerProcess({ WORKER_METRICS_PORT: String(port), METRICS_TOKEN: TOKEN, PENDING_POINTS_DAY_MS: String(DAY_MS), WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', LOG_LEVEL: 'info' }, workers);
-  });
-  afterAll(async () => {
-    for (const worker of workers) worker.kill('SIGKILL');
-    await db.end();
-    await app.close();
-    await receiver.stop();
   });
 
   const get = (path: string, authorization?: string) => fetch(`${base}${path}`, { headers: authorization ? { authorization } : {} });
@@ -87,12 +82,12 @@ describe('GET /metrics on the worker (WORKER_METRICS_PORT)', () => {
 
   it('counts the activation by its job, the webhook attempt and its duration', async () => {
     const before = await scrape();
-    const distribution = await http(app).post('/v1/distributions').set(project.headers).send({ name: unique('Worker metrics'), trigger: ACTIVATED, target_url: receiver.url('/activated') });
+    const distribution = await stack.http().post('/v1/distributions').set(stack.a.headers).send({ name: unique('Worker metrics'), trigger: ACTIVATED, target_url: receiver.url('/activated') });
     expect(distribution.status).toBe(200);
-    const { campaign } = await pointsCampaign(app, project, [{ points: 15, days: 1 }]);
+    const { campaign } = await pointsCampaign(stack.app, stack.a, [{ points: 15, days: 1 }]);
     const customer = unique('worker-metrics-holder');
-    await enrol(app, project, campaign, customer);
-    const order = (await payOrder(app, project, { source_id: unique('worker-metrics-order'), customer })).body as { id: string };
+    await enrol(stack.app, stack.a, campaign, customer);
+    const order = (await payOrder(stack.app, stack.a, { source_id: unique('worker-metrics-order'), customer })).body as { id: string };
     const [entry] = await db.entries({ orderId: order.id });
     expect(entry.status).toBe('PENDING');
 
@@ -114,10 +109,10 @@ describe('GET /metrics on the worker (WORKER_METRICS_PORT)', () => {
   it('counts a failed attempt by its outcome, and a failed job by its queue', async () => {
     const before = await scrape();
     receiver.script('/down', 500);
-    const distribution = await http(app).post('/v1/distributions').set(project.headers).send({ name: unique('Worker metrics down'), trigger: ACTIVATED, target_url: receiver.url('/down') });
-    expect((await http(app).post(`/v1/distributions/${distribution.body.id}/test`).set(project.headers)).status).toBe(200);
+    const distribution = await stack.http().post('/v1/distributions').set(stack.a.headers).send({ name: unique('Worker metrics down'), trigger: ACTIVATED, target_url: receiver.url('/down') });
+    expect((await stack.http().post(`/v1/distributions/${distribution.body.id}/test`).set(stack.a.headers)).status).toBe(200);
     // A job the worker has no handler for fails (no retry).
-    await app.get(JobQueueService).queue(QueueName.Diagnostics).add('no-such-job', {}, { attempts: 1, removeOnFail: true });
+    await stack.app.get(JobQueueService).queue(QueueName.Diagnostics).add('no-such-job', {}, { attempts: 1, removeOnFail: true });
 
     const httpError = { outcome: 'http_error' };
     const diagnostics = { queue: QueueName.Diagnostics };
