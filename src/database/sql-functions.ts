@@ -7,7 +7,7 @@ import type { QueryRunner } from 'typeorm';
  * next to the compiled code (nest-cli.json's assets), so dist/ reads dist/database/functions/.
  *
  * Changing a function: edit its file and add a migration that re-applies it (`applySqlFunctions`), so that
- * databases migrated before the change get it; test/e2e/sql-functions.e2e-spec.ts checks that the migrated
+ * databases migrated before the change get it; test/e2e/sql-sources.e2e-spec.ts checks that the migrated
  * database holds exactly these definitions. A changed argument list is a new function to PostgreSQL: that
  * migration drops the old one first.
  */
