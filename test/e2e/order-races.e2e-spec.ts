@@ -125,4 +125,38 @@ describe('concurrent paid orders on the same cards', () => {
     expect(byKey(cards)).toEqual(byKey(customers.flatMap((source_id) => wanted.map((card) => ({ source_id, ...card })))));
     expect(await earnings(who)).toBe(2 * customers.length * ORDERS_EACH);
   });
+  it('one card: 20 enrolments race for its code (one wins), then rounds of its paid orders race enrolments asking for it again', async () => {
+    const who = await createProject(stack.app, 'Publication races');
+    await stack.startWorker(); // generates the campaign's cards, then stops: the suite runs no worker
+    const { campaign } = await pointsCampaign(stack.app, who, [{ points: 5 }, { points: 7, days: 30 }], {
+      vouchers_count: 3,
+      voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 20 }, code_config: { pattern: 'PUB-######' } },
+    });
+    await stack.stopWorker();
+    const [card] = await db.query<{ id: string; code: string }>('SELECT id, code FROM vouchers WHERE campaign_id = $1 ORDER BY code LIMIT 1', [campaign.id]);
+    const claim = (customer: string) => () => stack.http().post(`/v1/loyalties/${campaign.id}/members`).set(who.headers).send({ customer: { source_id: customer }, voucher: card.code });
+
+    // The card's publication: one enrolment wins, the others find it published.
+    const claimants = Array.from({ length: CLIENTS }, (_, i) => unique(`claimant-${i}`));
+    const first = await inParallel(claimants.map(claim), CLIENTS);
+    expect(first.map((res) => res.status).sort()).toEqual([200, ...Array(CLIENTS - 1).fill(400)]);
+    for (const res of first.filter((r) => r.status === 400)) expect(res.body).toMatchObject({ key: 'voucher_already_published', resource_id: card.id });
+    const holder = claimants[first.findIndex((res) => res.status === 200)];
+
+    // Orders of the holder lock the card while enrolments try to publish it again (they wait for its lock,
+    // then find it taken): every order earns, every late enrolment is 400, none is a 5xx.
+    const answers = new Answers();
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const tasks = Array.from({ length: 30 }, (_, i) => (i % 3 === 2 ? claim(unique(`late-${round}`)) : () => payOrder(stack.app, who, { source_id: unique(`pub-${round}`), customer: holder })));
+      for (const res of await inParallel(tasks, CLIENTS)) answers.add(res);
+    }
+    const orders = ROUNDS * 20;
+    expect(answers.report(['200', '400 voucher_already_published'])).toEqual({ histogram: { '200': orders, '400 voucher_already_published': ROUNDS * 10 }, unexpected: {} });
+    expect(await projectViolations(db, who.project.id)).toEqual([]);
+    expect(await db.card(card.code)).toMatchObject({ balance: 20 + 5 * orders, points: 20 + 5 * orders, pending_points: 7 * orders });
+    const [owner] = await db.query<{ holders: number }>('SELECT count(DISTINCT holder_id)::int AS holders FROM vouchers WHERE id = $1', [card.id]);
+    expect(owner.holders).toBe(1);
+    expect(await db.count("SELECT 1 FROM voucher_transactions WHERE voucher_id = $1 AND type = 'POINTS_ADDITION'", [card.id])).toBe(1);
+    expect(await db.count('SELECT 1 FROM members m JOIN loyalty_programs p ON p.id = m.program_id WHERE p.campaign_id = $1', [campaign.id])).toBe(1);
+  });
 });
