@@ -13,6 +13,7 @@ import { loadConfigOrExit } from './config/app-config.js';
 import { AppConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './app/database/database.module.js';
 import { migrateDatabase } from './app/database/migrate.js';
+import { BucketRepository } from './points/buckets/bucket.repository.js';
 import { MemberSeedRepository } from './members/member-seed.repository.js';
 import { MAX_SEED_MEMBERS, MemberSeedService } from './members/member-seed.service.js';
 import { QueueModule } from './queue/queue.module.js';
@@ -32,6 +33,9 @@ Commands:
   set-feature <project_id> areas_and_stores on|off
                                    turn a per-project feature on or off (Areas and Stores: campaigns
                                    accept access_settings and show access_settings_assignments)
+  set-time-zone <project_id> <zone>
+                                   the IANA time zone of the project's days (default UTC): points expire
+                                   at 00:00 after their last day there; buckets not yet expired follow
   openapi [<file>]                 write the OpenAPI document (sorted keys) to <file> or stdout
   worker-health [--any]            exit 0 if a worker on this host (any host with --any) wrote its heartbeat
                                    to Redis in the last 15 s, else 1; prints the live ones as JSON
@@ -116,6 +120,23 @@ async function setFeature(argv: string[]): Promise<void> {
   });
 }
 
+async function setTimeZone(argv: string[]): Promise<void> {
+  const [projectId, zone] = argv;
+  if (!projectId || !zone) throw new Error('usage: set-time-zone <project_id> <zone>');
+  const config = loadConfigOrExit();
+  await migrateDatabase(config);
+  @Module({ imports: [AppConfigModule.forRoot(config), DatabaseModule, AuthModule], providers: [BucketRepository] })
+  class TimeZoneModule {}
+  const app = await NestFactory.createApplicationContext(TimeZoneModule, { logger: ['error'] });
+  try {
+    await app.get(AuthService).setTimeZone(projectId, zone);
+    const moved = await app.get(BucketRepository).reschedule(projectId);
+    process.stdout.write(`time zone of ${projectId} is ${zone} (${moved} point buckets rescheduled)\n`);
+  } finally {
+    await app.close();
+  }
+}
+
 async function openapi(argv: string[]): Promise<void> {
   const config = loadConfigOrExit({ LOG_LEVEL: 'warn' });
   await migrateDatabase(config);
@@ -188,6 +209,8 @@ async function main(): Promise<void> {
       return revokeKey(rest);
     case 'set-feature':
       return setFeature(rest);
+    case 'set-time-zone':
+      return setTimeZone(rest);
     case 'openapi':
       return openapi(rest);
     case 'seed':

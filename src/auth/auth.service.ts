@@ -123,6 +123,15 @@ export class AuthService {
     if (!(await this.projects.setAreasAndStores(projectId, enabled))) throw new Error(`Project ${projectId} does not exist`);
   }
 
+  /** The project's days end at 00:00 in this IANA zone (points expire then); throws for an unknown zone or project. */
+  async setTimeZone(projectId: string, zone: string): Promise<void> {
+    const known = await this.projects.setTimeZone(projectId, zone).catch((error: unknown) => {
+      if ((error as { driverError?: { code?: string } }).driverError?.code === '22023') throw new Error(`Unknown time zone ${zone} (an IANA name such as Europe/Warsaw)`);
+      throw error;
+    });
+    if (!known) throw new Error(`Project ${projectId} does not exist`);
+  }
+
   /**
    * BOOTSTRAP_APP_ID/TOKEN: makes sure a project answers to this key. Idempotent; if the id exists with
    * another token, the environment wins and the token is replaced.

@@ -13,6 +13,10 @@ export class Project {
   @Column({ name: 'areas_and_stores', type: 'boolean', default: false })
   areasAndStores: boolean;
 
+  /** IANA time zone of the project's days: points expire at 00:00 after their last day here (`cli.js set-time-zone`). */
+  @Column({ name: 'time_zone', type: 'text', default: 'UTC' })
+  timeZone: string;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 }

@@ -42,6 +42,13 @@ export class ProjectRepository {
     return (result.affected ?? 0) > 0;
   }
 
+  /** Returns false when the project does not exist; PostgreSQL refuses a zone it does not know (22023). */
+  async setTimeZone(projectId: string, zone: string): Promise<boolean> {
+    await this.dataSource.query('SELECT now() AT TIME ZONE $1', [zone]);
+    const result = await this.dataSource.getRepository(Project).update({ id: projectId }, { timeZone: zone });
+    return (result.affected ?? 0) > 0;
+  }
+
   async createWithKey(project: Pick<Project, 'id' | 'name'>, key: Pick<AppKey, 'appId' | 'tokenSha256'> & Partial<Pick<AppKey, 'name'>>): Promise<Project> {
     return this.dataSource.transaction(async (manager) => {
       const saved = await manager.getRepository(Project).save(manager.getRepository(Project).create(project));

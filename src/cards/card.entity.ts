@@ -54,6 +54,14 @@ export class LoyaltyCard {
   @Column({ name: 'pending_points', type: 'bigint', default: 0, transformer: BIGINT_AS_NUMBER })
   pendingPoints: number;
 
+  /** Points that expired (the worker's POINTS_EXPIRATION transactions); `balance` = `points` − `expired_points` − `subtracted_points`. */
+  @Column({ name: 'expired_points', type: 'bigint', default: 0, transformer: BIGINT_AS_NUMBER })
+  expiredPoints: number;
+
+  /** Points removed by hand (POINTS_REMOVAL transactions). */
+  @Column({ name: 'subtracted_points', type: 'bigint', default: 0, transformer: BIGINT_AS_NUMBER })
+  subtractedPoints: number;
+
   /** The member the card is published to; null while the card is free. A free card is handed out once. */
   @Column({ name: 'member_id', type: 'text', nullable: true })
   @ForeignKey('Member', { onDelete: 'CASCADE' })

@@ -7,9 +7,9 @@ import type { Tx } from '../database/transaction-runner.js';
 export const LOCK = prepared('cards_lock', 'SELECT 1 FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE');
 export const APPLY = prepared(
   'cards_apply',
-  `UPDATE vouchers v SET points = v.points + d.points, balance = v.balance + d.points,
-     pending_points = v.pending_points + d.pending, updated_at = now()
-   FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS d(id, points, pending)
+  `UPDATE vouchers v SET points = v.points + d.points, balance = v.balance + d.points - d.removed,
+     pending_points = v.pending_points + d.pending, subtracted_points = v.subtracted_points + d.removed, updated_at = now()
+   FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[]) AS d(id, points, pending, removed)
    WHERE v.id = d.id
    RETURNING v.id, v.points, v.balance, v.pending_points`,
 );
@@ -23,11 +23,15 @@ export interface CardBalance {
 }
 
 
-/** A change of one card's point columns: `points` reaches the balance (and the lifetime total). */
+/**
+ * A change of one card's point columns: `points` reaches the balance (and the lifetime total); `removed`
+ * leaves the balance by hand (counted in `subtracted_points`; the lifetime total keeps it).
+ */
 export interface CardDelta {
   cardId: string;
   points: number;
   pending: number;
+  removed?: number;
 }
 
 /** bigint columns: node-postgres hands them over as strings. */
@@ -84,17 +88,29 @@ export class CardRepository {
     return new LockedCards(tx, rows.map((row) => row.id));
   }
 
+  /** A locked card's point columns as they are now (the lock keeps them so until the transaction ends). */
+  async current(locked: LockedCards, cardId: string): Promise<CardBalance> {
+    locked.require([cardId]);
+    const [row] = (await locked.tx.query('SELECT id, points, balance, pending_points FROM vouchers WHERE id = $1', [cardId])) as CardBalanceRow[];
+    return { id: row.id, points: Number(row.points), balance: Number(row.balance), pendingPoints: Number(row.pending_points) };
+  }
+
   /** Applies the deltas (several per card are summed) to locked cards; every touched card's point columns after. */
   async apply(locked: LockedCards, deltas: CardDelta[]): Promise<Map<string, CardBalance>> {
-    const byCard = new Map<string, { points: number; pending: number }>();
+    const byCard = new Map<string, { points: number; pending: number; removed: number }>();
     for (const delta of deltas) {
-      const sum = byCard.get(delta.cardId) ?? { points: 0, pending: 0 };
-      byCard.set(delta.cardId, { points: sum.points + delta.points, pending: sum.pending + delta.pending });
+      const sum = byCard.get(delta.cardId) ?? { points: 0, pending: 0, removed: 0 };
+      byCard.set(delta.cardId, { points: sum.points + delta.points, pending: sum.pending + delta.pending, removed: sum.removed + (delta.removed ?? 0) });
     }
     const ids = [...byCard.keys()].sort();
     if (!ids.length) return new Map();
     locked.require(ids);
-    const rows = await runPrepared<[CardBalanceRow[], number]>(locked.tx, APPLY, [ids, ids.map((id) => byCard.get(id)?.points ?? 0), ids.map((id) => byCard.get(id)?.pending ?? 0)]);
+    const rows = await runPrepared<[CardBalanceRow[], number]>(locked.tx, APPLY, [
+      ids,
+      ids.map((id) => byCard.get(id)?.points ?? 0),
+      ids.map((id) => byCard.get(id)?.pending ?? 0),
+      ids.map((id) => byCard.get(id)?.removed ?? 0),
+    ]);
     return new Map(rows[0].map((row) => [row.id, { id: row.id, points: Number(row.points), balance: Number(row.balance), pendingPoints: Number(row.pending_points) }]));
   }
 }

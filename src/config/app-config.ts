@@ -27,7 +27,7 @@ export class AppConfig {
   readonly bootstrapKey: { appId: string; appToken: string } | null;
   readonly pendingPointsDayMs: number;
   /** How often the worker's sweeps run (in-process timers of each worker process). */
-  readonly sweeps: { pendingPointsMs: number; cardGenerationMs: number; webhooksMs: number };
+  readonly sweeps: { pendingPointsMs: number; pointsExpiryMs: number; cardGenerationMs: number; webhooksMs: number };
   /** Cards a campaign gets per turn before the worker moves on to the next project's campaign (card generation is shared round-robin). */
   readonly cardGenerationTurnCards: number;
   /**
@@ -73,7 +73,7 @@ export class AppConfig {
         ? { appId: env.BOOTSTRAP_APP_ID, appToken: env.BOOTSTRAP_APP_TOKEN }
         : null;
     this.pendingPointsDayMs = env.PENDING_POINTS_DAY_MS;
-    this.sweeps = { pendingPointsMs: env.PENDING_POINTS_SWEEP_MS, cardGenerationMs: env.CARD_GENERATION_SWEEP_MS, webhooksMs: env.WEBHOOK_SWEEP_MS };
+    this.sweeps = { pendingPointsMs: env.PENDING_POINTS_SWEEP_MS, pointsExpiryMs: env.POINTS_EXPIRY_SWEEP_MS, cardGenerationMs: env.CARD_GENERATION_SWEEP_MS, webhooksMs: env.WEBHOOK_SWEEP_MS };
     this.cardGenerationTurnCards = env.CARD_GENERATION_TURN_CARDS;
     this.webhook = {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,

@@ -199,6 +199,12 @@ export class EnvironmentVariables {
   PENDING_POINTS_SWEEP_MS: number = 60_000;
 
   @Transform(toInt)
+  @IsInt({ message: 'POINTS_EXPIRY_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
+  @Min(10, { message: 'POINTS_EXPIRY_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
+  @Max(86_400_000, { message: 'POINTS_EXPIRY_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
+  POINTS_EXPIRY_SWEEP_MS: number = 60_000;
+
+  @Transform(toInt)
   @IsInt({ message: 'CARD_GENERATION_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
   @Min(10, { message: 'CARD_GENERATION_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
   @Max(86_400_000, { message: 'CARD_GENERATION_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })

@@ -21,6 +21,10 @@ export const EVENTS = {
           CANCELED: 'customer.voucher.loyalty_card.pending_points.canceled',
           UPDATED: 'customer.voucher.loyalty_card.pending_points.updated',
         },
+        POINTS_ADDED: 'customer.voucher.loyalty_card.points_added',
+        /** Ours: Voucherify has no event for points removed by hand; the same data as points_added. */
+        POINTS_REMOVED: 'customer.voucher.loyalty_card.points_removed',
+        POINTS_EXPIRED: 'customer.voucher.loyalty_card.points_expired',
       },
     },
   },
@@ -64,7 +68,71 @@ function pendingPointsSample(status: 'PENDING' | 'ACTIVATED' | 'CANCELED'): Even
   });
 }
 
+/** The card as a balance event shows it, with its points after the change. */
+function sampleCard(voucherId: string, customerId: string, balance: number): Record<string, unknown> {
+  return {
+    id: voucherId,
+    code: 'TEST-CARD',
+    type: 'LOYALTY_CARD',
+    holder_id: customerId,
+    loyalty_card: { points: 150, balance, pending_points: 0 },
+    metadata: {},
+    object: 'voucher',
+  };
+}
+
+const SAMPLE_CUSTOMER = (customerId: string) => ({ id: customerId, source_id: 'test-customer', name: 'Test Customer', email: null, metadata: {}, object: 'customer' });
+
+/** A points_added or points_removed event's sample: the change, the card after it, and its ledger row. */
+function balanceSample(points: number): EventEntry['sample'] {
+  return ({ suffix, customerId, voucherId, at }) => {
+    const after = { points, total: 150, balance: 100 + points, type: 'loyalty_card', object: 'balance', related_object: { type: 'voucher', id: voucherId } };
+    return {
+      customer: SAMPLE_CUSTOMER(customerId),
+      voucher: sampleCard(voucherId, customerId, 100 + points),
+      balance: { ...after, operation_type: 'MANUAL' },
+      transaction: {
+        id: `vtx_test_${suffix}`,
+        source_id: null,
+        voucher_id: voucherId,
+        type: points > 0 ? 'POINTS_ADDITION' : 'POINTS_REMOVAL',
+        reason: 'test',
+        details: { balance: after, reason: 'test' },
+        related_transaction_id: null,
+        created_at: at,
+      },
+    };
+  };
+}
+
+/** A points_expired event's sample: the points that left, the buckets they were in, the ledger row. */
+function expiredSample({ suffix, customerId, voucherId, at }: SampleIds): Record<string, unknown> {
+  const buckets = [
+    { id: `lopb_test_${suffix}`, voucher_id: voucherId, bucket: { total_points: 50 }, status: 'EXPIRED', expires_at: at.slice(0, 10), created_at: at, updated_at: at, object: 'loyalty_points_bucket' },
+  ];
+  return {
+    customer: SAMPLE_CUSTOMER(customerId),
+    voucher: sampleCard(voucherId, customerId, 50),
+    points: 50,
+    buckets,
+    transaction: {
+      id: `vtx_test_${suffix}`,
+      source_id: null,
+      voucher_id: voucherId,
+      type: 'POINTS_EXPIRATION',
+      reason: null,
+      details: {
+        balance: { type: 'loyalty_card', total: 150, object: 'balance', points: -50, balance: 50, related_object: { id: voucherId, type: 'voucher' } },
+        buckets: [{ id: `lopb_test_${suffix}`, points: 50, expires_at: at.slice(0, 10) }],
+      },
+      related_transaction_id: null,
+      created_at: at,
+    },
+  };
+}
+
 const PENDING = EVENTS.CUSTOMER.VOUCHER.LOYALTY_CARD.PENDING_POINTS;
+const CARD = EVENTS.CUSTOMER.VOUCHER.LOYALTY_CARD;
 
 /** In the order the API's enums list the types. */
 export const EVENT_CATALOGUE = {
@@ -72,6 +140,9 @@ export const EVENT_CATALOGUE = {
   [PENDING.ACTIVATED]: { label: 'Pending points activated', sample: pendingPointsSample('ACTIVATED') },
   [PENDING.CANCELED]: { label: 'Pending points canceled', sample: pendingPointsSample('CANCELED') },
   [PENDING.UPDATED]: { label: 'Pending points updated', sample: pendingPointsSample('PENDING') },
+  [CARD.POINTS_ADDED]: { label: 'Points added', sample: balanceSample(50) },
+  [CARD.POINTS_REMOVED]: { label: 'Points removed', sample: balanceSample(-50) },
+  [CARD.POINTS_EXPIRED]: { label: 'Points expired', sample: expiredSample },
 } as const satisfies Record<EventType, EventEntry>;
 
 export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as readonly EventType[];

@@ -4,6 +4,11 @@ import { CardsModule } from '../cards/cards.module.js';
 import { CustomersModule } from '../customers/customers.module.js';
 import { DatabaseKitModule } from '../database/database-kit.module.js';
 import { MembersModule } from '../members/members.module.js';
+import { IdempotencyModule } from '../idempotency/idempotency.module.js';
+import { BalanceController } from './balance/balance.controller.js';
+import { BalanceEventsRepository } from './balance/balance-events.repository.js';
+import { BalanceService } from './balance/balance.service.js';
+import { BucketRepository } from './buckets/bucket.repository.js';
 import { EarningPlanner } from './earning/earning-planner.service.js';
 import { EarningRuleRepository } from './earning/earning-rule.repository.js';
 import { EarningRulesController } from './earning/earning-rules.controller.js';
@@ -23,12 +28,12 @@ import { PendingPointsService } from './pending/pending-points.service.js';
 
 /**
  * The points domain: earning rules, orders and earning, pending entries and their activation, the cards'
- * ledger. It builds on campaigns, members and customers, and records events through the events domain;
+ * ledger, balance changes by hand and point buckets. It builds on campaigns, members and customers, and records events through the events domain;
  * nothing imports it back. Its worker side (activation jobs, the sweep) is PointsWorkerModule.
  */
 @Module({
-  imports: [DatabaseKitModule, CampaignsModule, CardsModule, CustomersModule, MembersModule],
-  controllers: [EarningRulesController, OrdersController, PendingPointsController, LedgerController],
+  imports: [DatabaseKitModule, CampaignsModule, CardsModule, CustomersModule, MembersModule, IdempotencyModule],
+  controllers: [EarningRulesController, OrdersController, PendingPointsController, LedgerController, BalanceController],
   providers: [
     EarningRuleRepository,
     EarningRulesService,
@@ -42,7 +47,10 @@ import { PendingPointsService } from './pending/pending-points.service.js';
     PendingEventsRepository,
     LedgerRepository,
     LedgerService,
+    BucketRepository,
+    BalanceService,
+    BalanceEventsRepository,
   ],
-  exports: [ActivationService],
+  exports: [ActivationService, BucketRepository],
 })
 export class PointsModule {}

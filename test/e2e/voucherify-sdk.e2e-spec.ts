@@ -115,4 +115,28 @@ describe('official Voucherify JS SDK (@voucherify/sdk 2.9.0)', () => {
     const taken = await sdk.loyalties.createMember(campaign.id, { customer: { source_id: 'sdk-member-3' }, voucher: first.code }).catch((error: unknown) => error);
     expect(taken).toMatchObject({ code: 400, key: 'voucher_already_published', resource_id: first.id });
   });
+
+  it('balance: addOrRemoveCardBalance (with and without the campaign), addPoints and getPointsExpiration', async () => {
+    const campaign = await client.loyalties.create({
+      name: 'SDK Balance Campaign',
+      type: 'AUTO_UPDATE',
+      voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } },
+    } as Parameters<typeof client.loyalties.create>[0]);
+    const member = await client.loyalties.createMember(campaign.id, { customer: { source_id: 'sdk-balance-1' } });
+    const related = { type: 'voucher', id: member.id };
+    const added = await client.loyalties.addOrRemoveCardBalance(member.code, { points: 100, reason: 'welcome', source_id: 'sdk-1' } as Parameters<typeof client.loyalties.addOrRemoveCardBalance>[1]);
+    expect(added).toStrictEqual({ points: 100, total: 100, balance: 100, type: 'loyalty_card', object: 'balance', related_object: related, operation_type: 'MANUAL' });
+    const removed = await client.loyalties.addOrRemoveCardBalance(member.code, { points: -30 }, 'SDK Balance Campaign');
+    expect(removed).toStrictEqual({ points: -30, total: 100, balance: 70, type: 'loyalty_card', object: 'balance', related_object: related, operation_type: 'MANUAL' });
+    const more = await client.loyalties.addPoints(campaign.id, member.code, { points: 5, expiration_type: 'CUSTOM_DATE', expiration_date: '2099-12-31' } as Parameters<typeof client.loyalties.addPoints>[2]);
+    expect(more).toStrictEqual({ points: 5, total: 105, balance: 75, type: 'loyalty_card', object: 'balance', related_object: related, operation_type: 'MANUAL' });
+    const exceeded = await client.loyalties.addOrRemoveCardBalance(member.code, { points: -1000 }).catch((error: unknown) => error);
+    expect(exceeded).toMatchObject({ code: 400, key: 'loyalty_card_points_exceeded' });
+    const buckets = await client.loyalties.getPointsExpiration(campaign.id, member.code, { limit: 10, page: 1 });
+    expect(buckets).toMatchObject({ object: 'list', data_ref: 'data', total: 2 });
+    expect(buckets.data.map((b) => [b.bucket.total_points, b.expires_at, b.status, b.object])).toEqual([
+      [5, '2099-12-31', 'ACTIVE', 'loyalty_points_bucket'],
+      [70, undefined, 'ACTIVE', 'loyalty_points_bucket'],
+    ]);
+  });
 });

@@ -134,6 +134,31 @@ export async function inParallel<T>(tasks: (() => Promise<T>)[], concurrency: nu
 const PENDING_EVENT = 'customer.voucher.loyalty_card.pending_points.';
 
 /**
+ * The bucket invariants of a project's cards (empty when sound): balance = Σ remaining of ACTIVE buckets
+ * (`offsets` as for projectViolations), balance = points − expired_points − subtracted_points, and no bucket
+ * holds less than 0 or more than it was given.
+ */
+export async function bucketViolations(db: PointsDb, projectId: string, offsets: Record<string, { balance: number; points: number }> = {}): Promise<unknown[]> {
+  const cards = await db.query<{ id: string; code: string; balance: string; points: string; expired: string; subtracted: string; buckets: string; bad: number }>(
+    `SELECT v.id, v.code, v.balance::bigint, v.points::bigint, v.expired_points::bigint AS expired, v.subtracted_points::bigint AS subtracted,
+            coalesce((SELECT sum(b.remaining) FROM loyalty_points_buckets b WHERE b.voucher_id = v.id AND b.status = 'ACTIVE'), 0)::bigint AS buckets,
+            (SELECT count(*)::int FROM loyalty_points_buckets b WHERE b.voucher_id = v.id AND (b.remaining < 0 OR b.remaining > b.total_points)) AS bad
+     FROM vouchers v WHERE v.project_id = $1`,
+    [projectId],
+  );
+  const broken: unknown[] = [];
+  for (const card of cards) {
+    const offset = offsets[card.id] ?? { balance: 0, points: 0 };
+    const balance = Number(card.balance) - offset.balance;
+    const points = Number(card.points) - offset.points;
+    if (balance !== Number(card.buckets) || balance !== points - Number(card.expired) - Number(card.subtracted) || card.bad > 0) {
+      broken.push({ card: card.code, balance, buckets: Number(card.buckets), points, expired: Number(card.expired), subtracted: Number(card.subtracted), badBuckets: card.bad });
+    }
+  }
+  return broken;
+}
+
+/**
  * Every ledger invariant of a project's cards, entries and earnings, as a list of what breaks (empty when
  * sound): balance = Σ ledger, points = Σ positive ledger, pending_points = Σ PENDING entries (`offsets`:
  * what a test added to a card's columns directly, by card id); one order_earnings row per (order, rule)
@@ -150,6 +175,7 @@ export async function projectViolations(db: PointsDb, projectId: string, offsets
      FROM vouchers v WHERE v.project_id = $1`,
     [projectId],
   );
+  broken.push(...(await bucketViolations(db, projectId, offsets)));
   for (const card of cards) {
     const offset = offsets[card.id] ?? { balance: 0, points: 0 };
     const [balance, points, pending] = [Number(card.balance) - offset.balance, Number(card.points) - offset.points, Number(card.pending_points)];

@@ -3,7 +3,7 @@ import type { AppConfig } from '../../config/app-config.js';
 import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from '../../database/migrations/index.js';
 
-export type DatabaseLimits = Pick<AppConfig, 'databaseUrl' | 'databaseQueryTimeoutMs'> & Partial<Pick<AppConfig, 'databaseLockTimeoutMs' | 'databasePool'>>;
+export type DatabaseLimits = Pick<AppConfig, 'databaseUrl' | 'databaseQueryTimeoutMs'> & Partial<Pick<AppConfig, 'databaseLockTimeoutMs' | 'databasePool' | 'pendingPointsDayMs'>>;
 
 /**
  * One definition of the connection for the API, the worker, the CLI and the tests. Every wait is bounded
@@ -34,6 +34,9 @@ export function dataSourceOptions(config: DatabaseLimits, applicationName = 'loy
       ...(statementMs > 0 ? { statement_timeout: statementMs, query_timeout: statementMs + 1_000 } : {}),
       ...(lockMs > 0 ? { lock_timeout: lockMs } : {}),
       keepAlive: true,
+      // The length of a day for the SQL that dates point buckets (loyalty_points_expire_after.sql): tests
+      // shorten it as they shorten a pending period.
+      ...(config.pendingPointsDayMs !== undefined ? { options: `-c loyalty.day_ms=${config.pendingPointsDayMs}` } : {}),
     },
   };
 }

@@ -16,6 +16,7 @@ import { VoucherTransaction } from '../../points/ledger/voucher-transaction.enti
 import { OrderEarning } from '../../points/orders/order-earning.entity.js';
 import { Order } from '../../points/orders/order.entity.js';
 import { PendingPoints } from '../../points/pending/pending-points.entity.js';
+import { PointsBucket } from '../../points/buckets/points-bucket.entity.js';
 import { InstanceSecret } from '../../database/instance-secret.entity.js';
 
 /** Every entity, listed explicitly: ESM builds have no reliable glob loading. */
@@ -35,6 +36,7 @@ export const ENTITIES = [
   OrderEarning,
   PendingPoints,
   VoucherTransaction,
+  PointsBucket,
   EventRecord,
   EventOutbox,
   Distribution,

@@ -12,6 +12,7 @@ import {
   MaxLength,
   Min,
   MinLength,
+  ValidateBy,
   ValidateIf,
 } from 'class-validator';
 import { Nested, Optional } from '../../common/validation/decorators.js';
@@ -90,6 +91,14 @@ export class LoyaltyCardExpirationRulesDto {
   @IsInt()
   @Min(0)
   @Max(12)
+  // A month number: 0 would name no month, and the expiry date of every credit would fail.
+  @ValidateBy({
+    name: 'particularMonth',
+    validator: {
+      validate: (value: unknown, args) => (args?.object as LoyaltyCardExpirationRulesDto).rounding_type !== 'PARTICULAR_MONTH' || (typeof value === 'number' && value >= 1),
+      defaultMessage: () => 'rounding_value must be a month 1-12 when rounding_type is PARTICULAR_MONTH',
+    },
+  })
   rounding_value?: number;
 
   @ApiPropertyOptional({ description: 'Month of the fixed expiry day; required for FIXED_DAY_OF_YEAR.', minimum: 1, maximum: 12 })

@@ -12,6 +12,8 @@ export const ERROR_KEYS = [
   'voucher_already_published',
   'invalid_pending_points_state',
   'invalid_amount',
+  'loyalty_card_points_exceeded',
+  'invalid_expiration_date',
   'invalid_request',
   'request_timeout',
   'payload_too_large',

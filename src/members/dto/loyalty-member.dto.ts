@@ -108,6 +108,12 @@ export class LoyaltyMemberCardDto {
 
   @ApiProperty({ description: 'Points earned but not yet activated.' })
   pending_points: number;
+
+  @ApiProperty({ description: 'Points that expired (their buckets\' last day passed): `balance` = `points` − `expired_points` − `subtracted_points`.' })
+  expired_points: number;
+
+  @ApiProperty({ description: 'Points removed by hand (POST …/balance with negative points).' })
+  subtracted_points: number;
 }
 
 export class LoyaltyMemberRedemptionDto {
@@ -245,7 +251,7 @@ export function toLoyaltyMember(card: PublishedCard): LoyaltyMemberDto {
     type: 'LOYALTY_CARD',
     discount: null,
     gift: null,
-    loyalty_card: { points: card.points, balance: card.balance, pending_points: card.pendingPoints },
+    loyalty_card: { points: card.points, balance: card.balance, pending_points: card.pendingPoints, expired_points: card.expiredPoints, subtracted_points: card.subtractedPoints },
     start_date: campaign.startDate?.toISOString() ?? null,
     expiration_date: campaign.expirationDate?.toISOString() ?? null,
     validity_timeframe: campaign.validityTimeframe as LoyaltyMemberDto['validity_timeframe'],

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
-import { Campaign } from '../../campaigns/campaign.entity.js';
+import { Campaign, type ExpirationRules } from '../../campaigns/campaign.entity.js';
 
 export const EARNING_EVENTS = ['order.paid'] as const;
 export type EarningEvent = (typeof EARNING_EVENTS)[number];
@@ -48,6 +48,10 @@ export class EarningRule {
   /** `source.banner`: the rule's name. */
   @Column({ type: 'text', nullable: true })
   banner: string | null;
+
+  /** When the points this rule credits expire; null: the campaign's rules apply. */
+  @Column({ name: 'expiration_rules', type: 'jsonb', nullable: true })
+  expirationRules: ExpirationRules | null;
 
   @Column({ type: 'boolean', default: true })
   active: boolean;

@@ -17,6 +17,7 @@ interface EarningRuleNowRow {
   event: EarningRule['event'];
   loyalty: EarningRule['loyalty'];
   pending_points: EarningRule['pendingPoints'];
+  expiration_rules: EarningRule['expirationRules'];
   banner: string | null;
   active: boolean;
   start_date: Date | null;
@@ -30,7 +31,7 @@ interface EarningRuleNowRow {
 /** Every paid order reads this: prepared once per connection, only the columns earning needs from the campaign. */
 export const EARNING_NOW = prepared(
   'earning_rules_now',
-  `SELECT r.id, r.project_id, r.campaign_id, r.event, r.loyalty, r.pending_points, r.banner, r.active, r.start_date, r.expiration_date,
+  `SELECT r.id, r.project_id, r.campaign_id, r.event, r.loyalty, r.pending_points, r.expiration_rules, r.banner, r.active, r.start_date, r.expiration_date,
           r.metadata, r.created_at, r.updated_at, c.auto_join
    FROM earning_rules r JOIN campaigns c ON c.id = r.campaign_id
    WHERE r.project_id = $1 AND r.event = 'order.paid' AND r.active
@@ -38,7 +39,7 @@ export const EARNING_NOW = prepared(
      AND c.deleted_at IS NULL AND c.active AND (c.start_date IS NULL OR c.start_date <= now()) AND (c.expiration_date IS NULL OR c.expiration_date >= now())
    ORDER BY r.created_at, r.id`,
 );
-export type EarningRulePatch = Partial<Pick<EarningRule, 'loyalty' | 'pendingPoints' | 'banner' | 'active' | 'startDate' | 'expirationDate' | 'metadata'>>;
+export type EarningRulePatch = Partial<Pick<EarningRule, 'loyalty' | 'pendingPoints' | 'expirationRules' | 'banner' | 'active' | 'startDate' | 'expirationDate' | 'metadata'>>;
 
 @Injectable()
 export class EarningRuleRepository {
@@ -90,6 +91,7 @@ export class EarningRuleRepository {
       event: row.event,
       loyalty: row.loyalty,
       pendingPoints: row.pending_points,
+      expirationRules: row.expiration_rules,
       banner: row.banner,
       active: row.active,
       startDate: row.start_date,

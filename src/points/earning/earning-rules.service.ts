@@ -3,6 +3,7 @@ import type { ProjectContext } from '../../auth/auth.service.js';
 import { CampaignsService } from '../../campaigns/campaigns.service.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { base62Id } from '../../common/ids.js';
+import type { ExpirationRules } from '../../campaigns/campaign.entity.js';
 import type { EarningLoyalty, EarningRule } from './earning-rule.entity.js';
 import { type EarningRuleNow, type EarningRulePatch, EarningRuleRepository } from './earning-rule.repository.js';
 import {
@@ -37,6 +38,7 @@ export class EarningRulesService {
         loyalty: loyaltyOf(dto.loyalty, dtos.length > 1 ? `[${i}] ` : ''),
         pendingPoints: dto.pending_points ? { period_type: dto.pending_points.period_type, period_value: dto.pending_points.period_value } : null,
         banner: dto.source?.banner ?? null,
+        expirationRules: dto.expiration_rules ? plainRules(dto.expiration_rules) : null,
         active: dto.active ?? true,
         startDate: start,
         expirationDate: expiration,
@@ -62,6 +64,7 @@ export class EarningRulesService {
     const patch: EarningRulePatch = {};
     if (dto.loyalty !== undefined) patch.loyalty = loyaltyOf(dto.loyalty, '');
     if (dto.pending_points !== undefined) patch.pendingPoints = dto.pending_points === null ? null : { period_type: dto.pending_points.period_type, period_value: dto.pending_points.period_value };
+    if (dto.expiration_rules !== undefined) patch.expirationRules = dto.expiration_rules === null ? null : plainRules(dto.expiration_rules);
     if (dto.source?.banner !== undefined) patch.banner = dto.source.banner;
     if (dto.active !== undefined) patch.active = dto.active;
     if (dto.start_date !== undefined) patch.startDate = dto.start_date === null ? null : new Date(dto.start_date);
@@ -100,6 +103,11 @@ function loyaltyOf(dto: EarningLoyaltyDto, item: string): EarningLoyalty {
   if (dto.points !== undefined) throw ApiError.invalidPayload(`${item}loyalty of type PROPORTIONAL takes order.amount.points, not points`);
   const amount = dto.order?.amount as { every: number; points: number };
   return { type: 'PROPORTIONAL', calculation_type: 'ORDER_AMOUNT', order: { amount: { every: amount.every, points: amount.points } } };
+}
+
+/** The validated DTO as stored: its own fields only, no class instance. */
+function plainRules(dto: ExpirationRules): ExpirationRules {
+  return JSON.parse(JSON.stringify(dto)) as ExpirationRules;
 }
 
 function checkDates(start: Date | null, expiration: Date | null, item: string): void {

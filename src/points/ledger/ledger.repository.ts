@@ -15,16 +15,18 @@ export interface NewTransaction {
   balanceAfter: number;
   orderId: string | null;
   pendingPointsId: string | null;
+  /** The caller's own id of a change made by hand. */
+  sourceId?: string | null;
   details: TransactionDetails;
 }
 
 export const INSERT = prepared(
   'ledger_insert',
-  `INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, details, created_at)
-       SELECT id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, details, $2
-       FROM ROWS FROM (json_to_recordset($1::json) AS (id text, project_id text, voucher_id text, campaign_id text, type text, points int,
-            balance_after bigint, order_id text, pending_points_id text, details json)) WITH ORDINALITY AS t(id, project_id, voucher_id, campaign_id,
-            type, points, balance_after, order_id, pending_points_id, details, n)
+  `INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, source_id, details, created_at)
+       SELECT id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, source_id, details, $2
+       FROM ROWS FROM (json_to_recordset($1::json) AS (id text, project_id text, voucher_id text, campaign_id text, type text, points bigint,
+            balance_after bigint, order_id text, pending_points_id text, source_id text, details json)) WITH ORDINALITY AS t(id, project_id, voucher_id, campaign_id,
+            type, points, balance_after, order_id, pending_points_id, source_id, details, n)
        ORDER BY n`,
 );
 
@@ -49,6 +51,7 @@ export class LedgerRepository {
             balance_after: row.balanceAfter,
             order_id: row.orderId,
             pending_points_id: row.pendingPointsId,
+            source_id: row.sourceId ?? null,
             details: row.details,
           })),
         ),

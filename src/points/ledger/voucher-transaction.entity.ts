@@ -3,7 +3,7 @@ import { BIGINT_AS_NUMBER } from '../../database/bigint-as-number.js';
 import { LoyaltyCard } from '../../cards/card.entity.js';
 
 /** Voucherify's loyalty card transaction types that this service writes. */
-export const TRANSACTION_TYPES = ['POINTS_ADDITION', 'POINTS_ACCRUAL', 'PENDING_POINTS_ACTIVATION'] as const;
+export const TRANSACTION_TYPES = ['POINTS_ADDITION', 'POINTS_REMOVAL', 'POINTS_ACCRUAL', 'PENDING_POINTS_ACTIVATION', 'POINTS_EXPIRATION'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
 /** What a transaction shows of its origin (Voucherify's `details`), fixed when it is written. */
@@ -21,6 +21,8 @@ export interface TransactionDetails {
   earning_rule?: { id: string; source: { banner: string | null } };
   pending_points?: { id: string };
   reason?: string;
+  /** Expiries: the buckets that expired. */
+  buckets?: { id: string; points: number; expires_at: string }[];
 }
 
 /**
@@ -58,9 +60,13 @@ export class VoucherTransaction {
   @Column({ type: 'text' })
   type: TransactionType;
 
-  /** Change of the balance (positive: added). */
-  @Column({ type: 'integer' })
+  /** Change of the balance (positive: added); bigint, as an expiry may take more than an integer's worth at once. */
+  @Column({ type: 'bigint', transformer: BIGINT_AS_NUMBER })
   points: number;
+
+  /** The caller's own id of a change made by hand (`source_id` of the balance request). */
+  @Column({ name: 'source_id', type: 'text', nullable: true })
+  sourceId: string | null;
 
   /** The card's balance after this transaction. */
   @Column({ name: 'balance_after', type: 'bigint', transformer: BIGINT_AS_NUMBER })

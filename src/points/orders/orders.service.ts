@@ -8,6 +8,7 @@ import { TransactionRunner } from '../../database/transaction-runner.js';
 import { type EventCause, requestCause } from '../../events/events.service.js';
 import { type CardBalance, CardRepository, type LockedCards } from '../../cards/card.repository.js';
 import { EarningPlanner, earnedPoints, type PlannedEarning } from '../earning/earning-planner.service.js';
+import { BucketRepository } from '../buckets/bucket.repository.js';
 import { LedgerRepository, type NewTransaction } from '../ledger/ledger.repository.js';
 import type { PendingPointsDetails } from '../pending/pending-points.entity.js';
 import type { PendingPoints } from '../pending/pending-points.entity.js';
@@ -36,6 +37,7 @@ export class OrdersService {
     private readonly transactions: TransactionRunner,
     private readonly cards: CardRepository,
     private readonly ledger: LedgerRepository,
+    private readonly buckets: BucketRepository,
     private readonly pending: PendingPointsService,
     private readonly config: AppConfig,
   ) {}
@@ -129,7 +131,13 @@ export class OrdersService {
       cause,
       accruals.map((e) => ({ cardId: e.planned.cardId, points: e.points, pending: 0 })),
     );
-    if (accruals.length) await this.ledger.insert(locked, this.accrualTransactions(order, accruals, cards, paid), new Date());
+    if (accruals.length) {
+      await this.ledger.insert(locked, this.accrualTransactions(order, accruals, cards, paid), new Date());
+      await this.buckets.credit(
+        locked,
+        accruals.map((e) => ({ projectId: order.projectId, cardId: e.planned.cardId, campaignId: e.planned.rule.campaignId, points: e.points, expiry: { earningRuleId: e.planned.rule.id } })),
+      );
+    }
     return created;
   }
 

@@ -24,6 +24,8 @@ export interface ActivatedEntry {
  * - `cards`: each card credited once with its entries' sum (their locks are held already);
  * - `joined`/`run`: each entry's card right after it, entries of one card applying in id order;
  * - `tx`: one PENDING_POINTS_ACTIVATION ledger row per entry (unique per entry: the last line of defence);
+ * - `bk`: one point bucket per entry, its expiry counted from today (pending points start their clock at
+ *   activation) under the earning rule's expiration rules, else the campaign's;
  * - `ev`: one `customer.voucher.loyalty_card.pending_points.activated` event per entry, its `data` built by
  *   the payload functions of src/database/functions/ (customer, campaign, voucher, order, pending_points)
  *   and in the statement (balance, transaction).
@@ -60,6 +62,16 @@ WITH upd AS (
   INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, details, created_at)
   SELECT transaction_id, project_id, voucher_id, campaign_id, 'PENDING_POINTS_ACTIVATION', points, balance, order_id, id, transaction_details, now()
   FROM run ORDER BY voucher_id, id
+), bk AS (
+  INSERT INTO loyalty_points_buckets (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after)
+  SELECT 'lopb_' || left(md5(random()::text || clock_timestamp()::text || r.id), 18), r.project_id, r.voucher_id, r.campaign_id, r.points, r.points,
+         e.expires_at, loyalty_points_expire_after(e.expires_at, pr.time_zone)
+  FROM run r
+  JOIN projects pr ON pr.id = r.project_id
+  JOIN campaigns ca ON ca.id = r.campaign_id
+  LEFT JOIN earning_rules er ON er.id = (r.entry).earning_rule_id
+  CROSS JOIN LATERAL (SELECT loyalty_points_expiry_date(coalesce(er.expiration_rules, ca.voucher->'loyalty_card'->'expiration_rules'),
+                                                         (now() AT TIME ZONE pr.time_zone)::date) AS expires_at) e
 ), ev AS (
   ${eventsInsertSql(`
     SELECT r.project_id, '${EVENTS.CUSTOMER.VOUCHER.LOYALTY_CARD.PENDING_POINTS.ACTIVATED}'::text AS type, r.customer_id AS entity_id, $3::text AS group_id,

@@ -4,6 +4,8 @@ import { LimitQueryDto } from '../../../common/pagination/limit-query.dto.js';
 import { IsDateTime, IsMetadata, Nested, Optional, QueryInt } from '../../../common/validation/decorators.js';
 import { EARNING_EVENTS, type EarningEvent, type EarningLoyalty, type EarningRule, type PendingPointsRule } from '../earning-rule.entity.js';
 import { EXAMPLE_IDS, patternExample } from '../../../common/openapi/examples.js';
+import { LoyaltyCardExpirationRulesDto } from '../../../campaigns/dto/campaign-settings.dto.js';
+import type { ExpirationRules } from '../../../campaigns/campaign.entity.js';
 
 export const EARNING_RULE_ID = /^ern_[a-zA-Z0-9]+$/;
 /** Largest point amounts: a ledger row holds an int4. */
@@ -91,6 +93,10 @@ export class CreateEarningRuleDto {
   @Nested(() => PendingPointsRuleDto, { optional: 'nullable', object: true })
   pending_points?: PendingPointsRuleDto | null;
 
+  @ApiPropertyOptional({ type: LoyaltyCardExpirationRulesDto, nullable: true, description: 'When the points this rule credits expire; supersedes the campaign\'s `voucher.loyalty_card.expiration_rules`. Pending points start their clock at activation.' })
+  @Nested(() => LoyaltyCardExpirationRulesDto, { optional: 'nullable', object: true })
+  expiration_rules?: LoyaltyCardExpirationRulesDto | null;
+
   @ApiPropertyOptional({ type: EarningRuleSourceDto })
   @Nested(() => EarningRuleSourceDto, { optional: true, object: true })
   source?: EarningRuleSourceDto;
@@ -125,6 +131,10 @@ export class UpdateEarningRuleDto {
   @ApiPropertyOptional({ type: PendingPointsRuleDto, nullable: true, description: 'null removes it: later earnings go straight to the balance (entries already pending stay).' })
   @Nested(() => PendingPointsRuleDto, { optional: 'nullable', object: true })
   pending_points?: PendingPointsRuleDto | null;
+
+  @ApiPropertyOptional({ type: LoyaltyCardExpirationRulesDto, nullable: true, description: 'When the points this rule credits expire; supersedes the campaign\'s `voucher.loyalty_card.expiration_rules`. Pending points start their clock at activation.' })
+  @Nested(() => LoyaltyCardExpirationRulesDto, { optional: 'nullable', object: true })
+  expiration_rules?: LoyaltyCardExpirationRulesDto | null;
 
   @ApiPropertyOptional({ type: EarningRuleSourceDto })
   @Nested(() => EarningRuleSourceDto, { optional: true, object: true })
@@ -206,6 +216,9 @@ export class EarningRuleDto {
   @ApiProperty({ type: PendingPointsRuleDto, nullable: true })
   pending_points: PendingPointsRule | null;
 
+  @ApiProperty({ type: LoyaltyCardExpirationRulesDto, nullable: true, description: 'null: the campaign\'s expiration rules apply.' })
+  expiration_rules: ExpirationRules | null;
+
   @ApiProperty({ type: 'object', additionalProperties: true })
   metadata: Record<string, unknown>;
 
@@ -240,6 +253,7 @@ export function toEarningRuleDto(rule: EarningRule): EarningRuleDto {
     start_date: rule.startDate?.toISOString() ?? null,
     expiration_date: rule.expirationDate?.toISOString() ?? null,
     pending_points: rule.pendingPoints,
+    expiration_rules: rule.expirationRules,
     metadata: rule.metadata,
     object: 'earning_rule',
   };

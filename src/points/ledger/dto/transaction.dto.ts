@@ -12,8 +12,8 @@ export class TransactionDto {
   @ApiProperty({ example: EXAMPLE_IDS.transaction })
   id: string;
 
-  @ApiProperty({ type: String, nullable: true, description: 'Always null: transactions here are made by the service.' })
-  source_id: null;
+  @ApiProperty({ type: String, nullable: true, description: 'The `source_id` of a balance change made by hand (POST …/balance); null otherwise.' })
+  source_id: string | null;
 
   @ApiProperty({ example: EXAMPLE_IDS.card })
   voucher_id: string;
@@ -27,13 +27,13 @@ export class TransactionDto {
   @ApiProperty({ type: String, nullable: true })
   reason: string | null;
 
-  @ApiProperty({ enum: TRANSACTION_TYPES, description: 'POINTS_ADDITION: the campaign\'s initial points of a new card; POINTS_ACCRUAL: points earned straight to the balance; PENDING_POINTS_ACTIVATION: a pending entry activated.' })
+  @ApiProperty({ enum: TRANSACTION_TYPES, description: 'POINTS_ADDITION: points added by hand (POST …/balance) or the campaign\'s initial points of a new card; POINTS_REMOVAL: points removed by hand; POINTS_ACCRUAL: points earned straight to the balance; PENDING_POINTS_ACTIVATION: a pending entry activated; POINTS_EXPIRATION: buckets expired (negative points; `details.buckets`).' })
   type: TransactionType;
 
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
-    description: '`balance` (the card after the transaction: `points` = the change, `total` = points ever added, `balance`), and where it came from: `order`, `event`, `earning_rule`, `pending_points`.',
+    description: '`balance` (the card after the transaction: `points` = the change, `total` = points ever added, `balance`), and where it came from: `order`, `event`, `earning_rule`, `pending_points`, `reason` (changes by hand), `buckets` (expiries: `{id, points, expires_at}` each).',
   })
   details: TransactionDetails;
 
@@ -73,6 +73,7 @@ export interface TransactionView {
   voucherId: string;
   campaignId: string;
   type: TransactionType;
+  sourceId?: string | null;
   details: TransactionDetails;
   createdAt: Date;
 }
@@ -80,7 +81,7 @@ export interface TransactionView {
 export function toTransactionDto(row: TransactionView): TransactionDto {
   return {
     id: row.id,
-    source_id: null,
+    source_id: row.sourceId ?? null,
     voucher_id: row.voucherId,
     campaign_id: row.campaignId,
     source: null,

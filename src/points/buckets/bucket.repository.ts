@@ -1,0 +1,146 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { prepared, runPrepared } from '../../database/prepared.js';
+import type { LockedCards } from '../../cards/card.repository.js';
+import { hexId } from '../../common/ids.js';
+
+/**
+ * When a credit's points expire: on a given last day, never, or by the rules (the earning rule's
+ * `expiration_rules` when it has them, else the campaign's, else never), counted from today in the
+ * project's time zone.
+ */
+export type BucketExpiry = { date: string } | 'NON_EXPIRING' | { earningRuleId: string | null };
+
+export interface BucketCredit {
+  projectId: string;
+  cardId: string;
+  campaignId: string;
+  points: number;
+  expiry: BucketExpiry;
+}
+
+/** A bucket as the API lists it. */
+export interface BucketView {
+  id: string;
+  voucherId: string;
+  campaignId: string;
+  remaining: number;
+  status: string;
+  expiresAt: string | null;
+  createdAt: Date;
+  updatedAt: Date | null;
+}
+
+/**
+ * One statement for a change's credits. The day a bucket's points expire is computed here, from the rules
+ * stored with the earning rule and the campaign, by the same SQL function the activation statement and the
+ * initial-points trigger call (loyalty_points_expiry_date.sql), so every way points arrive dates them alike.
+ */
+export const CREDIT = prepared(
+  'buckets_credit',
+  `INSERT INTO loyalty_points_buckets (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after)
+   SELECT c.id, c.project_id, c.voucher_id, c.campaign_id, c.points, c.points, e.expires_at, loyalty_points_expire_after(e.expires_at, p.time_zone)
+   FROM json_to_recordset($1::json) AS c(id text, project_id text, voucher_id text, campaign_id text, points bigint, date date, never boolean, earning_rule_id text)
+   JOIN projects p ON p.id = c.project_id
+   JOIN campaigns ca ON ca.id = c.campaign_id
+   LEFT JOIN earning_rules er ON er.id = c.earning_rule_id
+   CROSS JOIN LATERAL (SELECT CASE
+       WHEN c.date IS NOT NULL THEN c.date
+       WHEN c.never THEN NULL
+       ELSE loyalty_points_expiry_date(coalesce(er.expiration_rules, ca.voucher->'loyalty_card'->'expiration_rules'), (now() AT TIME ZONE p.time_zone)::date)
+     END AS expires_at) e`,
+);
+
+/**
+ * A removal drains the card's buckets that still hold points, the soonest-expiring first (never-expiring
+ * last; among equals the oldest), through the index of exactly those buckets.
+ */
+export const DRAIN = prepared(
+  'buckets_drain',
+  `WITH b AS (
+     SELECT id, remaining, sum(remaining) OVER (ORDER BY expires_at NULLS LAST, created_at, id) - remaining AS before
+     FROM loyalty_points_buckets WHERE voucher_id = $1 AND status = 'ACTIVE' AND remaining > 0
+   ), take AS (
+     SELECT id, least(remaining, $2::bigint - before) AS taken FROM b WHERE before < $2::bigint
+   )
+   UPDATE loyalty_points_buckets x SET remaining = x.remaining - take.taken, updated_at = now()
+   FROM take WHERE x.id = take.id
+   RETURNING x.id, take.taken`,
+);
+
+/** The point buckets of cards: credited, drained and listed here; expired by ExpiryRepository. */
+@Injectable()
+export class BucketRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** A bucket per credit, on locked cards. */
+  async credit(locked: LockedCards, credits: BucketCredit[]): Promise<void> {
+    if (!credits.length) return;
+    locked.require(credits.map((c) => c.cardId));
+    await runPrepared(locked.tx, CREDIT, [
+      JSON.stringify(
+        credits.map((c) => ({
+          id: hexId('lopb_'),
+          project_id: c.projectId,
+          voucher_id: c.cardId,
+          campaign_id: c.campaignId,
+          points: c.points,
+          date: typeof c.expiry === 'object' && 'date' in c.expiry ? c.expiry.date : null,
+          never: c.expiry === 'NON_EXPIRING',
+          earning_rule_id: typeof c.expiry === 'object' && 'earningRuleId' in c.expiry ? c.expiry.earningRuleId : null,
+        })),
+      ),
+    ]);
+  }
+
+  /** Takes `points` out of a locked card's buckets, soonest-expiring first; the caller checked the balance covers them. */
+  async drain(locked: LockedCards, cardId: string, points: number): Promise<{ id: string; taken: number }[]> {
+    locked.require([cardId]);
+    const [rows] = await runPrepared<[{ id: string; taken: string }[], number]>(locked.tx, DRAIN, [cardId, points]);
+    return rows.map((row) => ({ id: row.id, taken: Number(row.taken) }));
+  }
+
+  /** Today in the project's time zone (`YYYY-MM-DD`): the first day a bucket may be given as its last. */
+  async today(projectId: string): Promise<string> {
+    const [row] = (await this.dataSource.query(`SELECT to_char(now() AT TIME ZONE time_zone, 'YYYY-MM-DD') AS today FROM projects WHERE id = $1`, [projectId])) as { today: string }[];
+    return row.today;
+  }
+
+  /** One page of a card's ACTIVE buckets, the soonest-expiring first, and how many there are. */
+  async list(projectId: string, cardId: string, limit: number, offset: number): Promise<{ rows: BucketView[]; total: number }> {
+    const rows = (await this.dataSource.query(
+      `SELECT id, voucher_id, campaign_id, remaining, status, to_char(expires_at, 'YYYY-MM-DD') AS expires_at, created_at, updated_at
+       FROM loyalty_points_buckets WHERE voucher_id = $1 AND project_id = $2 AND status = 'ACTIVE'
+       ORDER BY expires_at NULLS LAST, created_at, id LIMIT $3 OFFSET $4`,
+      [cardId, projectId, limit, offset],
+    )) as { id: string; voucher_id: string; campaign_id: string; remaining: string; status: string; expires_at: string | null; created_at: Date; updated_at: Date | null }[];
+    const [{ total }] = (await this.dataSource.query(`SELECT count(*)::int AS total FROM loyalty_points_buckets WHERE voucher_id = $1 AND project_id = $2 AND status = 'ACTIVE'`, [
+      cardId,
+      projectId,
+    ])) as { total: number }[];
+    return {
+      rows: rows.map((row) => ({
+        id: row.id,
+        voucherId: row.voucher_id,
+        campaignId: row.campaign_id,
+        remaining: Number(row.remaining),
+        status: row.status,
+        expiresAt: row.expires_at,
+        createdAt: row.created_at,
+        updatedAt: row.updated_at,
+      })),
+      total,
+    };
+  }
+
+  /** After a project's time zone changed: its ACTIVE buckets expire at the end of their last day there. */
+  async reschedule(projectId: string): Promise<number> {
+    const [, count] = (await this.dataSource.query(
+      `UPDATE loyalty_points_buckets b SET expire_after = loyalty_points_expire_after(b.expires_at, p.time_zone)
+       FROM projects p WHERE p.id = b.project_id AND b.project_id = $1 AND b.status = 'ACTIVE' AND b.expires_at IS NOT NULL`,
+      [projectId],
+    )) as [unknown, number];
+    return count;
+  }
+}

@@ -1,0 +1,64 @@
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
+import { BIGINT_AS_NUMBER } from '../../database/bigint-as-number.js';
+import { LoyaltyCard } from '../../cards/card.entity.js';
+
+export const BUCKET_STATUSES = ['ACTIVE', 'EXPIRED'] as const;
+export type BucketStatus = (typeof BUCKET_STATUSES)[number];
+
+/**
+ * A loyalty points bucket (`lopb_`): the points of one credit of a card (an accrual, an activation, an
+ * addition, the campaign's initial points) with the day they expire. The card's balance is always the sum
+ * of `remaining` over its ACTIVE buckets: removals drain them soonest-expiring first, and the worker turns
+ * a bucket EXPIRED (its remaining points leave the balance) once its last day is over. Written only under
+ * the card's lock (CardRepository), together with the ledger row of the same change.
+ */
+@Entity({ name: 'loyalty_points_buckets' })
+@Check('CHK_points_buckets_remaining', `"remaining" >= 0 AND "remaining" <= "total_points"`)
+// Removals: a card's buckets that still hold points, soonest-expiring first.
+@Index('idx_points_buckets_drain', ['voucherId', 'expiresAt', 'createdAt'], { where: `"status" = 'ACTIVE' AND "remaining" > 0` })
+// The list of a card's buckets, and the expiry of the cards' buckets already chosen.
+@Index('idx_points_buckets_card', ['voucherId', 'expiresAt'], { where: `"status" = 'ACTIVE'` })
+// The expiry sweep: each project's buckets whose moment has come, soonest first.
+@Index('idx_points_buckets_due', ['projectId', 'expireAfter'], { where: `"status" = 'ACTIVE' AND "expire_after" IS NOT NULL` })
+export class PointsBucket {
+  @PrimaryColumn({ type: 'text' })
+  id: string;
+
+  @Column({ name: 'project_id', type: 'text' })
+  projectId: string;
+
+  @Column({ name: 'voucher_id', type: 'text' })
+  voucherId: string;
+
+  @ManyToOne(() => LoyaltyCard, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'voucher_id' })
+  card?: Relation<LoyaltyCard>;
+
+  @Column({ name: 'campaign_id', type: 'text' })
+  campaignId: string;
+
+  /** The points the credit put in. */
+  @Column({ name: 'total_points', type: 'bigint', transformer: BIGINT_AS_NUMBER })
+  totalPoints: number;
+
+  /** The points still in it (what the API shows as `bucket.total_points`); what expired, once EXPIRED. */
+  @Column({ type: 'bigint', transformer: BIGINT_AS_NUMBER })
+  remaining: number;
+
+  @Column({ type: 'text', default: 'ACTIVE' })
+  status: BucketStatus;
+
+  /** The last day the points can be spent, in the project's time zone; null: they never expire. */
+  @Column({ name: 'expires_at', type: 'date', nullable: true })
+  expiresAt: string | null;
+
+  /** The moment the bucket expires: 00:00 after `expires_at` in the project's time zone (loyalty_points_expire_after). */
+  @Column({ name: 'expire_after', type: 'timestamptz', nullable: true })
+  expireAfter: Date | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
+  createdAt: Date;
+
+  @Column({ name: 'updated_at', type: 'timestamptz', precision: 3, nullable: true })
+  updatedAt: Date | null;
+}
