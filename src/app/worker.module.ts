@@ -7,6 +7,7 @@ import { AppConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { DiagnosticsWorker } from '../diagnostics/diagnostics-worker.module.js';
 import { DeliveryWorker } from '../events/delivery/worker/delivery-worker.module.js';
+import { IdempotencyWorker } from '../idempotency/idempotency-worker.module.js';
 import { Metrics } from '../metrics/metrics.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { WorkerMetricsServer } from '../metrics/worker-metrics.server.js';
@@ -24,7 +25,7 @@ import { WorkerHeartbeat } from '../queue/worker-heartbeat.js';
  * The features' worker modules: this does not compile while a queue has no processor among them. Their
  * sweeps are found, and start, in this order.
  */
-const FEATURES = workerFeatures([DeliveryWorker, DiagnosticsWorker, CampaignsWorker, PointsWorker]);
+const FEATURES = workerFeatures([DeliveryWorker, DiagnosticsWorker, CampaignsWorker, PointsWorker, IdempotencyWorker]);
 
 /**
  * The worker's own life cycle, knowing no feature: the features' loops (WorkerLoop) and sweeps (WorkerSweep)

@@ -39,6 +39,13 @@ describe('loadConfig', () => {
     expect(config.webhook).toEqual({ timeoutMs: 10_000, retryBaseMs: 60_000, allowedCidrs: [], projectMaxInFlight: 50, socketIdleMs: 4_000, maxDistributionsPerProject: 100, relayMaxDeliveries: 5_000 });
   });
 
+  it('applies the documented defaults of Idempotency-Key', () => {
+    const config = loadConfig({ IDEMPOTENCY_TTL_MS: '', IDEMPOTENCY_LEASE_MS: '', IDEMPOTENCY_SWEEP_MS: '' });
+    expect(config.idempotency).toEqual({ ttlMs: 86_400_000, leaseMs: 60_000 });
+    expect(config.sweeps.idempotencyMs).toBe(60_000);
+    expect(loadConfig({ IDEMPOTENCY_TTL_MS: '3600000', IDEMPOTENCY_LEASE_MS: '5000', IDEMPOTENCY_SWEEP_MS: '10' })).toMatchObject({ idempotency: { ttlMs: 3_600_000, leaseMs: 5_000 }, sweeps: { idempotencyMs: 10 } });
+  });
+
   it.each([
     ['PORT', 'abc', 'PORT must be an integer between 1 and 65535 (got "abc")'],
     ['PORT', '70000', 'PORT must be an integer between 1 and 65535 (got "70000")'],
@@ -57,6 +64,11 @@ describe('loadConfig', () => {
     ['WORKER_METRICS_PORT', '70000', 'WORKER_METRICS_PORT must be an integer between 1 and 65535 (got "70000")'],
     ['METRICS_GAUGE_CACHE_MS', '-1', 'METRICS_GAUGE_CACHE_MS must be an integer from 0 to 300000 (milliseconds; 0 = read at every scrape) (got "-1")'],
     ['METRICS_GAUGE_CACHE_MS', '300001', 'METRICS_GAUGE_CACHE_MS must be an integer from 0 to 300000'],
+    ['IDEMPOTENCY_TTL_MS', '59999', 'IDEMPOTENCY_TTL_MS must be an integer from 60000 to 2592000000 (milliseconds) (got "59999")'],
+    ['IDEMPOTENCY_TTL_MS', '2592000001', 'IDEMPOTENCY_TTL_MS must be an integer from 60000 to 2592000000'],
+    ['IDEMPOTENCY_LEASE_MS', '999', 'IDEMPOTENCY_LEASE_MS must be an integer from 1000 to 3600000 (milliseconds) (got "999")'],
+    ['IDEMPOTENCY_LEASE_MS', '1m', 'IDEMPOTENCY_LEASE_MS must be an integer from 1000 to 3600000'],
+    ['IDEMPOTENCY_SWEEP_MS', '9', 'IDEMPOTENCY_SWEEP_MS must be an integer from 10 to 86400000'],
     ['ADMIN_TOKEN', 'too-short', 'ADMIN_TOKEN must be 16-200 printable ASCII characters without spaces'],
     ['ADMIN_TOKEN', 'pässwörd-0123456789', 'ADMIN_TOKEN must be 16-200 printable ASCII characters without spaces'],
   ])('rejects %s=%s with a message naming it', (name, value, message) => {

@@ -211,6 +211,25 @@ export class EnvironmentVariables {
   CARD_GENERATION_SWEEP_MS: number = 60_000;
 
   @Transform(toInt)
+  @IsInt({ message: 'IDEMPOTENCY_TTL_MS must be an integer from 60000 to 2592000000 (milliseconds)' })
+  @Min(60_000, { message: 'IDEMPOTENCY_TTL_MS must be an integer from 60000 to 2592000000 (milliseconds)' })
+  @Max(2_592_000_000, { message: 'IDEMPOTENCY_TTL_MS must be an integer from 60000 to 2592000000 (milliseconds)' })
+  IDEMPOTENCY_TTL_MS: number = 86_400_000;
+
+  /** A claim older than this whose request never finished (its process died) may be taken over by a retry. */
+  @Transform(toInt)
+  @IsInt({ message: 'IDEMPOTENCY_LEASE_MS must be an integer from 1000 to 3600000 (milliseconds)' })
+  @Min(1_000, { message: 'IDEMPOTENCY_LEASE_MS must be an integer from 1000 to 3600000 (milliseconds)' })
+  @Max(3_600_000, { message: 'IDEMPOTENCY_LEASE_MS must be an integer from 1000 to 3600000 (milliseconds)' })
+  IDEMPOTENCY_LEASE_MS: number = 60_000;
+
+  @Transform(toInt)
+  @IsInt({ message: 'IDEMPOTENCY_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
+  @Min(10, { message: 'IDEMPOTENCY_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
+  @Max(86_400_000, { message: 'IDEMPOTENCY_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
+  IDEMPOTENCY_SWEEP_MS: number = 60_000;
+
+  @Transform(toInt)
   @IsInt({ message: 'CARD_GENERATION_TURN_CARDS must be an integer from 1 to 1000000 (cards)' })
   @Min(1, { message: 'CARD_GENERATION_TURN_CARDS must be an integer from 1 to 1000000 (cards)' })
   @Max(1_000_000, { message: 'CARD_GENERATION_TURN_CARDS must be an integer from 1 to 1000000 (cards)' })

@@ -10,6 +10,7 @@ import { WebhookAttempt, WebhookDelivery } from '../../events/delivery/webhook-d
 import { Distribution } from '../../events/distributions/distribution.entity.js';
 import { EventOutbox, EventRecord } from '../../events/event.entity.js';
 import { WebhookSecret } from '../../events/secrets/webhook-secret.entity.js';
+import { IdempotencyKey } from '../../idempotency/idempotency-key.entity.js';
 import { Member } from '../../members/member.entity.js';
 import { EarningRule } from '../../points/earning/earning-rule.entity.js';
 import { VoucherTransaction } from '../../points/ledger/voucher-transaction.entity.js';
@@ -43,4 +44,5 @@ export const ENTITIES = [
   WebhookSecret,
   WebhookDelivery,
   WebhookAttempt,
+  IdempotencyKey,
 ];

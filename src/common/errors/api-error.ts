@@ -8,6 +8,8 @@ export const ERROR_KEYS = [
   'duplicate_found',
   'resource_protected',
   'member_already_exists',
+  'idempotency_request_in_progress',
+  'idempotency_key_reused',
   'no_voucher_suitable_for_publication',
   'voucher_already_published',
   'invalid_pending_points_state',
