@@ -13,10 +13,11 @@ const EXCEEDED = '400 loyalty_card_points_exceeded';
  * activating its pending points. No answer is a 5xx, and card, ledger, buckets and events agree.
  */
 describe('balance changes under concurrency', () => {
-  const env = { PENDING_POINTS_DAY_MS: String(DAY_MS), PENDING_POINTS_SWEEP_MS: String(SWEEP_MS), POINTS_EXPIRY_SWEEP_MS: String(SWEEP_MS), LOG_LEVEL: 'warn' };
+  const env = { PENDING_POINTS_DAY_MS: String(DAY_MS), PENDING_POINTS_SWEEP_MS: String(SWEEP_MS), POINTS_EXPIRY_SWEEP_MS: String(SWEEP_MS), LOG_LEVEL: 'info' };
   const workers = new Set<ChildProcess>();
   const stack = useStack({
     config: { PENDING_POINTS_DAY_MS: String(DAY_MS), RATE_LIMIT_PER_SECOND: '0', DATABASE_QUERY_TIMEOUT_MS: '5000' },
+    projects: ['Balance races project'],
     pointsDb: true,
     beforeClose: async ({ db, a }) => {
       for (const worker of workers) worker.kill('SIGKILL');

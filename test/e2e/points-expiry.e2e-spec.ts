@@ -18,7 +18,7 @@ const EXPIRED = 'customer.voucher.loyalty_card.points_expired';
  * started mid-way, every bucket expires exactly once.
  */
 describe('point expiry', () => {
-  const env = { PENDING_POINTS_DAY_MS: String(DAY_MS), PENDING_POINTS_SWEEP_MS: String(SWEEP_MS), POINTS_EXPIRY_SWEEP_MS: String(SWEEP_MS), LOG_LEVEL: 'warn' };
+  const env = { PENDING_POINTS_DAY_MS: String(DAY_MS), PENDING_POINTS_SWEEP_MS: String(SWEEP_MS), POINTS_EXPIRY_SWEEP_MS: String(SWEEP_MS), LOG_LEVEL: 'info' };
   const workers = new Set<ChildProcess>();
   const stack = useStack({
     config: { PENDING_POINTS_DAY_MS: String(DAY_MS), RATE_LIMIT_PER_SECOND: '0' },
