@@ -1,7 +1,8 @@
 // Screenshots of the dashboard's main pages for the README and docs/dashboard.md (docs/screenshots/*.png).
 //
-// Seeds a running instance through its API (a campaign with a pending-points rule, members with orders, two
-// distributions to a receiver this script runs on 127.0.0.1), then drives Debian's Chromium through it:
+// Seeds a running instance through its API (a campaign with a pending-points rule, members with orders, points
+// added and removed by hand, distributions to a receiver this script runs on 127.0.0.1), then drives Debian's
+// Chromium through it:
 //
 //   WEBHOOK_ALLOWED_CIDRS=127.0.0.1/32 BOOTSTRAP_APP_ID=demo BOOTSTRAP_APP_TOKEN=demo-token-0123456789 npm start
 //   APP_ID=demo APP_TOKEN=demo-token-0123456789 node scripts/dashboard-screenshots.mjs
@@ -70,6 +71,13 @@ for (const member of members.slice(0, 2)) {
   const pending = await api('GET', `/v1/loyalties/members/${code}/pending-points`);
   await api('POST', `/v1/loyalties/members/${code}/pending-points/${pending.data[0].id}/activate`);
 }
+// Points by hand on the first member's card, so its page shows buckets with different last days.
+{
+  const code = members[0].cards[0].card.code;
+  const lastDay = `${new Date().getFullYear() + 1}-12-31`;
+  await api('POST', `/v1/loyalties/${campaign.id}/members/${code}/balance`, { points: 200, reason: 'Goodwill: late delivery', expiration_type: 'CUSTOM_DATE', expiration_date: lastDay });
+  await api('POST', `/v1/loyalties/${campaign.id}/members/${code}/balance`, { points: -50, reason: 'Returned item' });
+}
 await api('POST', `/v1/distributions/${crm.id}/test`);
 await api('POST', `/v1/distributions/${paused.id}/test`);
 await until('settled deliveries', async () => {
@@ -128,6 +136,7 @@ await shot('members');
 
 await page.goto(`${base}/dashboard#/loyalty/programs/${campaign.program_id}/members/${members[0].id}`);
 await page.getByRole('button', { name: 'Activate' }).first().waitFor();
+await page.locator('tr[data-bucket]').first().waitFor();
 await shot('member-card');
 
 await browser.close();

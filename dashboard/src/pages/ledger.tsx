@@ -22,7 +22,7 @@ export function Ledger({ code, version }: { code: string; version: number }) {
       {!list.data && list.loading && <Loading what="the ledger" />}
       {list.data && rows.length === 0 && (
         <Empty title={page > 1 ? 'No older transactions.' : 'No transactions yet.'}>
-          <p>Points added to the card (initial points, earning, activations) are recorded here.</p>
+          <p>Every change of the card's points (initial points, earning, activations, points added or removed by hand, expiries) is recorded here.</p>
         </Empty>
       )}
       {rows.length > 0 && (

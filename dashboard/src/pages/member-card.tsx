@@ -4,15 +4,21 @@ import { time } from '../format';
 import { segment } from '../router';
 import { useLoad } from '../ui/hooks';
 import { Badge, Code, Empty, ErrorNotice, Link, Loading, PageTitle } from '../ui/parts';
+import { BalanceForm } from './balance-form';
 import { Ledger } from './ledger';
 import { PendingEntries } from './pending-entries';
+import { PointBuckets } from './point-buckets';
 
 type Card = Schemas['CardDto'];
 
-/** A member and its card: balance, pending entries to activate or cancel by hand, and the ledger. */
+/**
+ * A member and its card: balance, points added or removed by hand, the point buckets, pending entries to
+ * activate or cancel by hand, and the ledger.
+ */
 export function MemberCardPage({ programId, memberId }: { programId: string; memberId: string }) {
   const member = useLoad(() => call(api.GET('/v2/loyalties/programs/{programId}/members/{memberId}', { params: { path: { programId, memberId } } })), [programId, memberId]);
-  // Bumped after an activation or a cancellation: the balance, the entries and the ledger all change.
+  // Bumped after an activation, a cancellation or a change by hand: the balance, the buckets, the entries and
+  // the ledger all change.
   const [version, setVersion] = useState(0);
   const changed = () => {
     setVersion((v) => v + 1);
@@ -77,6 +83,8 @@ function CardView({ card, version, onChanged }: { card: Card; version: number; o
           <span class="value">{card.points_total}</span>
         </div>
       </div>
+      <BalanceForm campaignId={card.campaign_id} code={card.code} onChanged={onChanged} />
+      <PointBuckets campaignId={card.campaign_id} code={card.code} version={version} />
       <PendingEntries code={card.code} version={version} onChanged={onChanged} />
       <Ledger code={card.code} version={version} />
     </section>
