@@ -220,7 +220,10 @@ describe('dashboard in a real browser', () => {
       // The reason is required: refused before any call, the cursor goes to it.
       await form.getByRole('button', { name: 'Add 50 points' }).click();
       await form.getByText('reason is required: it is kept on the ledger row').waitFor();
-      expect(await focusedId()).toBe(await form.getByLabel('Reason', { exact: true }).getAttribute('id'));
+      // The form moves focus to the first field in error after it renders (an effect, after the paint).
+      const reasonId = await form.getByLabel('Reason', { exact: true }).getAttribute('id');
+      await page.waitForFunction((wanted) => document.activeElement?.id === wanted, reasonId);
+      expect(await focusedId()).toBe(reasonId);
       await form.getByLabel('Reason', { exact: true }).fill('Goodwill for a late delivery');
       await form.getByRole('button', { name: 'Add 50 points' }).click();
       await form.getByRole('alert').filter({ hasText: 'Cannot reach the API' }).waitFor();

@@ -36,6 +36,7 @@ describe('earning rules (/v1/loyalties/{campaignId}/earning-rules)', () => {
       start_date: null,
       expiration_date: null,
       pending_points: { period_type: 'DAY', period_value: 14 },
+      expiration_rules: null,
       metadata: { tier: 'all' },
       object: 'earning_rule',
     });

@@ -10,7 +10,7 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { type Answer, type Failure, excerpt, msByKind, pool, problemsOf, rawExchange, send, slowest, summarize } from '../support/fuzz-client.js';
-import { type FuzzCase, authCases, assertFuzzable, bodyCases, fillPath, manyKeysBody, pathCases, queryCases } from '../support/fuzz-mutations.js';
+import { type FuzzCase, authCases, assertFuzzable, bodyCases, fillPath, headerCases, manyKeysBody, pathCases, queryCases } from '../support/fuzz-mutations.js';
 import { type Operation, Rng, loadOpenApi, objectSchemaOf, operationsOf, resolve, sample, stringForPattern } from '../support/fuzz-schema.js';
 import { useStack } from '../support/fixture.js';
 import { createFinishedCampaign } from '../support/harness.js';
@@ -124,6 +124,7 @@ describe(`OpenAPI fuzz (openapi/openapi.json, seed ${SEED})`, () => {
         ...queryCases(doc, op, rng, realPath),
         ...(op.op.requestBody ? bodyCases(doc, op, rng, realPath) : []),
         ...authCases(op, realPath),
+        ...headerCases(doc, op, rng, realPath),
       ];
       const failures: Failure[] = [];
       const check = (c: FuzzCase, answer: Answer, extra: string[] = []) => {

@@ -39,6 +39,7 @@ export function send(port: number, c: FuzzCase, auth: { appId: string; token: st
   const headers: Record<string, string | number> = {};
   if (c.auth !== 'none') Object.assign(headers, { 'X-App-Id': auth.appId, 'X-App-Token': c.auth === 'valid' ? auth.token : 'wrong-token' });
   if (body !== undefined) Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+  if (c.headers) Object.assign(headers, c.headers);
   const started = performance.now();
   return new Promise((resolve) => {
     const done = (answer: Omit<Answer, 'ms'>) => {

@@ -26,6 +26,8 @@ export interface FuzzCase {
   /** Raw JSON text (built lazily: some are 1 MB). */
   body?: () => string;
   auth: 'valid' | 'none' | 'wrong';
+  /** Request headers besides the key's (the operation's header parameters). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -294,9 +296,28 @@ export function authCases(op: Operation, pathWithIds: string): FuzzCase[] {
   return (['none', 'wrong'] as const).map((auth) => ({ kind: `auth:${auth}`, what: `${auth} credentials`, method: op.method, path: pathWithIds, auth }));
 }
 
-/** Header parameters or cookies would need mutations of their own: refuse rather than skip them. */
+/**
+ * An optional header parameter (Idempotency-Key): sent with a valid body, as a valid value, and as values
+ * outside its schema (empty, too long, not printable ASCII), each a new value so that none replays another.
+ */
+export function headerCases(doc: OpenApiDocument, op: Operation, rng: Rng, pathWithIds: string): FuzzCase[] {
+  const params = (op.op.parameters ?? []).filter((p) => p.in === 'header');
+  const body = op.op.requestBody ? () => JSON.stringify(sample(doc, bodySchemaOf(op), rng)) : undefined;
+  const values: [string, () => string][] = [
+    ['valid', () => `fuzz-${rng.next().toString(36).slice(2)}`],
+    ['empty', () => ''],
+    ['too long', () => 'k'.repeat(256)],
+    ['latin-1', () => `clé-${rng.next().toString(36).slice(2)}`],
+    ['tab', () => `a\tb-${rng.next().toString(36).slice(2)}`],
+  ];
+  return params.flatMap((param) =>
+    values.map(([kind, value]) => ({ kind: `header:${kind}`, what: `${param.name}: ${kind}`, method: op.method, path: pathWithIds, auth: 'valid' as const, body, headers: { [param.name]: value() } })),
+  );
+}
+
+/** Required header parameters or cookies would need mutations of their own: refuse rather than skip them. */
 export function assertFuzzable(op: Operation): void {
-  const other = (op.op.parameters ?? []).filter((p) => p.in !== 'path' && p.in !== 'query');
+  const other = (op.op.parameters ?? []).filter((p) => p.in !== 'path' && p.in !== 'query' && !(p.in === 'header' && !p.required));
   if (other.length) throw new UnfuzzableError(`${op.label}: parameters in ${other.map((p) => `${p.in} (${p.name})`).join(', ')} are not fuzzed yet`);
   const declared = new Set((op.op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name));
   const missing = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).filter((n) => !declared.has(n));

@@ -18,6 +18,7 @@ export const EXAMPLE_IDS = {
   earningRule: 'ern_63g6NQgtepfXn2z0QbT2ksLf',
   order: 'ord_100cc4b1b16ab710e7',
   pendingPoints: 'lopp_0ffdbd86f0120789f2',
+  pointsBucket: 'lopb_3a91c07be5d2486f10',
   transaction: 'vtx_0c9afe802593b34b80',
   event: 'evcus_0c9b0e5b8e5a4e9c3a',
   distribution: 'distr_4f2b0c1d9e8a7b6c5d',

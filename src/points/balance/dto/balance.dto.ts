@@ -84,7 +84,7 @@ export class PointsBucketContentDto {
 
 /** A loyalty points bucket (Voucherify's `LoyaltyPointsBucket`). */
 export class PointsBucketDto {
-  @ApiProperty({ example: 'lopb_0a1b2c3d4e5f60718293' })
+  @ApiProperty({ example: EXAMPLE_IDS.pointsBucket })
   id: string;
 
   @ApiProperty({ example: EXAMPLE_IDS.card })
