@@ -62,6 +62,14 @@ export class LoyaltyCard {
   @Column({ name: 'subtracted_points', type: 'bigint', default: 0, transformer: BIGINT_AS_NUMBER })
   subtractedPoints: number;
 
+  /** The soonest last day of the card's points that expire (its ACTIVE buckets holding points); null: none expire. */
+  @Column({ name: 'next_expiration_date', type: 'date', nullable: true })
+  nextExpirationDate: string | null;
+
+  /** The points that expire on `next_expiration_date`. */
+  @Column({ name: 'next_expiration_points', type: 'bigint', default: 0, transformer: BIGINT_AS_NUMBER })
+  nextExpirationPoints: number;
+
   /** The member the card is published to; null while the card is free. A free card is handed out once. */
   @Column({ name: 'member_id', type: 'text', nullable: true })
   @ForeignKey('Member', { onDelete: 'CASCADE' })

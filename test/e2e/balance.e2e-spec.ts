@@ -72,6 +72,8 @@ describe('card balance by hand and point buckets', () => {
     expect((await change(code, { points: 10, expiration_type: 'NON_EXPIRING' })).status).toBe(200);
     expect((await change(code, { points: 10, expiration_type: 'CUSTOM_DATE', expiration_date: d5 })).status).toBe(200);
     expect((await change(code, { points: 10, expiration_type: 'CUSTOM_DATE', expiration_date: d0 })).status).toBe(200);
+    const loyaltyCard = async () => (await stack.http().get(`/v1/loyalties/members/${code}`).set(stack.a.headers)).body.loyalty_card;
+    expect(await loyaltyCard()).toMatchObject({ balance: 30, next_expiration_date: d0, next_expiration_points: 10 });
     const res = await change(code, { points: -15, reason: 'return' });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ points: -15, total: 30, balance: 15 });
@@ -82,6 +84,7 @@ describe('card balance by hand and point buckets', () => {
       [undefined, 10],
     ]);
     expect('expires_at' in list[2]).toBe(false);
+    expect(await loyaltyCard()).toMatchObject({ balance: 15, subtracted_points: 15, next_expiration_date: d5, next_expiration_points: 5 });
     const card = await db.card(code);
     const [row] = await db.query<{ type: string; points: string; reason: string }>(`SELECT type, points, details->>'reason' AS reason FROM voucher_transactions WHERE voucher_id = $1 ORDER BY seq DESC LIMIT 1`, [card.id]);
     expect(row).toEqual({ type: 'POINTS_REMOVAL', points: '-15', reason: 'return' });

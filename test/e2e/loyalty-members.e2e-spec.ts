@@ -65,7 +65,7 @@ describe('v1 loyalty members (/v1/loyalties/{campaignId}/members, /v1/loyalties/
         type: 'LOYALTY_CARD',
         discount: null,
         gift: null,
-        loyalty_card: { points: 10, balance: 10, pending_points: 0, expired_points: 0, subtracted_points: 0 },
+        loyalty_card: { points: 10, balance: 10, pending_points: 0, expired_points: 0, subtracted_points: 0, next_expiration_date: null, next_expiration_points: 0 },
         start_date: null,
         expiration_date: null,
         validity_timeframe: null,

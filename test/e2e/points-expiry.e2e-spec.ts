@@ -67,6 +67,8 @@ describe('point expiry', () => {
       ]);
       const [cols] = await db.query<{ expired: string }>('SELECT expired_points AS expired FROM vouchers WHERE id = $1', [card.id]);
       expect(cols.expired).toBe('45');
+      const shown = await stack.http().get(`/v1/loyalties/members/${code}`).set(stack.a.headers);
+      expect(shown.body.loyalty_card).toEqual({ points: 57, balance: 7, pending_points: 0, expired_points: 45, subtracted_points: 5, next_expiration_date: null, next_expiration_points: 0 });
       const list = await stack.http().get(`/v1/loyalties/${campaign.id}/members/${code}/points-expiration`).set(stack.a.headers);
       expect(list.body.total).toBe(1);
       expect(list.body.data[0].bucket).toEqual({ total_points: 7 });

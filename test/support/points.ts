@@ -138,15 +138,21 @@ const PENDING_EVENT = 'customer.voucher.loyalty_card.pending_points.';
 
 /**
  * The bucket invariants of a project's cards (empty when sound): balance = Σ remaining of ACTIVE buckets
- * (`offsets` as for projectViolations), balance = points − expired_points − subtracted_points, and no bucket
- * holds less than 0 or more than it was given.
+ * (`offsets` as for projectViolations), balance = points − expired_points − subtracted_points, no bucket
+ * holds less than 0 or more than it was given, and the card's next expiration is its soonest dated bucket day
+ * with points (and their sum).
  */
 export async function bucketViolations(db: PointsDb, projectId: string, offsets: Record<string, { balance: number; points: number }> = {}): Promise<unknown[]> {
-  const cards = await db.query<{ id: string; code: string; balance: string; points: string; expired: string; subtracted: string; buckets: string; bad: number }>(
+  const cards = await db.query<{ id: string; code: string; balance: string; points: string; expired: string; subtracted: string; buckets: string; bad: number; next_ok: boolean }>(
     `SELECT v.id, v.code, v.balance::bigint, v.points::bigint, v.expired_points::bigint AS expired, v.subtracted_points::bigint AS subtracted,
             coalesce((SELECT sum(b.remaining) FROM loyalty_points_buckets b WHERE b.voucher_id = v.id AND b.status = 'ACTIVE'), 0)::bigint AS buckets,
-            (SELECT count(*)::int FROM loyalty_points_buckets b WHERE b.voucher_id = v.id AND (b.remaining < 0 OR b.remaining > b.total_points)) AS bad
-     FROM vouchers v WHERE v.project_id = $1`,
+            (SELECT count(*)::int FROM loyalty_points_buckets b WHERE b.voucher_id = v.id AND (b.remaining < 0 OR b.remaining > b.total_points)) AS bad,
+            v.next_expiration_date IS NOT DISTINCT FROM n.d AND v.next_expiration_points = coalesce(n.p, 0) AS next_ok
+     FROM vouchers v
+     LEFT JOIN LATERAL (SELECT b.expires_at AS d, sum(b.remaining) AS p FROM loyalty_points_buckets b
+                        WHERE b.voucher_id = v.id AND b.status = 'ACTIVE' AND b.remaining > 0 AND b.expires_at IS NOT NULL
+                        GROUP BY b.expires_at ORDER BY b.expires_at LIMIT 1) n ON true
+     WHERE v.project_id = $1`,
     [projectId],
   );
   const broken: unknown[] = [];
@@ -154,8 +160,8 @@ export async function bucketViolations(db: PointsDb, projectId: string, offsets:
     const offset = offsets[card.id] ?? { balance: 0, points: 0 };
     const balance = Number(card.balance) - offset.balance;
     const points = Number(card.points) - offset.points;
-    if (balance !== Number(card.buckets) || balance !== points - Number(card.expired) - Number(card.subtracted) || card.bad > 0) {
-      broken.push({ card: card.code, balance, buckets: Number(card.buckets), points, expired: Number(card.expired), subtracted: Number(card.subtracted), badBuckets: card.bad });
+    if (balance !== Number(card.buckets) || balance !== points - Number(card.expired) - Number(card.subtracted) || card.bad > 0 || !card.next_ok) {
+      broken.push({ card: card.code, balance, buckets: Number(card.buckets), points, expired: Number(card.expired), subtracted: Number(card.subtracted), badBuckets: card.bad, nextExpiration: card.next_ok });
     }
   }
   return broken;

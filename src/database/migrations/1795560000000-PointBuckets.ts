@@ -7,7 +7,7 @@ import { applySqlFunctions } from '../sql-functions.js';
  *   expires (`expire_after`); existing cards get one bucket holding their balance, expiring under their
  *   campaign's rules from today (none without rules), so the invariant balance = Σ remaining of ACTIVE buckets
  *   holds from the start.
- * - the project's time zone (its days end there), the cards' expired and subtracted totals, the earning rules'
+ * - the project's time zone (its days end there), the cards' expired and subtracted totals and next expiration, the earning rules'
  *   own expiration rules, the ledger's `source_id`, and its `points` widened to bigint (an expiry may take more
  *   than an integer's worth at once; the change rewrites the ledger table once).
  * - the functions that compute a bucket's dates, and the initial-points trigger that now makes a bucket too.
@@ -37,7 +37,10 @@ export class PointBuckets1795560000000 implements MigrationInterface {
     await queryRunner.query(`CREATE INDEX "idx_points_buckets_card" ON "loyalty_points_buckets" ("voucher_id", "expires_at") WHERE "status" = 'ACTIVE'`);
     await queryRunner.query(`CREATE INDEX "idx_points_buckets_drain" ON "loyalty_points_buckets" ("voucher_id", "expires_at", "created_at") WHERE "status" = 'ACTIVE' AND "remaining" > 0`);
     await queryRunner.query(`ALTER TABLE "projects" ADD "time_zone" text NOT NULL DEFAULT 'UTC'`);
-    await queryRunner.query(`ALTER TABLE "vouchers" ADD "expired_points" bigint NOT NULL DEFAULT '0', ADD "subtracted_points" bigint NOT NULL DEFAULT '0'`);
+    await queryRunner.query(
+      `ALTER TABLE "vouchers" ADD "expired_points" bigint NOT NULL DEFAULT '0', ADD "subtracted_points" bigint NOT NULL DEFAULT '0',
+       ADD "next_expiration_date" date, ADD "next_expiration_points" bigint NOT NULL DEFAULT '0'`,
+    );
     await queryRunner.query(`ALTER TABLE "earning_rules" ADD "expiration_rules" jsonb`);
     await queryRunner.query(`ALTER TABLE "voucher_transactions" ADD "source_id" text, ALTER COLUMN "points" TYPE bigint`);
     await applySqlFunctions(queryRunner, ['loyalty_points_expiry_date', 'loyalty_points_expire_after', 'vouchers_initial_points_ledger']);
@@ -50,6 +53,9 @@ export class PointBuckets1795560000000 implements MigrationInterface {
       JOIN "campaigns" c ON c.id = v.campaign_id
       CROSS JOIN LATERAL (SELECT loyalty_points_expiry_date(c.voucher->'loyalty_card'->'expiration_rules', (now() AT TIME ZONE p.time_zone)::date) AS expires_at) e
       WHERE v.balance > 0`);
+    await queryRunner.query(`
+      UPDATE "vouchers" v SET "next_expiration_date" = b.expires_at, "next_expiration_points" = b.remaining
+      FROM "loyalty_points_buckets" b WHERE b.voucher_id = v.id AND b.expires_at IS NOT NULL`);
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
@@ -58,7 +64,7 @@ export class PointBuckets1795560000000 implements MigrationInterface {
     await queryRunner.query(`DROP FUNCTION "loyalty_points_expiry_date"(jsonb, date)`);
     await queryRunner.query(`ALTER TABLE "voucher_transactions" DROP COLUMN "source_id", ALTER COLUMN "points" TYPE integer`);
     await queryRunner.query(`ALTER TABLE "earning_rules" DROP COLUMN "expiration_rules"`);
-    await queryRunner.query(`ALTER TABLE "vouchers" DROP COLUMN "expired_points", DROP COLUMN "subtracted_points"`);
+    await queryRunner.query(`ALTER TABLE "vouchers" DROP COLUMN "expired_points", DROP COLUMN "subtracted_points", DROP COLUMN "next_expiration_date", DROP COLUMN "next_expiration_points"`);
     await queryRunner.query(`ALTER TABLE "projects" DROP COLUMN "time_zone"`);
   }
 }

@@ -114,6 +114,12 @@ export class LoyaltyMemberCardDto {
 
   @ApiProperty({ description: 'Points removed by hand (POST …/balance with negative points).' })
   subtracted_points: number;
+
+  @ApiProperty({ type: String, format: 'date', nullable: true, example: '2027-01-31', description: 'The soonest last day of the card\'s points that expire (docs/points-expiry.md); null when none do.' })
+  next_expiration_date: string | null;
+
+  @ApiProperty({ description: 'The points that expire after `next_expiration_date` (0 when none do).' })
+  next_expiration_points: number;
 }
 
 export class LoyaltyMemberRedemptionDto {
@@ -251,7 +257,15 @@ export function toLoyaltyMember(card: PublishedCard): LoyaltyMemberDto {
     type: 'LOYALTY_CARD',
     discount: null,
     gift: null,
-    loyalty_card: { points: card.points, balance: card.balance, pending_points: card.pendingPoints, expired_points: card.expiredPoints, subtracted_points: card.subtractedPoints },
+    loyalty_card: {
+      points: card.points,
+      balance: card.balance,
+      pending_points: card.pendingPoints,
+      expired_points: card.expiredPoints,
+      subtracted_points: card.subtractedPoints,
+      next_expiration_date: card.nextExpirationDate,
+      next_expiration_points: card.nextExpirationPoints,
+    },
     start_date: campaign.startDate?.toISOString() ?? null,
     expiration_date: campaign.expirationDate?.toISOString() ?? null,
     validity_timeframe: campaign.validityTimeframe as LoyaltyMemberDto['validity_timeframe'],

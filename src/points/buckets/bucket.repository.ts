@@ -49,7 +49,25 @@ export const CREDIT = prepared(
        WHEN c.date IS NOT NULL THEN c.date
        WHEN c.never THEN NULL
        ELSE loyalty_points_expiry_date(coalesce(er.expiration_rules, ca.voucher->'loyalty_card'->'expiration_rules'), (now() AT TIME ZONE p.time_zone)::date)
-     END AS expires_at) e`,
+     END AS expires_at) e
+   RETURNING voucher_id, expires_at IS NOT NULL AS dated`,
+);
+
+/**
+ * A card's next expiration (`next_expiration_date`, `next_expiration_points`: the soonest last day among its
+ * ACTIVE buckets that hold points, and their points on that day), set again after its buckets changed; only
+ * cards whose values differ are written. Through the drain index: the first day of the card's buckets.
+ */
+export const REFRESH_NEXT = prepared(
+  'buckets_refresh_next',
+  `UPDATE vouchers v SET next_expiration_date = n.d, next_expiration_points = coalesce(n.p, 0)
+   FROM unnest($1::text[]) AS c(id)
+   LEFT JOIN LATERAL (
+     SELECT b.expires_at AS d, sum(b.remaining)::bigint AS p FROM loyalty_points_buckets b
+     WHERE b.voucher_id = c.id AND b.status = 'ACTIVE' AND b.remaining > 0 AND b.expires_at IS NOT NULL
+     GROUP BY b.expires_at ORDER BY b.expires_at LIMIT 1
+   ) n ON true
+   WHERE v.id = c.id AND (v.next_expiration_date IS DISTINCT FROM n.d OR v.next_expiration_points <> coalesce(n.p, 0))`,
 );
 
 /**
@@ -74,11 +92,11 @@ export const DRAIN = prepared(
 export class BucketRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** A bucket per credit, on locked cards. */
+  /** A bucket per credit, on locked cards; the next expiration of cards that got a dated one. */
   async credit(locked: LockedCards, credits: BucketCredit[]): Promise<void> {
     if (!credits.length) return;
     locked.require(credits.map((c) => c.cardId));
-    await runPrepared(locked.tx, CREDIT, [
+    const rows = await runPrepared<{ voucher_id: string; dated: boolean }[]>(locked.tx, CREDIT, [
       JSON.stringify(
         credits.map((c) => ({
           id: hexId('lopb_'),
@@ -92,12 +110,22 @@ export class BucketRepository {
         })),
       ),
     ]);
+    await this.refreshNext(locked, rows.filter((row) => row.dated).map((row) => row.voucher_id));
+  }
+
+  /** Sets the next expiration of locked cards whose buckets changed. */
+  async refreshNext(locked: LockedCards, cardIds: string[]): Promise<void> {
+    const ids = [...new Set(cardIds)];
+    if (!ids.length) return;
+    locked.require(ids);
+    await runPrepared(locked.tx, REFRESH_NEXT, [ids]);
   }
 
   /** Takes `points` out of a locked card's buckets, soonest-expiring first; the caller checked the balance covers them. */
   async drain(locked: LockedCards, cardId: string, points: number): Promise<{ id: string; taken: number }[]> {
     locked.require([cardId]);
     const [rows] = await runPrepared<[{ id: string; taken: string }[], number]>(locked.tx, DRAIN, [cardId, points]);
+    await this.refreshNext(locked, [cardId]);
     return rows.map((row) => ({ id: row.id, taken: Number(row.taken) }));
   }
 

@@ -35,7 +35,7 @@ export const DUE_CARDS = prepared(
  * One statement expires every due bucket of the locked cards, in the database (as activation does):
  * - `due`: ACTIVE → EXPIRED (conditional: a bucket expired by another worker is not in it);
  * - `agg`: per card, the points that leave and the buckets as the event shows them;
- * - `cards`: the balance lowered and `expired_points` raised, once per card;
+ * - `cards`: the balance lowered and `expired_points` raised, once per card, and its next expiration set;
  * - `tx`: one POINTS_EXPIRATION ledger row per card (negative), naming its buckets;
  * - `ev`: one `customer.voucher.loyalty_card.points_expired` event per card that has a holder.
  * Buckets already drained expire without a ledger row or an event when no points are left in them.
@@ -54,8 +54,16 @@ export const EXPIRE = prepared(
             json_agg(json_build_object('id', id, 'points', remaining, 'expires_at', to_char(expires_at, 'YYYY-MM-DD')) ORDER BY expires_at, created_at, id) AS ledger_buckets
      FROM due GROUP BY voucher_id HAVING sum(remaining) > 0
    ), cards AS (
-     UPDATE vouchers v SET balance = v.balance - agg.points, expired_points = v.expired_points + agg.points, updated_at = now()
-     FROM agg WHERE v.id = agg.voucher_id
+     UPDATE vouchers v SET balance = v.balance - agg.points, expired_points = v.expired_points + agg.points, updated_at = now(),
+                           next_expiration_date = n.d, next_expiration_points = coalesce(n.p, 0)
+     FROM agg
+     LEFT JOIN LATERAL (
+       -- The statement sees the due buckets as they were (ACTIVE): the ones not due are what is left.
+       SELECT b.expires_at AS d, sum(b.remaining)::bigint AS p FROM loyalty_points_buckets b
+       WHERE b.voucher_id = agg.voucher_id AND b.status = 'ACTIVE' AND b.remaining > 0 AND b.expires_at IS NOT NULL AND b.expire_after > now()
+       GROUP BY b.expires_at ORDER BY b.expires_at LIMIT 1
+     ) n ON true
+     WHERE v.id = agg.voucher_id
      RETURNING v.*
    ), run AS (
      SELECT ROW(c.*)::vouchers AS card, c.id AS voucher_id, c.project_id, c.campaign_id, c.holder_id, a.points, a.buckets, c.points AS total, c.balance,

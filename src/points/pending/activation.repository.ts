@@ -3,6 +3,7 @@ import { prepared, runPrepared } from '../../database/prepared.js';
 import type { LockedCards } from '../../cards/card.repository.js';
 import type { EventCause } from '../../events/events.service.js';
 import { eventsInsertSql } from '../../events/event.repository.js';
+import { REFRESH_NEXT } from '../buckets/bucket.repository.js';
 import { EVENTS } from '../../events/event-catalogue.js';
 import type { OperationType } from './pending-events.repository.js';
 
@@ -72,6 +73,7 @@ WITH upd AS (
   LEFT JOIN earning_rules er ON er.id = (r.entry).earning_rule_id
   CROSS JOIN LATERAL (SELECT loyalty_points_expiry_date(coalesce(er.expiration_rules, ca.voucher->'loyalty_card'->'expiration_rules'),
                                                          (now() AT TIME ZONE pr.time_zone)::date) AS expires_at) e
+  RETURNING voucher_id, expires_at
 ), ev AS (
   ${eventsInsertSql(`
     SELECT r.project_id, '${EVENTS.CUSTOMER.VOUCHER.LOYALTY_CARD.PENDING_POINTS.ACTIVATED}'::text AS type, r.customer_id AS entity_id, $3::text AS group_id,
@@ -93,7 +95,9 @@ WITH upd AS (
     LEFT JOIN orders o ON o.id = r.order_id
     ORDER BY r.voucher_id, r.id`)}
 )
-SELECT id, voucher_id, points, total, balance, pending FROM run ORDER BY voucher_id, id`;
+SELECT r.id, r.voucher_id, r.points, r.total, r.balance, r.pending, d.dated
+FROM run r LEFT JOIN (SELECT voucher_id, bool_or(expires_at IS NOT NULL) AS dated FROM bk GROUP BY voucher_id) d ON d.voucher_id = r.voucher_id
+ORDER BY r.voucher_id, r.id`;
 
 export const ACTIVATE_STATEMENT = prepared('pending_activate', ACTIVATE);
 
@@ -112,7 +116,12 @@ export class ActivationRepository {
       total: string;
       balance: string;
       pending: string;
+      dated: boolean | null;
     }[];
+    // A card that got a bucket which expires may have a new next expiration (a statement of its own: the
+    // activation statement cannot see the buckets it inserts).
+    const dated = rows.filter((row) => row.dated).map((row) => row.voucher_id);
+    if (dated.length) await runPrepared(locked.tx, REFRESH_NEXT, [[...new Set(dated)]]);
     return rows.map((row) => ({ id: row.id, voucherId: row.voucher_id, points: row.points, total: Number(row.total), balance: Number(row.balance), pending: Number(row.pending) }));
   }
 }
