@@ -4,7 +4,7 @@
 // interleaved (A B B A), the limit the queue itself sets for the same count, as bench/pending-points.mjs
 // measures it: that many delayed jobs due at once, taken by a worker process whose processor does nothing.
 // The expiry uses no queue; the ratio says how its sweep compares with what the queue would allow a job per
-// bucket. Checks, after each round: every bucket EXPIRED, one POINTS_EXPIRATION row per card naming its
+// bucket. Checks, after the rounds: every bucket EXPIRED, one POINTS_EXPIRATION row per card naming its
 // buckets, one points_expired event per card with a holder; at the end, one query for every card's
 // balance = Σ ledger = Σ remaining of ACTIVE buckets = points − expired − subtracted.
 // Runs against the compiled service, in a database and queue prefix of its own, removed afterwards.
