@@ -9,7 +9,7 @@
 //     customer's cards in those campaigns;
 //   - in one transaction: the order's upsert (its row returned), the cards locked in id order, the claims, the
 //     pending entries, one update of the cards, one `added` event per entry (whose trigger writes the webhook
-//     outbox), the accruals' ledger rows with the API's details, COMMIT;
+//     outbox), the accruals' ledger rows with the API's details and their point buckets, COMMIT;
 //   - after the commit, one delayed activation job per entry on the service's BullMQ queue (job id = entry
 //     id), as the API schedules them;
 //   - the API's JSON for the order.
@@ -161,6 +161,7 @@ async function handle(req, res) {
               balance_after: balances[i].balance,
               order_id: orderId,
               pending_points_id: null,
+              source_id: null,
               details: {
                 balance: { type: 'loyalty_card', total: balances[i].points, object: 'balance', points: e.points, balance: balances[i].balance, related_object: { id: e.cardId, type: 'voucher' } },
                 order: paid.order,
@@ -170,6 +171,20 @@ async function handle(req, res) {
             })),
           ),
           new Date(),
+        ]);
+        await client.query(ORDER_SQL.buckets, [
+          JSON.stringify(
+            accruals.map((e) => ({
+              id: hexId('lopb_'),
+              project_id: projectId,
+              voucher_id: e.cardId,
+              campaign_id: e.rule.campaign_id,
+              points: e.points,
+              date: null,
+              never: false,
+              earning_rule_id: e.rule.id,
+            })),
+          ),
         ]);
       }
     }
@@ -210,7 +225,7 @@ async function applyCards(client, deltas) {
     byCard.set(delta.cardId, { points: sum.points + delta.points, pending: sum.pending + delta.pending });
   }
   const ids = [...byCard.keys()].sort();
-  const { rows } = await client.query(ORDER_SQL.applyCards, [ids, ids.map((id) => byCard.get(id).points), ids.map((id) => byCard.get(id).pending)]);
+  const { rows } = await client.query(ORDER_SQL.applyCards, [ids, ids.map((id) => byCard.get(id).points), ids.map((id) => byCard.get(id).pending), ids.map(() => 0)]);
   return new Map(rows.map((row) => [row.id, row]));
 }
 

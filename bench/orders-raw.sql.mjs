@@ -6,7 +6,7 @@
 // with their campaign's auto_join, and the customer's cards in those campaigns. In it: the order's upsert (its
 // row returned), the cards locked in id order, the claims (order_earnings), the pending entries, one update of
 // the cards (accruals and pending totals), one `…pending_points.added` event per entry (its trigger writes the
-// webhook outbox), the accruals' ledger rows. The API sends the statements with a name (prepared once per
+// webhook outbox), the accruals' ledger rows and point buckets. The API sends the statements with a name (prepared once per
 // connection) where it does; so does the baseline. Change them when the API's change.
 import { eventsInsertSql } from '../dist/events/event.repository.js';
 
@@ -67,9 +67,9 @@ export const ORDER_SQL = {
   ),
   applyCards: named(
     'cards_apply',
-    `UPDATE vouchers v SET points = v.points + d.points, balance = v.balance + d.points,
-     pending_points = v.pending_points + d.pending, updated_at = now()
-   FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS d(id, points, pending)
+    `UPDATE vouchers v SET points = v.points + d.points, balance = v.balance + d.points - d.removed,
+     pending_points = v.pending_points + d.pending, subtracted_points = v.subtracted_points + d.removed, updated_at = now()
+   FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[]) AS d(id, points, pending, removed)
    WHERE v.id = d.id
    RETURNING v.id, v.points, v.balance, v.pending_points`,
   ),
@@ -93,11 +93,27 @@ export const ORDER_SQL = {
   ),
   ledger: named(
     'ledger_insert',
-    `INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, details, created_at)
-       SELECT id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, details, $2
-       FROM ROWS FROM (json_to_recordset($1::json) AS (id text, project_id text, voucher_id text, campaign_id text, type text, points int,
-            balance_after bigint, order_id text, pending_points_id text, details json)) WITH ORDINALITY AS t(id, project_id, voucher_id, campaign_id,
-            type, points, balance_after, order_id, pending_points_id, details, n)
+    `INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, source_id, details, created_at)
+       SELECT id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, source_id, details, $2
+       FROM ROWS FROM (json_to_recordset($1::json) AS (id text, project_id text, voucher_id text, campaign_id text, type text, points bigint,
+            balance_after bigint, order_id text, pending_points_id text, source_id text, details json)) WITH ORDINALITY AS t(id, project_id, voucher_id, campaign_id,
+            type, points, balance_after, order_id, pending_points_id, source_id, details, n)
        ORDER BY n`,
+  ),
+  // Issue 28: each accrual's point bucket, dated by its earning rule's or campaign's expiration rules.
+  buckets: named(
+    'buckets_credit',
+    `INSERT INTO loyalty_points_buckets (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after)
+   SELECT c.id, c.project_id, c.voucher_id, c.campaign_id, c.points, c.points, e.expires_at, loyalty_points_expire_after(e.expires_at, p.time_zone)
+   FROM json_to_recordset($1::json) AS c(id text, project_id text, voucher_id text, campaign_id text, points bigint, date date, never boolean, earning_rule_id text)
+   JOIN projects p ON p.id = c.project_id
+   JOIN campaigns ca ON ca.id = c.campaign_id
+   LEFT JOIN earning_rules er ON er.id = c.earning_rule_id
+   CROSS JOIN LATERAL (SELECT CASE
+       WHEN c.date IS NOT NULL THEN c.date
+       WHEN c.never THEN NULL
+       ELSE loyalty_points_expiry_date(coalesce(er.expiration_rules, ca.voucher->'loyalty_card'->'expiration_rules'), (now() AT TIME ZONE p.time_zone)::date)
+     END AS expires_at) e
+   RETURNING voucher_id, expires_at IS NOT NULL AS dated`,
   ),
 };

@@ -40,6 +40,42 @@ describe('point expiry', () => {
     return { campaign, customer, code: await enrol(stack.app, who, campaign, customer) };
   }
 
+  it('dates points as Voucherify documents: months clamped to the month\'s end, fixed days, rounding; the moment is 00:00 after it in the zone', async () => {
+    const cases: [object | null, string, string | null][] = [
+      [{ period_type: 'MONTH', period_value: 1 }, '2026-01-25', '2026-02-25'],
+      [{ period_type: 'MONTH', period_value: 1 }, '2026-01-31', '2026-02-28'],
+      [{ period_type: 'MONTH', period_value: 1 }, '2028-01-31', '2028-02-29'],
+      [{ period_type: 'MONTH', period_value: 12 }, '2026-11-26', '2027-11-26'],
+      [{ period_type: 'MONTH', period_value: 1, rounding_type: 'END_OF_MONTH', rounding_value: 0 }, '2026-01-05', '2026-02-28'],
+      [{ period_type: 'MONTH', period_value: 1, rounding_type: 'END_OF_QUARTER', rounding_value: 0 }, '2026-01-31', '2026-03-31'],
+      [{ period_type: 'MONTH', period_value: 6, rounding_type: 'END_OF_HALF_YEAR', rounding_value: 0 }, '2026-01-31', '2026-12-31'],
+      [{ period_type: 'MONTH', period_value: 2, rounding_type: 'END_OF_HALF_YEAR', rounding_value: 0 }, '2026-01-31', '2026-06-30'],
+      [{ period_type: 'MONTH', period_value: 1, rounding_type: 'END_OF_YEAR', rounding_value: 0 }, '2026-12-15', '2027-12-31'],
+      [{ period_type: 'MONTH', period_value: 1, rounding_type: 'PARTICULAR_MONTH', rounding_value: 1 }, '2026-03-05', '2027-01-31'],
+      [{ period_type: 'MONTH', period_value: 1, rounding_type: 'PARTICULAR_MONTH', rounding_value: 6 }, '2026-03-05', '2026-06-30'],
+      [{ period_type: 'FIXED_DAY_OF_YEAR', fixed_month: 12, fixed_day: 31 }, '2026-03-05', '2026-12-31'],
+      [{ period_type: 'FIXED_DAY_OF_YEAR', fixed_month: 12, fixed_day: 31 }, '2026-12-31', '2027-12-31'],
+      [{ period_type: 'FIXED_DAY_OF_YEAR', fixed_month: 2, fixed_day: 31 }, '2026-03-05', '2027-02-28'],
+      [{ period_type: 'FIXED_DAY_OF_YEAR', fixed_month: 2, fixed_day: 29 }, '2027-03-01', '2028-02-29'],
+      [null, '2026-03-05', null],
+    ];
+    // A session in another time zone changes nothing: the dates are computed without one.
+    await db.query(`SET TIME ZONE 'Pacific/Kiritimati'`);
+    const got = await db.query<{ d: string | null }>(
+      `SELECT to_char(loyalty_points_expiry_date(c.rules, c.activity), 'YYYY-MM-DD') AS d FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (rules jsonb, activity date)) WITH ORDINALITY AS c(rules, activity, n) ORDER BY n`,
+      [JSON.stringify(cases.map(([rules, activity]) => ({ rules, activity })))],
+    );
+    await db.query('RESET TIME ZONE');
+    expect(got.map((row) => row.d)).toEqual(cases.map(([, , want]) => want));
+    // This client has no loyalty.day_ms: a day is a day, and the moment is midnight in the zone (summer time too).
+    const [moments] = await db.query<{ warsaw: string; ny: string; never: string | null }>(
+      `SELECT to_char(loyalty_points_expire_after('2026-11-26', 'Europe/Warsaw') AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') AS warsaw,
+              to_char(loyalty_points_expire_after('2026-07-01', 'America/New_York') AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') AS ny,
+              loyalty_points_expire_after(NULL, 'UTC')::text AS never`,
+    );
+    expect(moments).toEqual({ warsaw: '2026-11-26 23:00', ny: '2026-07-02 04:00', never: null });
+  });
+
   it('expires a card\'s buckets after their last day: one ledger row, the buckets EXPIRED, expired_points, one event; the rest stays', async () => {
     const worker = await startWorkerProcess(env, workers);
     try {

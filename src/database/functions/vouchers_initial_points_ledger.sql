@@ -14,14 +14,18 @@ BEGIN
                'reason', 'initial points of the campaign''s loyalty card'),
            n.created_at
     FROM new_vouchers n WHERE n.initial_points > 0;
-    WITH bucket AS (
+    WITH dates AS MATERIALIZED (
+        -- Once per campaign of the statement's cards, not per card: the date function is not inlined.
+        SELECT k.campaign_id, e.expires_at, loyalty_points_expire_after(e.expires_at, p.time_zone) AS expire_after
+        FROM (SELECT DISTINCT project_id, campaign_id FROM new_vouchers WHERE initial_points > 0) k
+        JOIN "projects" p ON p.id = k.project_id
+        JOIN "campaigns" c ON c.id = k.campaign_id
+        CROSS JOIN LATERAL (SELECT loyalty_points_expiry_date(c.voucher->'loyalty_card'->'expiration_rules', (now() AT TIME ZONE p.time_zone)::date) AS expires_at) e
+    ), bucket AS (
         INSERT INTO "loyalty_points_buckets" ("id", "project_id", "voucher_id", "campaign_id", "total_points", "remaining", "expires_at", "expire_after", "created_at")
         SELECT 'lopb_' || left(replace(gen_random_uuid()::text, '-', ''), 18), n.project_id, n.id, n.campaign_id, n.initial_points, n.initial_points,
-               e.expires_at, loyalty_points_expire_after(e.expires_at, p.time_zone), n.created_at
-        FROM new_vouchers n
-        JOIN "projects" p ON p.id = n.project_id
-        JOIN "campaigns" c ON c.id = n.campaign_id
-        CROSS JOIN LATERAL (SELECT loyalty_points_expiry_date(c.voucher->'loyalty_card'->'expiration_rules', (now() AT TIME ZONE p.time_zone)::date) AS expires_at) e
+               d.expires_at, d.expire_after, n.created_at
+        FROM new_vouchers n JOIN dates d ON d.campaign_id = n.campaign_id
         WHERE n.initial_points > 0
         RETURNING "voucher_id", "expires_at", "remaining"
     )

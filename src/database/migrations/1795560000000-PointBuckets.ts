@@ -45,13 +45,15 @@ export class PointBuckets1795560000000 implements MigrationInterface {
     await queryRunner.query(`ALTER TABLE "voucher_transactions" ADD "source_id" text, ALTER COLUMN "points" TYPE bigint`);
     await applySqlFunctions(queryRunner, ['loyalty_points_expiry_date', 'loyalty_points_expire_after', 'vouchers_initial_points_ledger']);
     await queryRunner.query(`
+      WITH dates AS MATERIALIZED (
+        SELECT c.id AS campaign_id, e.expires_at, loyalty_points_expire_after(e.expires_at, p.time_zone) AS expire_after
+        FROM "campaigns" c
+        JOIN "projects" p ON p.id = c.project_id
+        CROSS JOIN LATERAL (SELECT loyalty_points_expiry_date(c.voucher->'loyalty_card'->'expiration_rules', (now() AT TIME ZONE p.time_zone)::date) AS expires_at) e
+      )
       INSERT INTO "loyalty_points_buckets" ("id", "project_id", "voucher_id", "campaign_id", "total_points", "remaining", "expires_at", "expire_after")
-      SELECT 'lopb_' || left(replace(gen_random_uuid()::text, '-', ''), 18), v.project_id, v.id, v.campaign_id, v.balance, v.balance,
-             e.expires_at, loyalty_points_expire_after(e.expires_at, p.time_zone)
-      FROM "vouchers" v
-      JOIN "projects" p ON p.id = v.project_id
-      JOIN "campaigns" c ON c.id = v.campaign_id
-      CROSS JOIN LATERAL (SELECT loyalty_points_expiry_date(c.voucher->'loyalty_card'->'expiration_rules', (now() AT TIME ZONE p.time_zone)::date) AS expires_at) e
+      SELECT 'lopb_' || left(replace(gen_random_uuid()::text, '-', ''), 18), v.project_id, v.id, v.campaign_id, v.balance, v.balance, d.expires_at, d.expire_after
+      FROM "vouchers" v JOIN dates d ON d.campaign_id = v.campaign_id
       WHERE v.balance > 0`);
     await queryRunner.query(`
       UPDATE "vouchers" v SET "next_expiration_date" = b.expires_at, "next_expiration_points" = b.remaining

@@ -25,8 +25,10 @@ export interface ActivatedEntry {
  * - `cards`: each card credited once with its entries' sum (their locks are held already);
  * - `joined`/`run`: each entry's card right after it, entries of one card applying in id order;
  * - `tx`: one PENDING_POINTS_ACTIVATION ledger row per entry (unique per entry: the last line of defence);
- * - `bk`: one point bucket per entry, its expiry counted from today (pending points start their clock at
- *   activation) under the earning rule's expiration rules, else the campaign's;
+ * - `dates`/`bk`: one point bucket per entry, its expiry counted from today (pending points start their clock
+ *   at activation) under the earning rule's expiration rules, else the campaign's: computed once per rule of
+ *   the batch (MATERIALIZED: inlined, the CTE would call the date function, which PostgreSQL cannot inline,
+ *   once per entry, and that cost a third of the throughput; bench/README.md, "Point buckets");
  * - `ev`: one `customer.voucher.loyalty_card.pending_points.activated` event per entry, its `data` built by
  *   the payload functions of src/database/functions/ (customer, campaign, voucher, order, pending_points)
  *   and in the statement (balance, transaction).
@@ -63,16 +65,19 @@ WITH upd AS (
   INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, details, created_at)
   SELECT transaction_id, project_id, voucher_id, campaign_id, 'PENDING_POINTS_ACTIVATION', points, balance, order_id, id, transaction_details, now()
   FROM run ORDER BY voucher_id, id
-), bk AS (
-  INSERT INTO loyalty_points_buckets (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after)
-  SELECT 'lopb_' || left(md5(random()::text || clock_timestamp()::text || r.id), 18), r.project_id, r.voucher_id, r.campaign_id, r.points, r.points,
-         e.expires_at, loyalty_points_expire_after(e.expires_at, pr.time_zone)
-  FROM run r
-  JOIN projects pr ON pr.id = r.project_id
-  JOIN campaigns ca ON ca.id = r.campaign_id
-  LEFT JOIN earning_rules er ON er.id = (r.entry).earning_rule_id
+), dates AS MATERIALIZED (
+  SELECT k.campaign_id, k.earning_rule_id, e.expires_at, loyalty_points_expire_after(e.expires_at, pr.time_zone) AS expire_after
+  FROM (SELECT DISTINCT project_id, campaign_id, earning_rule_id FROM upd) k
+  JOIN projects pr ON pr.id = k.project_id
+  JOIN campaigns ca ON ca.id = k.campaign_id
+  LEFT JOIN earning_rules er ON er.id = k.earning_rule_id
   CROSS JOIN LATERAL (SELECT loyalty_points_expiry_date(coalesce(er.expiration_rules, ca.voucher->'loyalty_card'->'expiration_rules'),
                                                          (now() AT TIME ZONE pr.time_zone)::date) AS expires_at) e
+), bk AS (
+  INSERT INTO loyalty_points_buckets (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after)
+  SELECT 'lopb_' || left(md5(random()::text || clock_timestamp()::text || u.id), 18), u.project_id, u.voucher_id, u.campaign_id, u.points, u.points,
+         d.expires_at, d.expire_after
+  FROM upd u JOIN dates d ON d.campaign_id = u.campaign_id AND d.earning_rule_id = u.earning_rule_id
   RETURNING voucher_id, expires_at
 ), ev AS (
   ${eventsInsertSql(`
