@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { useStack } from '../support/fixture.js';
-import { REQUEST_ID } from '../support/harness.js';
+import { REQUEST_ID, testConfig } from '../support/harness.js';
 import { bucketViolations, enrol, payOrder, pointsCampaign, projectViolations, unique } from '../support/points.js';
 
 const ADDED = 'customer.voucher.loyalty_card.points_added';
@@ -179,6 +181,29 @@ describe('card balance by hand and point buckets', () => {
       [9, dates.m3],
     ]);
     expect(await bucketViolations(db, stack.a.project.id)).toEqual([]);
+  });
+
+  it('the project\'s time zone (cli.js set-time-zone): today is its today, and buckets expire at its midnight', async () => {
+    const cli = (...args: string[]) =>
+      promisify(execFile)(process.execPath, ['dist/cli.js', ...args], { env: { ...process.env, DATABASE_URL: testConfig().databaseUrl, LOG_LEVEL: 'warn' } });
+    const { code } = await member({}, stack.b);
+    const card = await db.card(code);
+    expect((await change(code, { points: 8, expiration_type: 'CUSTOM_DATE', expiration_date: '2099-06-30' }, stack.b)).status).toBe(200);
+    const moment = async () =>
+      (await db.query<{ at: string }>(`SELECT to_char(expire_after AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') AS at FROM loyalty_points_buckets WHERE voucher_id = $1 AND expires_at IS NOT NULL`, [card.id]))[0].at;
+    expect(await moment()).toBe('2099-07-01 00:00');
+    const { stdout } = await cli('set-time-zone', stack.b.project.id, 'Pacific/Kiritimati');
+    expect(stdout).toContain('1 point buckets rescheduled');
+    expect(await moment()).toBe('2099-06-30 10:00');
+    // Today in UTC+14 is a day ahead of UTC for ten hours of each day: yesterday there is refused, today accepted.
+    const [{ today, yesterday }] = await db.query<{ today: string; yesterday: string }>(
+      `SELECT to_char(now() AT TIME ZONE 'Pacific/Kiritimati', 'YYYY-MM-DD') AS today, to_char((now() AT TIME ZONE 'Pacific/Kiritimati')::date - 1, 'YYYY-MM-DD') AS yesterday`,
+    );
+    expect((await change(code, { points: 1, expiration_type: 'CUSTOM_DATE', expiration_date: yesterday }, stack.b)).body.key).toBe('invalid_expiration_date');
+    expect((await change(code, { points: 1, expiration_type: 'CUSTOM_DATE', expiration_date: today }, stack.b)).status).toBe(200);
+    await expect(cli('set-time-zone', stack.b.project.id, 'Mars/Olympus')).rejects.toThrow(/Unknown time zone Mars\/Olympus/);
+    await cli('set-time-zone', stack.b.project.id, 'UTC');
+    expect(await moment()).toBe('2099-07-01 00:00');
   });
 
   describe('Idempotency-Key', () => {

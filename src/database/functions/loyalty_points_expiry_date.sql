@@ -7,9 +7,9 @@
 --   very day last until its next occurrence); a day past the month's end is the month's last day.
 -- - rounding_type extends the date to the end of its month, quarter, half-year or year, or to the end of the
 --   next month numbered `rounding_value` (PARTICULAR_MONTH, 1-12) on or after it.
--- PL/pgSQL rather than SQL: PostgreSQL cannot inline a SQL function of this shape, and a SQL function it does
--- not inline costs about 40 µs a call, a PL/pgSQL one under 2 µs (bench/README.md, "Point buckets"). Dates
--- are truncated as timestamps without time zone, so the result never depends on the session's TimeZone.
+-- PL/pgSQL rather than SQL: PostgreSQL cannot inline a SQL function of this shape, and one it does not inline
+-- runs through the SQL-function executor on every call, many times slower (bench/README.md, "Point buckets").
+-- Dates are truncated as timestamps without time zone, so the result never depends on the session's TimeZone.
 CREATE OR REPLACE FUNCTION "loyalty_points_expiry_date"(rules jsonb, activity date) RETURNS date LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 DECLARE
     d date;

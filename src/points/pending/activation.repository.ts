@@ -28,7 +28,7 @@ export interface ActivatedEntry {
  * - `dates`/`bk`: one point bucket per entry, its expiry counted from today (pending points start their clock
  *   at activation) under the earning rule's expiration rules, else the campaign's: computed once per rule of
  *   the batch (MATERIALIZED: inlined, the CTE would call the date function, which PostgreSQL cannot inline,
- *   once per entry, and that cost a third of the throughput; bench/README.md, "Point buckets");
+ *   once per entry, which cost a third of the throughput; bench/README.md, "Point buckets");
  * - `ev`: one `customer.voucher.loyalty_card.pending_points.activated` event per entry, its `data` built by
  *   the payload functions of src/database/functions/ (customer, campaign, voucher, order, pending_points)
  *   and in the statement (balance, transaction).
