@@ -222,7 +222,7 @@ describe('dashboard in a real browser', () => {
       await form.getByText('reason is required: it is kept on the ledger row').waitFor();
       // The form moves focus to the first field in error after it renders (an effect, after the paint).
       const reasonId = await form.getByLabel('Reason', { exact: true }).getAttribute('id');
-      await page.waitForFunction((wanted) => document.activeElement?.id === wanted, reasonId);
+      await page.waitForFunction(`document.activeElement?.id === ${JSON.stringify(reasonId)}`);
       expect(await focusedId()).toBe(reasonId);
       await form.getByLabel('Reason', { exact: true }).fill('Goodwill for a late delivery');
       await form.getByRole('button', { name: 'Add 50 points' }).click();
