@@ -42,7 +42,7 @@ describe('ActivationService on PostgreSQL (no worker, no HTTP)', () => {
     expect((await db.entries({ cardCode: later.card.code })).map((e) => e.status)).toEqual(['PENDING']);
     expect(await db.card(due.card.code)).toMatchObject({ balance: 40, points: 40, pending_points: 0 });
     expect(await db.card(later.card.code)).toMatchObject({ balance: 0, points: 0, pending_points: 7 });
-    const ledger = await db.query<{ type: string; points: number; balance_after: number }>('SELECT type, points, balance_after::int AS balance_after FROM voucher_transactions WHERE pending_points_id = $1', [due.entry.id]);
+    const ledger = await db.query<{ type: string; points: number; balance_after: number }>('SELECT type, points::int AS points, balance_after::int AS balance_after FROM voucher_transactions WHERE pending_points_id = $1', [due.entry.id]);
     expect(ledger).toEqual([{ type: 'PENDING_POINTS_ACTIVATION', points: 40, balance_after: 40 }]);
     const events = await db.query<{ project_id: string; data: { pending_points: { id: string } } }>("SELECT project_id, data FROM events WHERE type = $1 AND data->'pending_points'->>'id' = $2", [ACTIVATED, due.entry.id]);
     expect(events).toHaveLength(1);

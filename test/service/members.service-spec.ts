@@ -17,7 +17,7 @@ describe('MembersService enrolment on PostgreSQL (no worker, no HTTP)', () => {
 
     expect(await db.count('SELECT 1 FROM members WHERE program_id = $1 AND customer_id = $2', [programId, member.customer_id])).toBe(1);
     expect(await db.card(card.code)).toMatchObject({ id: card.id, balance: 25, points: 25, pending_points: 0 });
-    const ledger = await db.query<{ type: string; points: number; balance_after: number }>('SELECT type, points, balance_after::int AS balance_after FROM voucher_transactions WHERE voucher_id = $1', [card.id]);
+    const ledger = await db.query<{ type: string; points: number; balance_after: number }>('SELECT type, points::int AS points, balance_after::int AS balance_after FROM voucher_transactions WHERE voucher_id = $1', [card.id]);
     expect(ledger).toEqual([{ type: 'POINTS_ADDITION', points: 25, balance_after: 25 }]);
     expect(await db.count('SELECT 1 FROM events WHERE project_id = $1', [project.id])).toBe(0);
     expect(await db.count('SELECT 1 FROM vouchers WHERE campaign_id = $1', [campaignId])).toBe(1);
