@@ -8,7 +8,8 @@ import { BIGINT_AS_NUMBER } from '../database/bigint-as-number.js';
  *
  * The cards module owns this table: campaigns ask it to insert generated cards, members to publish or make
  * one at enrolment, points to lock cards and change their point columns (each change together with its
- * ledger transaction, so that `balance` = Σ `voucher_transactions.points` of the card and
+ * ledger transaction and point buckets, so that `balance` = Σ `voucher_transactions.points` of the card = Σ
+ * `remaining` of its ACTIVE `loyalty_points_buckets`, and
  * `pending_points` = Σ its PENDING entries). The cards module is below the features that reference a card,
  * so its foreign keys name their tables by entity name instead of importing them; a feature that shows a
  * card with its campaign or member joins them itself.
