@@ -2,7 +2,8 @@
 // PostgreSQL logged them (log_statement = all) on 2026-11-25 (the lock order and mode of 2026-11-26), for the plain baseline
 // (bench/member-list-raw-server.mjs): the card by code (CardRepository), the entry (PendingPointsRepository),
 // then in one transaction the card locked, its entry locked while PENDING, and the activation itself
-// (ActivationRepository's text, copied on 2026-11-26). Change them when the API's change.
+// (ActivationRepository's text, copied on 2026-11-26 after issue 28: with the point buckets, and the cards' next
+// expiration set again when a bucket is dated). Change them when the API's change.
 export const ACTIVATE_SQL = {
   card: `SELECT v.id, v.code, v.campaign_id, v.holder_id, v.project_id
        FROM vouchers v
@@ -42,6 +43,20 @@ WITH upd AS (
   INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, details, created_at)
   SELECT transaction_id, project_id, voucher_id, campaign_id, 'PENDING_POINTS_ACTIVATION', points, balance, order_id, id, transaction_details, now()
   FROM run ORDER BY voucher_id, id
+), dates AS MATERIALIZED (
+  SELECT k.campaign_id, k.earning_rule_id, e.expires_at, loyalty_points_expire_after(e.expires_at, pr.time_zone) AS expire_after
+  FROM (SELECT DISTINCT project_id, campaign_id, earning_rule_id FROM upd) k
+  JOIN projects pr ON pr.id = k.project_id
+  JOIN campaigns ca ON ca.id = k.campaign_id
+  LEFT JOIN earning_rules er ON er.id = k.earning_rule_id
+  CROSS JOIN LATERAL (SELECT loyalty_points_expiry_date(coalesce(er.expiration_rules, ca.voucher->'loyalty_card'->'expiration_rules'),
+                                                         (now() AT TIME ZONE pr.time_zone)::date) AS expires_at) e
+), bk AS (
+  INSERT INTO loyalty_points_buckets (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after)
+  SELECT 'lopb_' || left(md5(random()::text || clock_timestamp()::text || u.id), 18), u.project_id, u.voucher_id, u.campaign_id, u.points, u.points,
+         d.expires_at, d.expire_after
+  FROM upd u JOIN dates d ON d.campaign_id = u.campaign_id AND d.earning_rule_id = u.earning_rule_id
+  RETURNING voucher_id, expires_at
 ), ev AS (
   INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
     SELECT 'evcus_' || left(md5(random()::text || clock_timestamp()::text || s.entity_id), 18), s.project_id, s.type, s.entity_id, s.group_id, s.event_source, s.data
@@ -65,5 +80,15 @@ WITH upd AS (
     LEFT JOIN orders o ON o.id = r.order_id
     ORDER BY r.voucher_id, r.id) s
 )
-SELECT id, voucher_id, points, total, balance, pending FROM run ORDER BY voucher_id, id`,
+SELECT r.id, r.voucher_id, r.points, r.total, r.balance, r.pending, d.dated
+FROM run r LEFT JOIN (SELECT voucher_id, bool_or(expires_at IS NOT NULL) AS dated FROM bk GROUP BY voucher_id) d ON d.voucher_id = r.voucher_id
+ORDER BY r.voucher_id, r.id`,
+  refreshNext: `UPDATE vouchers v SET next_expiration_date = n.d, next_expiration_points = coalesce(n.p, 0)
+   FROM unnest($1::text[]) AS c(id)
+   LEFT JOIN LATERAL (
+     SELECT b.expires_at AS d, sum(b.remaining)::bigint AS p FROM loyalty_points_buckets b
+     WHERE b.voucher_id = c.id AND b.status = 'ACTIVE' AND b.remaining > 0 AND b.expires_at IS NOT NULL
+     GROUP BY b.expires_at ORDER BY b.expires_at LIMIT 1
+   ) n ON true
+   WHERE v.id = c.id AND (v.next_expiration_date IS DISTINCT FROM n.d OR v.next_expiration_points <> coalesce(n.p, 0))`,
 };

@@ -245,6 +245,7 @@ async function activate(res, projectId, appId, code, entryId) {
     const [locked] = (await client.query(ACTIVATE_SQL.lockPending, [entryId, projectId])).rows;
     if (locked && locked.voucher_id === card.id) {
       [done] = (await client.query({ name: 'raw_pending_activate', text: ACTIVATE_SQL.activate }, [[locked.id], 'MANUAL', hexId('v-'), JSON.stringify({ channel: 'API', api_key: { app_id: appId } }), [card.id]])).rows;
+      if (done?.dated) await client.query({ name: 'raw_buckets_refresh_next', text: ACTIVATE_SQL.refreshNext }, [[card.id]]);
     }
     await client.query('COMMIT');
   } catch (failure) {

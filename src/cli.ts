@@ -13,7 +13,10 @@ import { loadConfigOrExit } from './config/app-config.js';
 import { AppConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './app/database/database.module.js';
 import { migrateDatabase } from './app/database/migrate.js';
+import { CardsModule } from './cards/cards.module.js';
+import { DatabaseKitModule } from './database/database-kit.module.js';
 import { BucketRepository } from './points/buckets/bucket.repository.js';
+import { BucketScheduleService } from './points/buckets/bucket-schedule.service.js';
 import { MemberSeedRepository } from './members/member-seed.repository.js';
 import { MAX_SEED_MEMBERS, MemberSeedService } from './members/member-seed.service.js';
 import { QueueModule } from './queue/queue.module.js';
@@ -125,12 +128,12 @@ async function setTimeZone(argv: string[]): Promise<void> {
   if (!projectId || !zone) throw new Error('usage: set-time-zone <project_id> <zone>');
   const config = loadConfigOrExit();
   await migrateDatabase(config);
-  @Module({ imports: [AppConfigModule.forRoot(config), DatabaseModule, AuthModule], providers: [BucketRepository] })
+  @Module({ imports: [AppConfigModule.forRoot(config), DatabaseModule, DatabaseKitModule, CardsModule, AuthModule], providers: [BucketRepository, BucketScheduleService] })
   class TimeZoneModule {}
   const app = await NestFactory.createApplicationContext(TimeZoneModule, { logger: ['error'] });
   try {
     await app.get(AuthService).setTimeZone(projectId, zone);
-    const moved = await app.get(BucketRepository).reschedule(projectId);
+    const moved = await app.get(BucketScheduleService).reschedule(projectId);
     process.stdout.write(`time zone of ${projectId} is ${zone} (${moved} point buckets rescheduled)\n`);
   } finally {
     await app.close();

@@ -1,6 +1,7 @@
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { useStack } from '../support/fixture.js';
-import { startWorkerProcess, waitFor } from '../support/harness.js';
+import { startWorkerProcess, testConfig, waitFor } from '../support/harness.js';
 import { Answers, enrol, inParallel, payOrder, pointsCampaign, projectViolations, unique } from '../support/points.js';
 
 const DAY_MS = 1_000;
@@ -72,6 +73,42 @@ describe('balance changes under concurrency', () => {
       expect(await db.count(`SELECT 1 FROM voucher_transactions WHERE voucher_id = $1 AND source_id = $2`, [card.id, key])).toBe(1);
     }
     expect((await db.card(code)).balance).toBe(75);
+  }, 60_000);
+
+  it('a time zone change (cli.js set-time-zone, two at once) races removals and additions on one card; then every bucket expires at the zone\'s midnight', async () => {
+    const cli = (zone: string) =>
+      promisify(execFile)(process.execPath, ['dist/cli.js', 'set-time-zone', stack.a.project.id, zone], {
+        env: { ...process.env, DATABASE_URL: testConfig().databaseUrl, LOG_LEVEL: 'warn', PENDING_POINTS_DAY_MS: '86400000' },
+      });
+    const { campaign } = await pointsCampaign(stack.app, stack.a, [{ points: 10 }]);
+    const code = await enrol(stack.app, stack.a, campaign, unique('zone-race'));
+    const card = await db.card(code);
+    const dated = (i: number) => ({ expiration_type: 'CUSTOM_DATE', expiration_date: `2099-0${(i % 9) + 1}-15` });
+    for (let i = 0; i < 20; i += 1) expect((await change(code, { points: 5, ...dated(i) })).status).toBe(200);
+    const answers = new Answers();
+    const requests = inParallel(
+      [
+        ...Array.from({ length: 20 }, (_, i) => async () => answers.add(await change(code, { points: 3, ...dated(i) }))),
+        ...Array.from({ length: 20 }, () => async () => answers.add(await change(code, { points: -4 }))),
+      ],
+      10,
+    );
+    const [, kiritimati, warsaw] = await Promise.all([requests, cli('Pacific/Kiritimati'), cli('Europe/Warsaw')]);
+    expect(answers.report(['200']).unexpected).toEqual({});
+    expect(kiritimati.stdout).toMatch(/\(\d+ point buckets rescheduled\)/);
+    expect(warsaw.stdout).toMatch(/\(\d+ point buckets rescheduled\)/);
+    // The last change alone, at the real length of a day: every dated bucket's moment is 00:00 after its day in the zone.
+    const last = await cli('America/New_York');
+    expect(last.stdout).toContain('(40 point buckets rescheduled)');
+    const [off] = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM loyalty_points_buckets
+       WHERE voucher_id = $1 AND status = 'ACTIVE' AND expires_at IS NOT NULL AND expire_after <> ((expires_at + 1)::timestamp AT TIME ZONE 'America/New_York')`,
+      [card.id],
+    );
+    expect(off.n).toBe(0);
+    expect((await db.card(code)).balance).toBe(100 + 60 - 80);
+    expect(await projectViolations(db, stack.a.project.id)).toEqual([]);
+    await cli('UTC');
   }, 60_000);
 
   it('removals and additions race two workers expiring the card\'s buckets and activating its pending points', async () => {

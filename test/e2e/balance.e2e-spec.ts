@@ -190,7 +190,7 @@ describe('card balance by hand and point buckets', () => {
     const card = await db.card(code);
     expect((await change(code, { points: 8, expiration_type: 'CUSTOM_DATE', expiration_date: '2099-06-30' }, stack.b)).status).toBe(200);
     const moment = async () =>
-      (await db.query<{ at: string }>(`SELECT to_char(expire_after AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') AS at FROM loyalty_points_buckets WHERE voucher_id = $1 AND expires_at IS NOT NULL`, [card.id]))[0].at;
+      (await db.query<{ at: string }>(`SELECT to_char(expire_after AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') AS at FROM loyalty_points_buckets WHERE voucher_id = $1 AND expires_at = '2099-06-30'`, [card.id]))[0].at;
     expect(await moment()).toBe('2099-07-01 00:00');
     const { stdout } = await cli('set-time-zone', stack.b.project.id, 'Pacific/Kiritimati');
     expect(stdout).toContain('1 point buckets rescheduled');

@@ -15,7 +15,7 @@ const EXPIRED = 'customer.voucher.loyalty_card.points_expired';
  * The worker expires buckets once their last day is over: one POINTS_EXPIRATION ledger row per card, the
  * buckets EXPIRED, the card's expired total, one points_expired event; due pending points of a card are
  * activated before its buckets expire; and with two worker processes, one of them killed and another
- * started mid-way, every bucket expires exactly once.
+ * started once the expiry has begun, every bucket expires exactly once.
  */
 describe('point expiry', () => {
   const env = { PENDING_POINTS_DAY_MS: String(DAY_MS), PENDING_POINTS_SWEEP_MS: String(SWEEP_MS), POINTS_EXPIRY_SWEEP_MS: String(SWEEP_MS), LOG_LEVEL: 'info' };
@@ -77,19 +77,20 @@ describe('point expiry', () => {
   });
 
   it('expires a card\'s buckets after their last day: one ledger row, the buckets EXPIRED, expired_points, one event; the rest stays', async () => {
+    // The worker starts once the card is set up: near midnight UTC the shortened day ends within milliseconds.
+    const { campaign, code } = await member();
+    const today = await day(0);
+    for (const [points, body] of [
+      [30, { expiration_type: 'CUSTOM_DATE', expiration_date: today }],
+      [20, { expiration_type: 'CUSTOM_DATE', expiration_date: today }],
+      [7, { expiration_type: 'NON_EXPIRING' }],
+    ] as const) {
+      expect((await change(code, { points, ...body })).status).toBe(200);
+    }
+    expect((await change(code, { points: -5 })).status).toBe(200);
+    const card = await db.card(code);
     const worker = await startWorkerProcess(env, workers);
     try {
-      const { campaign, code } = await member();
-      const today = await day(0);
-      for (const [points, body] of [
-        [30, { expiration_type: 'CUSTOM_DATE', expiration_date: today }],
-        [20, { expiration_type: 'CUSTOM_DATE', expiration_date: today }],
-        [7, { expiration_type: 'NON_EXPIRING' }],
-      ] as const) {
-        expect((await change(code, { points, ...body })).status).toBe(200);
-      }
-      expect((await change(code, { points: -5 })).status).toBe(200);
-      const card = await db.card(code);
       await waitFor(async () => ((await db.card(code)).balance === 7 ? true : undefined), { timeoutMs: 20_000 });
       const rows = await db.query<{ type: string; points: string; balance_after: string; details: { buckets: { points: number; expires_at: string }[]; balance: { points: number } } }>(
         `SELECT type, points, balance_after, details FROM voucher_transactions WHERE voucher_id = $1 AND type = 'POINTS_EXPIRATION'`,
@@ -151,7 +152,7 @@ describe('point expiry', () => {
     }
   }, 60_000);
 
-  it('two workers, one killed and another started mid-way, expire every bucket once, one ledger row and one event per card', async () => {
+  it('two workers race for the due buckets, one is killed once the expiry has begun and a third started: every bucket expires once, one ledger row and one event per card', async () => {
     const who = stack.b;
     const cards: { code: string; id: string }[] = [];
     const today = await day(0);

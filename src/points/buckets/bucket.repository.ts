@@ -162,12 +162,24 @@ export class BucketRepository {
     };
   }
 
-  /** After a project's time zone changed: its ACTIVE buckets expire at the end of their last day there. */
-  async reschedule(projectId: string): Promise<number> {
-    const [, count] = (await this.dataSource.query(
+  /** The next cards of a project (after `afterId`, in id order) that have dated ACTIVE buckets. */
+  async cardsWithDatedBuckets(projectId: string, afterId: string, limit: number): Promise<string[]> {
+    const rows = (await this.dataSource.query(
+      `SELECT voucher_id FROM loyalty_points_buckets
+       WHERE project_id = $1 AND status = 'ACTIVE' AND expire_after IS NOT NULL AND voucher_id > $2
+       GROUP BY voucher_id ORDER BY voucher_id LIMIT $3`,
+      [projectId, afterId, limit],
+    )) as { voucher_id: string }[];
+    return rows.map((row) => row.voucher_id);
+  }
+
+  /** After their project's time zone changed: the locked cards' ACTIVE buckets expire at the end of their last day there. */
+  async reschedule(locked: LockedCards): Promise<number> {
+    if (!locked.cardIds.length) return 0;
+    const [, count] = (await locked.tx.query(
       `UPDATE loyalty_points_buckets b SET expire_after = loyalty_points_expire_after(b.expires_at, p.time_zone)
-       FROM projects p WHERE p.id = b.project_id AND b.project_id = $1 AND b.status = 'ACTIVE' AND b.expires_at IS NOT NULL`,
-      [projectId],
+       FROM projects p WHERE p.id = b.project_id AND b.voucher_id = ANY($1::text[]) AND b.status = 'ACTIVE' AND b.expires_at IS NOT NULL`,
+      [locked.cardIds],
     )) as [unknown, number];
     return count;
   }
