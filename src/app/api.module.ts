@@ -4,7 +4,8 @@ import { AppKeyGuard } from '../auth/app-key.guard.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { BootstrapKeyService } from '../auth/bootstrap-key.service.js';
 import { CampaignsModule } from '../campaigns/campaigns.module.js';
-import { CustomersModule } from '../customers/customers.module.js';
+import { CustomersApiModule } from '../customers/customers-api.module.js';
+import { CustomerOrderStatsModule } from './customer-order-stats.module.js';
 import { AllExceptionsFilter } from '../common/http/all-exceptions.filter.js';
 import { JsonBodyGuard } from '../common/http/json-body.guard.js';
 import { AppValidationPipe } from '../common/http/validation.pipe.js';
@@ -46,10 +47,11 @@ export class ApiModule {
         HealthModule,
         DiagnosticsModule,
         CampaignsModule,
-        CustomersModule,
+        CustomersApiModule,
         MembersModule,
         EventsModule,
         PointsModule,
+        CustomerOrderStatsModule,
         DashboardModule,
         ApiMetricsModule.forRoot(config),
         ...(redisBuckets ? [RateLimitModule] : []),

@@ -4,13 +4,13 @@ import type { ProjectContext } from '../auth/auth.service.js';
 import { CurrentProject } from '../auth/current-project.decorator.js';
 import { ApiErrorResponses, ApiOkBody } from '../common/openapi/api-responses.decorator.js';
 import { EXAMPLE_IDS } from '../common/openapi/examples.js';
-import { CustomersService } from './customers.service.js';
+import { CustomerAnswersService } from './customer-answers.service.js';
 import { CustomerDto, UpsertCustomerDto } from './dto/customer.dto.js';
 
 @ApiTags('Customers')
 @Controller('v1/customers')
 export class CustomersController {
-  constructor(private readonly customers: CustomersService) {}
+  constructor(private readonly customers: CustomerAnswersService) {}
 
   @Post()
   @HttpCode(200)

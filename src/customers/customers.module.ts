@@ -1,12 +1,10 @@
 import { Module } from '@nestjs/common';
 import { CustomerRepository } from './customer.repository.js';
-import { CustomersController } from './customers.controller.js';
 import { CustomersService } from './customers.service.js';
 
-/** Customers: the people members and cards belong to. */
+/** Customers: the people members and cards belong to (what other features ask; the routes are CustomersApiModule). */
 @Module({
-  controllers: [CustomersController],
   providers: [CustomersService, CustomerRepository],
-  exports: [CustomersService],
+  exports: [CustomersService, CustomerRepository],
 })
 export class CustomersModule {}

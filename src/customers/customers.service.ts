@@ -4,7 +4,7 @@ import { ApiError } from '../common/errors/api-error.js';
 import { base62Id } from '../common/ids.js';
 import type { Customer } from './customer.entity.js';
 import { type CustomerFields, CustomerRepository } from './customer.repository.js';
-import { type CustomerDto, type CustomerFieldsDto, toCustomerDto, type UpsertCustomerDto } from './dto/customer.dto.js';
+import type { CustomerFieldsDto, UpsertCustomerDto } from './dto/customer.dto.js';
 
 export function newCustomerId(): string {
   return base62Id('cust_', 24);
@@ -15,14 +15,15 @@ export class CustomersService {
   constructor(private readonly customers: CustomerRepository) {}
 
   /** POST /v1/customers: update by id, upsert by source_id, or create. */
-  async upsert(project: ProjectContext, dto: UpsertCustomerDto): Promise<CustomerDto> {
-    return this.view(project, await this.save(project, dto));
+  async upsert(project: ProjectContext, dto: UpsertCustomerDto): Promise<Customer> {
+    return this.save(project, dto);
   }
 
-  async get(project: ProjectContext, idOrSourceId: string): Promise<CustomerDto> {
+  /** By id or source id, or 404 `customer`. */
+  async require(project: ProjectContext, idOrSourceId: string): Promise<Customer> {
     const customer = await this.customers.findByIdOrSourceId(project.id, idOrSourceId);
     if (!customer) throw ApiError.notFound('customer', idOrSourceId);
-    return this.view(project, customer);
+    return customer;
   }
 
   /** The id of the customer with this id or source id, if there is one. */
@@ -61,10 +62,6 @@ export class CustomersService {
     }
     if (dto.source_id !== undefined) return this.customers.upsertBySourceId(project.id, newCustomerId(), dto.source_id, fields);
     return this.customers.create(project.id, newCustomerId(), fields);
-  }
-
-  private async view(project: ProjectContext, customer: Customer): Promise<CustomerDto> {
-    return toCustomerDto(customer, await this.customers.pointsByCampaign(project.id, customer.id));
   }
 }
 

@@ -51,6 +51,6 @@ import { PendingPointsService } from './pending/pending-points.service.js';
     BalanceService,
     BalanceEventsRepository,
   ],
-  exports: [ActivationService],
+  exports: [ActivationService, OrderRepository],
 })
 export class PointsModule {}

@@ -4,6 +4,8 @@ import { IsMetadata, Nested, Optional } from '../../common/validation/decorators
 import { EXAMPLE_IDS, patternExample } from '../../common/openapi/examples.js';
 import type { Customer } from '../customer.entity.js';
 import type { CampaignPoints } from '../customer.repository.js';
+import type { CustomerOrderTotals } from '../customer-order-stats.js';
+import { present } from '../../common/present.js';
 
 export const CUSTOMER_ID = /^cust_[a-zA-Z0-9]+$/;
 
@@ -117,66 +119,206 @@ export class CustomerLoyaltyDto {
   campaigns: Record<string, { points: number; referred_customers: number }>;
 }
 
+/** An address as answered: its lines without a value are left out. */
+export class CustomerAddressResponseDto {
+  @ApiPropertyOptional()
+  city?: string;
+
+  @ApiPropertyOptional()
+  state?: string;
+
+  @ApiPropertyOptional()
+  line_1?: string;
+
+  @ApiPropertyOptional()
+  line_2?: string;
+
+  @ApiPropertyOptional()
+  country?: string;
+
+  @ApiPropertyOptional()
+  postal_code?: string;
+}
+
+export class CustomerSummaryGiftDto {
+  @ApiProperty({ description: 'Always 0: gift cards are not part of this service.' })
+  redeemed_amount: number;
+
+  @ApiProperty({ description: 'Always 0: gift cards are not part of this service.' })
+  amount_to_go: number;
+}
+
+export class CustomerSummaryLoyaltyCardDto {
+  @ApiProperty({ description: 'Always 0: points are not redeemed for rewards in this service.' })
+  redeemed_points: number;
+
+  @ApiProperty({ description: 'Points the customer can still spend: the sum of the balances of the customer\'s cards (as `loyalty.points`).' })
+  points_to_go: number;
+}
+
+export class CustomerSummaryRedemptionsDto {
+  @ApiProperty({ description: 'Always 0 (no redemptions in this service), as are the five counts below.' })
+  total_redeemed: number;
+
+  @ApiProperty()
+  total_failed: number;
+
+  @ApiProperty()
+  total_succeeded: number;
+
+  @ApiProperty()
+  total_rolled_back: number;
+
+  @ApiProperty()
+  total_rollback_failed: number;
+
+  @ApiProperty()
+  total_rollback_succeeded: number;
+
+  @ApiProperty({ type: CustomerSummaryGiftDto })
+  gift: CustomerSummaryGiftDto;
+
+  @ApiProperty({ type: CustomerSummaryLoyaltyCardDto })
+  loyalty_card: CustomerSummaryLoyaltyCardDto;
+}
+
+export class CustomerSummaryOrdersDto {
+  @ApiProperty({ description: 'Sum of the amounts of the customer\'s PAID and FULFILLED orders (money spent), in the smallest currency unit.' })
+  total_amount: number;
+
+  @ApiProperty({ description: 'How many PAID and FULFILLED orders the customer has.' })
+  total_count: number;
+
+  @ApiProperty({ description: 'total_amount / total_count, rounded; 0 without orders.' })
+  average_amount: number;
+
+  @ApiProperty({ description: 'The amount of the latest of those orders; 0 without orders.' })
+  last_order_amount: number;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'When the latest of those orders was made; absent without orders.' })
+  last_order_date?: string;
+}
+
+export class CustomerSummaryDto {
+  @ApiProperty({ type: CustomerSummaryRedemptionsDto })
+  redemptions: CustomerSummaryRedemptionsDto;
+
+  @ApiProperty({ type: CustomerSummaryOrdersDto })
+  orders: CustomerSummaryOrdersDto;
+}
+
+export class CustomerReferralsDto {
+  @ApiProperty({ description: 'Always 0: referral campaigns are not part of this service.' })
+  total: number;
+
+  @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'Always empty.' })
+  campaigns: never[];
+}
+
+/**
+ * A customer as Voucherify answers it. Fields without a value are left out rather than sent as null:
+ * Voucherify's schema types them as plain strings (its examples leave them out), and a typed client's
+ * deserializer refuses a null there. `address` is the exception: the schema allows null.
+ */
 export class CustomerDto {
   @ApiProperty(patternExample(CUSTOMER_ID, EXAMPLE_IDS.customer))
   id: string;
 
-  @ApiProperty({ type: String, nullable: true })
-  source_id: string | null;
+  @ApiPropertyOptional()
+  source_id?: string;
 
-  @ApiProperty({ type: String, nullable: true })
-  name: string | null;
+  @ApiPropertyOptional()
+  name?: string;
 
-  @ApiProperty({ type: String, nullable: true })
-  description: string | null;
+  @ApiPropertyOptional()
+  description?: string;
 
-  @ApiProperty({ type: String, nullable: true })
-  email: string | null;
+  @ApiPropertyOptional()
+  email?: string;
 
-  @ApiProperty({ type: String, nullable: true })
-  phone: string | null;
+  @ApiPropertyOptional()
+  phone?: string;
 
-  @ApiProperty({ type: String, nullable: true, format: 'date' })
-  birthdate: string | null;
+  @ApiPropertyOptional({ format: 'date' })
+  birthdate?: string;
 
-  @ApiProperty({ type: CustomerAddressDto, nullable: true })
-  address: CustomerAddressDto | null;
+  @ApiProperty({ type: CustomerAddressResponseDto, nullable: true })
+  address: CustomerAddressResponseDto | null;
 
   @ApiProperty({ type: 'object', additionalProperties: true })
   metadata: Record<string, unknown>;
 
+  @ApiProperty({ type: CustomerSummaryDto })
+  summary: CustomerSummaryDto;
+
   @ApiProperty({ type: CustomerLoyaltyDto })
   loyalty: CustomerLoyaltyDto;
+
+  @ApiProperty({ type: CustomerReferralsDto })
+  referrals: CustomerReferralsDto;
 
   @ApiProperty({ format: 'date-time' })
   created_at: string;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  updated_at: string | null;
+  @ApiPropertyOptional({ format: 'date-time', description: 'Absent if the customer was never updated.' })
+  updated_at?: string;
 
   @ApiProperty({ enum: ['customer'] })
   object: 'customer';
 }
 
-/** The customer, with its card balances summed by campaign (`loyalty`). */
-export function toCustomerDto(customer: Customer, balances: CampaignPoints[]): CustomerDto {
+/** The customer, with its card balances summed by campaign (`loyalty`) and its orders summed (`summary`). */
+export function toCustomerDto(customer: Customer, balances: CampaignPoints[], orders: CustomerOrderTotals): CustomerDto {
+  const points = balances.reduce((sum, row) => sum + row.points, 0);
   return {
     id: customer.id,
-    source_id: customer.sourceId,
-    name: customer.name,
-    description: customer.description,
-    email: customer.email,
-    phone: customer.phone,
-    birthdate: customer.birthdate,
-    address: customer.address,
+    ...present('source_id', customer.sourceId),
+    ...present('name', customer.name),
+    ...present('description', customer.description),
+    ...present('email', customer.email),
+    ...present('phone', customer.phone),
+    ...present('birthdate', customer.birthdate),
+    address: customer.address ? toAddressDto(customer.address) : null,
     metadata: customer.metadata,
+    summary: {
+      redemptions: {
+        total_redeemed: 0,
+        total_failed: 0,
+        total_succeeded: 0,
+        total_rolled_back: 0,
+        total_rollback_failed: 0,
+        total_rollback_succeeded: 0,
+        gift: { redeemed_amount: 0, amount_to_go: 0 },
+        loyalty_card: { redeemed_points: 0, points_to_go: points },
+      },
+      orders: {
+        total_amount: orders.totalAmount,
+        total_count: orders.count,
+        average_amount: orders.count === 0 ? 0 : Math.round(orders.totalAmount / orders.count),
+        last_order_amount: orders.lastAmount,
+        ...present('last_order_date', orders.lastDate?.toISOString()),
+      },
+    },
     loyalty: {
-      points: balances.reduce((sum, row) => sum + row.points, 0),
+      points,
       referred_customers: 0,
       campaigns: Object.fromEntries(balances.map((row) => [row.campaign, { points: row.points, referred_customers: 0 }])),
     },
+    referrals: { total: 0, campaigns: [] },
     created_at: customer.createdAt.toISOString(),
-    updated_at: customer.updatedAt?.toISOString() ?? null,
+    ...present('updated_at', customer.updatedAt?.toISOString()),
     object: 'customer',
+  };
+}
+
+function toAddressDto(address: NonNullable<Customer['address']>): CustomerAddressResponseDto {
+  const { city, state, line_1, line_2, country, postal_code } = address;
+  return {
+    ...present('city', city),
+    ...present('state', state),
+    ...present('line_1', line_1),
+    ...present('line_2', line_2),
+    ...present('country', country),
+    ...present('postal_code', postal_code),
   };
 }

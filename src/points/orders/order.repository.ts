@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import { type PreparedStatement, prepared, runPrepared } from '../../database/prepared.js';
 import type { Tx } from '../../database/transaction-runner.js';
 import type { LockedCards } from '../../cards/card.repository.js';
+import { CustomerOrderStats, type CustomerOrderTotals } from '../../customers/customer-order-stats.js';
 import { Order, type OrderItem, type OrderStatus } from './order.entity.js';
 
 /** The columns a request sets; undefined leaves a column as it is. */
@@ -20,6 +21,13 @@ export interface EarningClaim {
   voucherId: string;
   points: number;
 }
+
+const CUSTOMER_TOTALS = prepared(
+  'orders_customer_totals',
+  `SELECT count(*) AS count, coalesce(sum(amount), 0) AS total,
+          (array_agg(amount ORDER BY created_at DESC, id DESC))[1] AS last_amount, max(created_at) AS last_date
+   FROM orders WHERE customer_id = $2 AND project_id = $1 AND status IN ('PAID', 'FULFILLED')`,
+);
 
 const JSON_COLUMNS = new Set(['items', 'metadata']);
 const ORDER_COLUMNS = 'id, project_id, source_id, status, amount, customer_id, items, metadata, created_at, updated_at';
@@ -69,8 +77,14 @@ export const CLAIM = prepared(
 const COLUMN: Record<keyof OrderFields, string> = { status: 'status', amount: 'amount', customerId: 'customer_id', items: 'items', metadata: 'metadata' };
 
 @Injectable()
-export class OrderRepository {
+export class OrderRepository implements CustomerOrderStats {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** The customer's PAID and FULFILLED orders (money spent), through idx_orders_customer. */
+  async customerTotals(projectId: string, customerId: string): Promise<CustomerOrderTotals> {
+    const [row] = (await runPrepared(this.dataSource, CUSTOMER_TOTALS, [projectId, customerId])) as { count: string; total: string; last_amount: string | null; last_date: Date | null }[];
+    return { count: Number(row.count), totalAmount: Number(row.total), lastAmount: Number(row.last_amount ?? 0), lastDate: row.last_date };
+  }
 
   /** By id, or else by source id (Voucherify's `{orderId}` accepts both). */
   async findByIdOrSourceId(projectId: string, value: string): Promise<Order | null> {

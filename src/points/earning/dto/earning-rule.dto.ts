@@ -6,6 +6,7 @@ import { EARNING_EVENTS, type EarningEvent, type EarningLoyalty, type EarningRul
 import { EXAMPLE_IDS, patternExample } from '../../../common/openapi/examples.js';
 import { LoyaltyCardExpirationRulesDto } from '../../../campaigns/dto/campaign-settings.dto.js';
 import type { ExpirationRules } from '../../../campaigns/campaign.entity.js';
+import { present } from '../../../common/present.js';
 
 export const EARNING_RULE_ID = /^ern_[a-zA-Z0-9]+$/;
 /** Largest point amounts: a ledger row holds an int4. */
@@ -172,8 +173,8 @@ export class ListEarningRulesQueryDto extends LimitQueryDto {
 }
 
 export class EarningRuleSourceResponseDto {
-  @ApiProperty({ type: String, nullable: true })
-  banner: string | null;
+  @ApiPropertyOptional({ description: 'Absent when the rule has no banner.' })
+  banner?: string;
 
   @ApiProperty({ example: EXAMPLE_IDS.campaign, description: 'The campaign (`camp_…`).' })
   object_id: string;
@@ -207,17 +208,23 @@ export class EarningRuleDto {
   @ApiProperty()
   active: boolean;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  start_date: string | null;
+  @ApiPropertyOptional({ format: 'date-time', description: 'Absent when the rule earns from its creation.' })
+  start_date?: string;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  expiration_date: string | null;
+  @ApiPropertyOptional({ format: 'date-time', description: 'Absent when the rule earns without end.' })
+  expiration_date?: string;
 
-  @ApiProperty({ type: PendingPointsRuleDto, nullable: true })
-  pending_points: PendingPointsRule | null;
+  @ApiPropertyOptional({ type: PendingPointsRuleDto, description: 'Absent when the rule\'s points reach the balance at once.' })
+  pending_points?: PendingPointsRule;
 
-  @ApiProperty({ type: LoyaltyCardExpirationRulesDto, nullable: true, description: 'null: the campaign\'s expiration rules apply.' })
-  expiration_rules: ExpirationRules | null;
+  @ApiPropertyOptional({ type: LoyaltyCardExpirationRulesDto, description: 'Absent: the campaign\'s expiration rules apply.' })
+  expiration_rules?: ExpirationRules;
+
+  @ApiProperty({
+    example: 'auto_0ffdbd86f0120789f2',
+    description: 'Voucherify runs each earning rule as an automation and names it here. This service has no separate automations: the id is derived from the rule\'s id (`auto_` + the part after `ern_`), stable for the rule\'s life.',
+  })
+  automation_id: string;
 
   @ApiProperty({ type: 'object', additionalProperties: true })
   metadata: Record<string, unknown>;
@@ -248,12 +255,13 @@ export function toEarningRuleDto(rule: EarningRule): EarningRuleDto {
     validation_rule_id: null,
     loyalty: rule.loyalty,
     event: rule.event,
-    source: { banner: rule.banner, object_id: rule.campaignId, object_type: 'campaign' },
+    source: { ...present('banner', rule.banner), object_id: rule.campaignId, object_type: 'campaign' },
     active: rule.active,
-    start_date: rule.startDate?.toISOString() ?? null,
-    expiration_date: rule.expirationDate?.toISOString() ?? null,
-    pending_points: rule.pendingPoints,
-    expiration_rules: rule.expirationRules,
+    ...present('start_date', rule.startDate?.toISOString()),
+    ...present('expiration_date', rule.expirationDate?.toISOString()),
+    ...present('pending_points', rule.pendingPoints),
+    ...present('expiration_rules', rule.expirationRules),
+    automation_id: `auto_${rule.id.slice(rule.id.indexOf('_') + 1)}`,
     metadata: rule.metadata,
     object: 'earning_rule',
   };

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { UpsertCustomerDto } from '../../../customers/dto/customer.dto.js';
 import { IsMetadata, Nested, Optional } from '../../../common/validation/decorators.js';
-import { ORDER_STATUSES, type Order, type OrderItem, type OrderStatus } from '../order.entity.js';
+import { ORDER_STATUSES, type Order, type OrderStatus } from '../order.entity.js';
 import { EXAMPLE_IDS, patternExample } from '../../../common/openapi/examples.js';
 
 export const ORDER_ID = /^ord_[a-f0-9]+$/;
@@ -48,6 +48,12 @@ export class OrderItemDto {
   @Min(0)
   @Max(MAX_AMOUNT)
   amount?: number;
+}
+
+/** An item as answered: what was sent, marked as Voucherify marks order items. */
+export class OrderItemResponseDto extends OrderItemDto {
+  @ApiProperty({ enum: ['order_item'] })
+  object: 'order_item';
 }
 
 /** The fields of an order a request may set (POST and PUT). */
@@ -117,8 +123,8 @@ export class OrderDto {
   @ApiProperty({ description: 'Equal to amount (discounts are not applied by this service).' })
   total_amount: number;
 
-  @ApiProperty({ type: [OrderItemDto] })
-  items: OrderItem[];
+  @ApiProperty({ type: [OrderItemResponseDto], description: 'The items as sent, each marked `object: "order_item"`.' })
+  items: OrderItemResponseDto[];
 
   @ApiProperty({ type: 'object', additionalProperties: true })
   metadata: Record<string, unknown>;
@@ -126,8 +132,8 @@ export class OrderDto {
   @ApiProperty({ example: EXAMPLE_IDS.customer, type: String, nullable: true })
   customer_id: string | null;
 
-  @ApiProperty({ type: OrderCustomerRefDto, nullable: true })
-  customer: OrderCustomerRefDto | null;
+  @ApiPropertyOptional({ type: OrderCustomerRefDto, description: 'Absent when the order has no customer.' })
+  customer?: OrderCustomerRefDto;
 
   @ApiProperty({ type: String, nullable: true, description: 'Always null: referrals are not part of this service.' })
   referrer_id: null;
@@ -149,10 +155,10 @@ export function toOrderDto(order: Order): OrderDto {
     status: order.status,
     amount: order.amount,
     total_amount: order.amount,
-    items: order.items,
+    items: order.items.map((item) => ({ ...item, object: 'order_item' })),
     metadata: order.metadata,
     customer_id: order.customerId,
-    customer: order.customerId ? { id: order.customerId, object: 'customer' } : null,
+    ...(order.customerId ? { customer: { id: order.customerId, object: 'customer' as const } } : {}),
     referrer_id: null,
     created_at: order.createdAt.toISOString(),
     updated_at: order.updatedAt?.toISOString() ?? null,
