@@ -5,7 +5,7 @@ import { AuthModule } from '../auth/auth.module.js';
 import { BootstrapKeyService } from '../auth/bootstrap-key.service.js';
 import { CampaignsModule } from '../campaigns/campaigns.module.js';
 import { CustomersApiModule } from '../customers/customers-api.module.js';
-import { CustomerOrderStatsModule } from './customer-order-stats.module.js';
+import { FeatureQuestionsModule } from './feature-questions.module.js';
 import { AllExceptionsFilter } from '../common/http/all-exceptions.filter.js';
 import { JsonBodyGuard } from '../common/http/json-body.guard.js';
 import { AppValidationPipe } from '../common/http/validation.pipe.js';
@@ -17,7 +17,7 @@ import { DatabaseModule } from './database/database.module.js';
 import { DiagnosticsModule } from '../diagnostics/diagnostics.module.js';
 import { HealthModule } from '../health/health.module.js';
 import { EventsModule } from '../events/events.module.js';
-import { MembersModule } from '../members/members.module.js';
+import { MembersApiModule } from '../members/members-api.module.js';
 import { ApiMetricsModule } from '../metrics/api-metrics.module.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { PointsModule } from '../points/points.module.js';
@@ -48,10 +48,10 @@ export class ApiModule {
         DiagnosticsModule,
         CampaignsModule,
         CustomersApiModule,
-        MembersModule,
+        MembersApiModule,
         EventsModule,
         PointsModule,
-        CustomerOrderStatsModule,
+        FeatureQuestionsModule,
         DashboardModule,
         ApiMetricsModule.forRoot(config),
         ...(redisBuckets ? [RateLimitModule] : []),

@@ -63,6 +63,18 @@ export class LoyaltyCard {
   @Column({ name: 'subtracted_points', type: 'bigint', default: 0, transformer: BIGINT_AS_NUMBER })
   subtractedPoints: number;
 
+  /** Points added by hand (POINTS_ADDITION transactions other than the initial points), ever. */
+  @Column({ name: 'added_points', type: 'bigint', default: 0, transformer: BIGINT_AS_NUMBER })
+  addedPoints: number;
+
+  /** Pending points of the card that were activated, ever. */
+  @Column({ name: 'pending_activated_points', type: 'bigint', default: 0, transformer: BIGINT_AS_NUMBER })
+  pendingActivatedPoints: number;
+
+  /** Pending points of the card that were canceled (by hand or with their order), ever. */
+  @Column({ name: 'pending_canceled_points', type: 'bigint', default: 0, transformer: BIGINT_AS_NUMBER })
+  pendingCanceledPoints: number;
+
   /** The soonest last day of the card's points that expire (its ACTIVE buckets holding points); null: none expire. */
   @Column({ name: 'next_expiration_date', type: 'date', nullable: true })
   nextExpirationDate: string | null;

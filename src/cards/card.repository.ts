@@ -8,8 +8,9 @@ export const LOCK = prepared('cards_lock', 'SELECT 1 FROM vouchers WHERE id = AN
 export const APPLY = prepared(
   'cards_apply',
   `UPDATE vouchers v SET points = v.points + d.points, balance = v.balance + d.points - d.removed,
-     pending_points = v.pending_points + d.pending, subtracted_points = v.subtracted_points + d.removed, updated_at = now()
-   FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[]) AS d(id, points, pending, removed)
+     pending_points = v.pending_points + d.pending, subtracted_points = v.subtracted_points + d.removed,
+     added_points = v.added_points + d.added, pending_canceled_points = v.pending_canceled_points + d.canceled, updated_at = now()
+   FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[]) AS d(id, points, pending, removed, added, canceled)
    WHERE v.id = d.id
    RETURNING v.id, v.points, v.balance, v.pending_points`,
 );
@@ -25,13 +26,17 @@ export interface CardBalance {
 
 /**
  * A change of one card's point columns: `points` reaches the balance (and the lifetime total); `removed`
- * leaves the balance by hand (counted in `subtracted_points`; the lifetime total keeps it).
+ * leaves the balance by hand (counted in `subtracted_points`; the lifetime total keeps it). Of `points`,
+ * `added` were added by hand (`added_points`); of the pending change, `canceled` were canceled
+ * (`pending_canceled_points`).
  */
 export interface CardDelta {
   cardId: string;
   points: number;
   pending: number;
   removed?: number;
+  added?: number;
+  canceled?: number;
 }
 
 /** bigint columns: node-postgres hands them over as strings. */
@@ -97,20 +102,17 @@ export class CardRepository {
 
   /** Applies the deltas (several per card are summed) to locked cards; every touched card's point columns after. */
   async apply(locked: LockedCards, deltas: CardDelta[]): Promise<Map<string, CardBalance>> {
-    const byCard = new Map<string, { points: number; pending: number; removed: number }>();
+    const fields = ['points', 'pending', 'removed', 'added', 'canceled'] as const;
+    const byCard = new Map<string, Record<(typeof fields)[number], number>>();
     for (const delta of deltas) {
-      const sum = byCard.get(delta.cardId) ?? { points: 0, pending: 0, removed: 0 };
-      byCard.set(delta.cardId, { points: sum.points + delta.points, pending: sum.pending + delta.pending, removed: sum.removed + (delta.removed ?? 0) });
+      const sum = byCard.get(delta.cardId) ?? { points: 0, pending: 0, removed: 0, added: 0, canceled: 0 };
+      for (const field of fields) sum[field] += delta[field] ?? 0;
+      byCard.set(delta.cardId, sum);
     }
     const ids = [...byCard.keys()].sort();
     if (!ids.length) return new Map();
     locked.require(ids);
-    const rows = await runPrepared<[CardBalanceRow[], number]>(locked.tx, APPLY, [
-      ids,
-      ids.map((id) => byCard.get(id)?.points ?? 0),
-      ids.map((id) => byCard.get(id)?.pending ?? 0),
-      ids.map((id) => byCard.get(id)?.removed ?? 0),
-    ]);
+    const rows = await runPrepared<[CardBalanceRow[], number]>(locked.tx, APPLY, [ids, ...fields.map((field) => ids.map((id) => byCard.get(id)?.[field] ?? 0))]);
     return new Map(rows[0].map((row) => [row.id, { id: row.id, points: Number(row.points), balance: Number(row.balance), pendingPoints: Number(row.pending_points) }]));
   }
 }

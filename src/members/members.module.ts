@@ -6,15 +6,12 @@ import { CustomersModule } from '../customers/customers.module.js';
 import { DatabaseKitModule } from '../database/database-kit.module.js';
 import { EnrolmentService } from './enrolment.service.js';
 import { MemberCardRepository } from './member-card.repository.js';
-import { LoyaltyMembersController } from './loyalty-members.controller.js';
 import { MemberRepository } from './member.repository.js';
 import { MembersService } from './members.service.js';
-import { ProgramMembersController } from './program-members.controller.js';
 
-/** Program members and their loyalty cards: v2 member resources and the v1 member routes of the SDK. */
+/** Program members and their loyalty cards (what other features ask; the routes are MembersApiModule). */
 @Module({
   imports: [CampaignsModule, CardsModule, CustomersModule, DatabaseKitModule, PaginationModule],
-  controllers: [LoyaltyMembersController, ProgramMembersController],
   providers: [MembersService, EnrolmentService, MemberRepository, MemberCardRepository],
   exports: [MembersService],
 })

@@ -41,6 +41,12 @@ interface Enrolment {
   code?: string;
 }
 
+/** A v2 member and its cards, before the answer adds what other features know of the cards. */
+export interface MemberWithCards {
+  member: Member;
+  cards: LoyaltyCard[];
+}
+
 /** Program membership: enrolment with a loyalty card, the v2 member resources and the v1 card views. */
 @Injectable()
 export class MembersService {
@@ -55,7 +61,7 @@ export class MembersService {
     private readonly cursors: CursorService,
   ) {}
 
-  async create(project: ProjectContext, programId: string, dto: CreateMemberDto): Promise<MemberWithCardsDto> {
+  async create(project: ProjectContext, programId: string, dto: CreateMemberDto): Promise<MemberWithCards> {
     const program = await this.programs.find(project, programId);
     this.requireActive(program.campaign as Campaign, programId);
     const { type, customer_id: customerId, customer_source_id: sourceId } = dto.customer_identification;
@@ -68,13 +74,13 @@ export class MembersService {
       status: dto.status ?? 'ACTIVE',
       metadata: dto.metadata ?? {},
     });
-    return toMemberWithCards(member, [card]);
+    return { member, cards: [card] };
   }
 
-  async get(project: ProjectContext, programId: string, memberId: string): Promise<MemberWithCardsDto> {
+  async get(project: ProjectContext, programId: string, memberId: string): Promise<MemberWithCards> {
     const member = await this.members.find(project.id, programId, memberId);
     if (!member || member.status === 'DELETED') throw ApiError.notFound('member', memberId);
-    return toMemberWithCards(member, await this.issued.ofMember(member.id));
+    return { member, cards: await this.issued.ofMember(member.id) };
   }
 
   async update(project: ProjectContext, programId: string, memberId: string, dto: UpdateMemberDto): Promise<MemberDto> {

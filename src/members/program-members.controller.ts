@@ -15,11 +15,15 @@ import {
 } from './dto/member.dto.js';
 import { MEMBER_FILTERS_SCHEMA, MEMBER_ORDER_SCHEMA } from './member-list.openapi.js';
 import { MembersService } from './members.service.js';
+import { ProgramMemberAnswers } from './program-member-answers.service.js';
 
 @ApiTags('Programs')
 @Controller('v2/loyalties/programs/:programId/members')
 export class ProgramMembersController {
-  constructor(private readonly members: MembersService) {}
+  constructor(
+    private readonly members: MembersService,
+    private readonly answers: ProgramMemberAnswers,
+  ) {}
 
   @Get()
   @ApiOperation({
@@ -43,7 +47,7 @@ export class ProgramMembersController {
   @ApiOkBody(MemberWithCardsDto)
   @ApiErrorResponses(ENROLMENT_400_V2, 401, 404, 409, 423, 503)
   create(@CurrentProject() project: ProjectContext, @Param() { programId }: ProgramParamsDto, @Body() dto: CreateMemberDto): Promise<MemberWithCardsDto> {
-    return this.members.create(project, programId, dto);
+    return this.answers.create(project, programId, dto);
   }
 
   @Get(':memberId')
@@ -51,7 +55,7 @@ export class ProgramMembersController {
   @ApiOkBody(MemberWithCardsDto)
   @ApiErrorResponses(400, 401, 404, 503)
   get(@CurrentProject() project: ProjectContext, @Param() { programId, memberId }: MemberParamsDto): Promise<MemberWithCardsDto> {
-    return this.members.get(project, programId, memberId);
+    return this.answers.get(project, programId, memberId);
   }
 
   @Put(':memberId')

@@ -51,6 +51,6 @@ import { PendingPointsService } from './pending/pending-points.service.js';
     BalanceService,
     BalanceEventsRepository,
   ],
-  exports: [ActivationService, OrderRepository],
+  exports: [ActivationService, OrderRepository, PendingPointsRepository],
 })
 export class PointsModule {}

@@ -22,7 +22,7 @@ describe('ActivationService on PostgreSQL (no worker, no HTTP)', () => {
     const member = await enrolCustomer(services, project, programId, customer);
     const order = await payOrder(services, project, { source_id: unique('activation-order'), customer });
     const [entry] = await db.entries({ orderId: order.id });
-    return { project, card: member.cards[0].card, entry };
+    return { project, card: member.cards[0], entry };
   }
 
   it('activates the due entries: the card credited, one ledger row and one event per entry; entries not due stay PENDING', async () => {

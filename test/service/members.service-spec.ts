@@ -11,11 +11,12 @@ describe('MembersService enrolment on PostgreSQL (no worker, no HTTP)', () => {
     const project = await services.project();
     const { campaignId, programId } = await pointsProgram(services, project, [], 25);
     const customer = unique('enrolled');
-    const member = await enrolCustomer(services, project, programId, customer);
-    expect(member).toMatchObject({ status: 'ACTIVE', program_id: programId, cards: [{ card: { campaign_id: campaignId } }] });
-    const card = member.cards[0].card;
+    const { member, cards } = await enrolCustomer(services, project, programId, customer);
+    expect(member).toMatchObject({ status: 'ACTIVE', programId });
+    expect(cards).toMatchObject([{ campaignId }]);
+    const card = cards[0];
 
-    expect(await db.count('SELECT 1 FROM members WHERE program_id = $1 AND customer_id = $2', [programId, member.customer_id])).toBe(1);
+    expect(await db.count('SELECT 1 FROM members WHERE program_id = $1 AND customer_id = $2', [programId, member.customerId])).toBe(1);
     expect(await db.card(card.code)).toMatchObject({ id: card.id, balance: 25, points: 25, pending_points: 0 });
     const ledger = await db.query<{ type: string; points: number; balance_after: number }>('SELECT type, points::int AS points, balance_after::int AS balance_after FROM voucher_transactions WHERE voucher_id = $1', [card.id]);
     expect(ledger).toEqual([{ type: 'POINTS_ADDITION', points: 25, balance_after: 25 }]);

@@ -12,7 +12,7 @@ describe('OrdersService on PostgreSQL (no worker, no HTTP)', () => {
     const { programId } = await pointsProgram(services, project, [{ points: 10 }, { points: 25, days: 30 }]);
     const customer = unique('order-holder');
     const { cards } = await enrolCustomer(services, project, programId, customer);
-    const code = cards[0].card.code;
+    const code = cards[0].code;
     const sourceId = unique('order');
 
     const first = await payOrder(services, project, { source_id: sourceId, customer });

@@ -84,18 +84,24 @@ export class PointsDb {
 
   /**
    * The ledger invariants over every card of the run: balance = Σ ledger points = Σ remaining of ACTIVE
-   * buckets, points = Σ positive ledger points, pending_points = Σ PENDING entries. Returns the cards that
-   * break one.
+   * buckets, points = Σ positive ledger points, pending_points = Σ PENDING entries; the lifetime counts:
+   * initial_points + added_points = Σ POINTS_ADDITION, pending activated/canceled = Σ entries in that status.
+   * Returns the cards that break one.
    */
   async brokenCards(): Promise<unknown[]> {
     return this.query(
       `SELECT v.id, v.balance, v.points, v.pending_points, coalesce(t.sum, 0) AS ledger, coalesce(t.added, 0) AS added, coalesce(p.sum, 0) AS pending,
-              coalesce(b.sum, 0) AS buckets
+              coalesce(b.sum, 0) AS buckets, v.added_points, coalesce(t.by_hand, 0) AS additions, v.pending_activated_points, v.pending_canceled_points,
+              coalesce(p.activated, 0) AS activated, coalesce(p.canceled, 0) AS canceled
        FROM vouchers v
-       LEFT JOIN (SELECT voucher_id, sum(points)::bigint AS sum, (sum(points) FILTER (WHERE points > 0))::bigint AS added FROM voucher_transactions GROUP BY voucher_id) t ON t.voucher_id = v.id
-       LEFT JOIN (SELECT voucher_id, sum(points)::int AS sum FROM loyalty_pending_points WHERE status = 'PENDING' GROUP BY voucher_id) p ON p.voucher_id = v.id
+       LEFT JOIN (SELECT voucher_id, sum(points)::bigint AS sum, (sum(points) FILTER (WHERE points > 0))::bigint AS added,
+                         (sum(points) FILTER (WHERE type = 'POINTS_ADDITION'))::bigint AS by_hand FROM voucher_transactions GROUP BY voucher_id) t ON t.voucher_id = v.id
+       LEFT JOIN (SELECT voucher_id, (sum(points) FILTER (WHERE status = 'PENDING'))::int AS sum, (sum(points) FILTER (WHERE status = 'ACTIVATED'))::bigint AS activated,
+                         (sum(points) FILTER (WHERE status = 'CANCELED'))::bigint AS canceled FROM loyalty_pending_points GROUP BY voucher_id) p ON p.voucher_id = v.id
        LEFT JOIN (SELECT voucher_id, sum(remaining)::bigint AS sum FROM loyalty_points_buckets WHERE status = 'ACTIVE' GROUP BY voucher_id) b ON b.voucher_id = v.id
-       WHERE v.balance <> coalesce(t.sum, 0) OR v.points <> coalesce(t.added, 0) OR v.pending_points <> coalesce(p.sum, 0) OR v.balance <> coalesce(b.sum, 0)`,
+       WHERE v.balance <> coalesce(t.sum, 0) OR v.points <> coalesce(t.added, 0) OR v.pending_points <> coalesce(p.sum, 0) OR v.balance <> coalesce(b.sum, 0)
+          OR v.initial_points + v.added_points <> coalesce(t.by_hand, 0) OR v.pending_activated_points <> coalesce(p.activated, 0)
+          OR v.pending_canceled_points <> coalesce(p.canceled, 0)`,
     );
   }
 }

@@ -4,6 +4,7 @@ import { PROGRAM_ID } from '../../campaigns/dto/loyalty-program.dto.js';
 import { LimitQueryDto } from '../../common/pagination/limit-query.dto.js';
 import { CUSTOMER_ID } from '../../customers/dto/customer.dto.js';
 import type { LoyaltyCard } from '../../cards/card.entity.js';
+import type { NextActivation } from '../card-activations.js';
 import { type Member, MEMBER_STATUSES, type MemberStatus } from '../member.entity.js';
 import type { MemberRow } from '../member.repository.js';
 import { EXAMPLE_IDS, EXAMPLE_MEMBERS_CURSOR, patternExample } from '../../common/openapi/examples.js';
@@ -107,9 +108,94 @@ export class CardBalanceDto {
   pending_points: number;
 }
 
+export class CardLifetimePointsDto {
+  @ApiProperty({ description: 'Points ever credited to the card: earned + added.' })
+  total: number;
+
+  @ApiProperty({ description: 'Points earned on orders (at once, or pending and then activated).' })
+  earned: number;
+
+  @ApiProperty({ description: 'Points added by hand, with the campaign\'s initial points.' })
+  added: number;
+
+  @ApiProperty({ description: 'Always 0: points are not purchased in this service.' })
+  purchased: number;
+
+  @ApiProperty({ description: 'Always 0.' })
+  purchased_reversed: number;
+
+  @ApiProperty({ description: 'Points removed by hand.' })
+  subtracted: number;
+
+  @ApiProperty({ description: 'Points that expired.' })
+  expired: number;
+
+  @ApiProperty({ description: 'Always 0: points are not spent on rewards in this service.' })
+  spent: number;
+
+  @ApiProperty({ description: 'Always 0.' })
+  refunded: number;
+
+  @ApiProperty({ description: 'Always 0.' })
+  returned: number;
+
+  @ApiProperty({ description: 'Always 0.' })
+  locked: number;
+
+  @ApiProperty({ description: 'Always 0.' })
+  unlocked: number;
+}
+
+export class CardLifetimePendingPointsDto {
+  @ApiProperty({ description: 'Pending points ever held: activated + canceled + pending now.' })
+  total: number;
+
+  @ApiProperty({ description: 'Pending points that were activated.' })
+  activated: number;
+
+  @ApiProperty({ description: 'Pending points that were canceled (by hand or with their order).' })
+  canceled: number;
+}
+
+export class CardLifetimeBucketDto {
+  @ApiProperty({ type: CardLifetimePointsDto })
+  points: CardLifetimePointsDto;
+
+  @ApiProperty({ type: CardLifetimePendingPointsDto })
+  pending_points: CardLifetimePendingPointsDto;
+}
+
+export class CardNextExpirationDto {
+  @ApiProperty({ description: 'Points that expire at the end of `date`.' })
+  points: number;
+
+  @ApiProperty({ format: 'date', example: '2026-12-31', description: 'The last day of those points (the project\'s time zone).' })
+  date: string;
+}
+
+export class CardNextActivationDto {
+  @ApiProperty({ description: 'Pending points that activate on `date`.' })
+  points: number;
+
+  @ApiProperty({ enum: ['PERIOD_BASED'], description: 'Always PERIOD_BASED: pending points activate a number of days after their order.' })
+  type: 'PERIOD_BASED';
+
+  @ApiProperty({ format: 'date', example: '2026-12-01', description: 'The UTC day of the soonest activation.' })
+  date: string;
+}
+
 export class CardDto {
-  @ApiProperty({ example: EXAMPLE_IDS.card, description: 'The card\'s voucher id (`v_…`): in this service a v2 card and a v1 loyalty card are the same object.' })
+  @ApiProperty({
+    example: 'lcrd_0TxKw1bm0oZuS5lwA8526vze1OBMV1OH',
+    description: 'The card (`lcrd_…`, as Voucherify\'s v2 cards). In this service a v2 card and a v1 loyalty card are one object: the part after `lcrd_` is the part after `v_` of the card\'s voucher id.',
+  })
   id: string;
+
+  @ApiProperty({
+    example: 'lcdef_wGlqXtnHddb39DvHuuhvvbxi',
+    description: 'The card definition (`lcdef_…`). A program here has one card definition, its loyalty campaign: the part after `lcdef_` is the part after `camp_` of `campaign_id`.',
+  })
+  card_definition_id: string;
 
   @ApiProperty({ example: EXAMPLE_IDS.cardCode, description: 'The card code (the v1 `memberId`).' })
   code: string;
@@ -120,10 +206,19 @@ export class CardDto {
   @ApiProperty({ enum: ['INDIVIDUAL'] })
   card_type: 'INDIVIDUAL';
 
+  @ApiProperty({ type: CardLifetimeBucketDto })
+  lifetime_bucket: CardLifetimeBucketDto;
+
   @ApiProperty({ type: CardBalanceDto })
   balance: CardBalanceDto;
 
-  @ApiProperty({ description: 'Points ever added to the card.' })
+  @ApiProperty({ type: CardNextExpirationDto, nullable: true, description: 'null when none of the card\'s points expire.' })
+  next_expiration: CardNextExpirationDto | null;
+
+  @ApiProperty({ type: CardNextActivationDto, nullable: true, description: 'null when the card has no pending points.' })
+  next_activation: CardNextActivationDto | null;
+
+  @ApiProperty({ description: 'Points ever added to the card (as lifetime_bucket.points.total).' })
   points_total: number;
 
   @ApiProperty({ enum: ['card'] })
@@ -213,20 +308,48 @@ function memberRow(member: Member): MemberRow {
   };
 }
 
-export function toMemberWithCards(member: Member, cards: LoyaltyCard[]): MemberWithCardsDto {
-  return { ...toMemberDto(member), cards: cards.map(toMemberCard) };
+export function toMemberWithCards(member: Member, cards: LoyaltyCard[], activations: Map<string, NextActivation>): MemberWithCardsDto {
+  return { ...toMemberDto(member), cards: cards.map((card) => toMemberCard(card, activations.get(card.id) ?? null)) };
 }
 
-function toMemberCard(card: LoyaltyCard): MemberCardDto {
+/** `v_…` → `lcrd_…`, `camp_…` → `lcdef_…`: the same objects under Voucherify's v2 prefixes. */
+const v2Id = (prefix: string, id: string): string => prefix + id.slice(id.indexOf('_') + 1);
+
+function toMemberCard(card: LoyaltyCard, activation: NextActivation | null): MemberCardDto {
+  const added = card.initialPoints + card.addedPoints;
   return {
     member_role: 'OWNER',
     created_at: (card.publishedAt ?? card.createdAt).toISOString(),
     card: {
-      id: card.id,
+      id: v2Id('lcrd_', card.id),
+      card_definition_id: v2Id('lcdef_', card.campaignId),
       code: card.code,
       campaign_id: card.campaignId,
       card_type: 'INDIVIDUAL',
+      lifetime_bucket: {
+        points: {
+          total: card.points,
+          earned: card.points - added,
+          added,
+          purchased: 0,
+          purchased_reversed: 0,
+          subtracted: card.subtractedPoints,
+          expired: card.expiredPoints,
+          spent: 0,
+          refunded: 0,
+          returned: 0,
+          locked: 0,
+          unlocked: 0,
+        },
+        pending_points: {
+          total: card.pendingActivatedPoints + card.pendingCanceledPoints + card.pendingPoints,
+          activated: card.pendingActivatedPoints,
+          canceled: card.pendingCanceledPoints,
+        },
+      },
       balance: { points: card.balance, pending_points: card.pendingPoints },
+      next_expiration: card.nextExpirationDate ? { points: card.nextExpirationPoints, date: card.nextExpirationDate } : null,
+      next_activation: activation ? { points: activation.points, type: 'PERIOD_BASED', date: activation.date } : null,
       points_total: card.points,
       object: 'card',
     },

@@ -56,7 +56,7 @@ export class BalanceService {
           if (-dto.points > balance) throw pointsExceeded(code, card.id, -dto.points, balance);
         }
         const added = Math.max(dto.points, 0);
-        const after = (await this.cards.apply(locked, [{ cardId: card.id, points: added, pending: 0, removed: added - dto.points }])).get(card.id);
+        const after = (await this.cards.apply(locked, [{ cardId: card.id, points: added, pending: 0, removed: added - dto.points, added }])).get(card.id);
         if (!after) throw new Error(`card ${card.id} was not changed`);
         const balance = { type: 'loyalty_card' as const, total: after.points, object: 'balance' as const, points: dto.points, balance: after.balance, related_object: { id: card.id, type: 'voucher' as const } };
         const row: NewTransaction = {

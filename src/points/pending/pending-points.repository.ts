@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import { prepared, runPrepared } from '../../database/prepared.js';
 import type { Tx } from '../../database/transaction-runner.js';
 import type { LockedCards } from '../../cards/card.repository.js';
+import { CardActivations, type NextActivation } from '../../members/card-activations.js';
 import type { PendingPoints, PendingPointsDetails, PendingPointsStatus } from './pending-points.entity.js';
 
 export interface NewPendingPoints {
@@ -76,6 +77,14 @@ function entity(row: Row): PendingPoints {
  * READ COMMITTED a second writer waits for the first, re-reads the row and matches nothing, so an entry is
  * activated or canceled once whoever races for it (the job, the sweep, two workers, fifty API calls).
  */
+/** Per card, its PENDING entries summed by UTC day (the partial index idx_pending_points_card); the soonest day first. */
+const ACTIVATION_DAYS = prepared(
+  'pending_points_activation_days',
+  `SELECT voucher_id, to_char(activates_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, sum(points)::bigint AS points
+   FROM loyalty_pending_points WHERE voucher_id = ANY($2::text[]) AND status = 'PENDING' AND project_id = $1
+   GROUP BY 1, 2 ORDER BY 1, 2`,
+);
+
 export const INSERT = prepared(
   'pending_insert',
   `INSERT INTO loyalty_pending_points (id, project_id, voucher_id, campaign_id, customer_id, order_id, earning_rule_id, points, activates_at, details)
@@ -87,8 +96,17 @@ export const INSERT = prepared(
 );
 
 @Injectable()
-export class PendingPointsRepository {
+export class PendingPointsRepository implements CardActivations {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** The v2 card's `next_activation`: per card, the soonest UTC day with PENDING points and their sum. */
+  async nextActivations(projectId: string, cardIds: string[]): Promise<Map<string, NextActivation>> {
+    const next = new Map<string, NextActivation>();
+    if (!cardIds.length) return next;
+    const rows = await runPrepared<{ voucher_id: string; day: string; points: string }[]>(this.dataSource, ACTIVATION_DAYS, [projectId, cardIds]);
+    for (const row of rows) if (!next.has(row.voucher_id)) next.set(row.voucher_id, { date: row.day, points: Number(row.points) });
+    return next;
+  }
 
   async insert(locked: LockedCards, entries: NewPendingPoints[]): Promise<PendingPoints[]> {
     if (!entries.length) return [];

@@ -158,7 +158,11 @@ export class PendingPointsService {
     cause: EventCause,
     alongside: CardDelta[] = [],
   ): Promise<Map<string, CardBalance>> {
-    const after = await this.cards.apply(locked, [...alongside, ...entries.map((entry, i) => ({ cardId: entry.voucherId, points: 0, pending: changes[i] }))]);
+    const canceled = type === PENDING.CANCELED;
+    const after = await this.cards.apply(locked, [
+      ...alongside,
+      ...entries.map((entry, i) => ({ cardId: entry.voucherId, points: 0, pending: changes[i], canceled: canceled ? -changes[i] : 0 })),
+    ]);
     if (!entries.length) return after;
     await this.events.record(locked.tx, entries.map((entry, i) => ({ id: entry.id, change: changes[i] })), type, operation, cause);
     return after;
