@@ -183,6 +183,47 @@ describe('card balance by hand and point buckets', () => {
     expect(await bucketViolations(db, stack.a.project.id)).toEqual([]);
   });
 
+  it('the v2 card counts its lifetime (earned, added, subtracted; pending activated, canceled) and shows its next activation and expiration', async () => {
+    const { campaign } = await pointsCampaign(stack.app, stack.a, [{ points: 5 }, { points: 7, days: 3 }], {
+      voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 10, expiration_rules: { period_type: 'MONTH', period_value: 2, rounding_type: 'END_OF_MONTH', rounding_value: 0 } } },
+    });
+    const customer = unique('lifetime-holder');
+    const code = await enrol(stack.app, stack.a, campaign, customer);
+    for (let i = 0; i < 3; i += 1) expect((await payOrder(stack.app, stack.a, { source_id: unique('lifetime-order'), customer })).status).toBe(200);
+    const [first, second] = await db.entries({ cardCode: code });
+    const member = `/v1/loyalties/members/${code}/pending-points`;
+    expect((await stack.http().post(`${member}/${first.id}/activate`).set(stack.a.headers)).status).toBe(200);
+    expect((await stack.http().post(`${member}/${second.id}/cancel`).set(stack.a.headers)).status).toBe(204);
+    expect((await change(code, { points: 20, reason: 'goodwill' })).status).toBe(200);
+    expect((await change(code, { points: -4, reason: 'correction' })).status).toBe(200);
+
+    const card = await db.card(code);
+    const [program] = await db.query<{ member_id: string }>('SELECT member_id FROM vouchers WHERE id = $1', [card.id]);
+    const res = await stack.http().get(`/v2/loyalties/programs/${campaign.program_id}/members/${program.member_id}`).set(stack.a.headers);
+    expect(res.status).toBe(200);
+    const [{ day }] = await db.query<{ day: string }>(`SELECT to_char(activates_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM loyalty_pending_points WHERE voucher_id = $1 AND status = 'PENDING'`, [card.id]);
+    const [expiry] = await db.query<{ date: string; points: number }>(`SELECT to_char(next_expiration_date, 'YYYY-MM-DD') AS date, next_expiration_points::int AS points FROM vouchers WHERE id = $1`, [card.id]);
+    expect(expiry.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    // 10 initial + 20 by hand = 30 added; 3 × 5 at once + 7 activated = 22 earned; 7 canceled, 7 still pending.
+    expect(res.body.cards[0].card).toEqual({
+      id: `lcrd_${card.id.slice(2)}`,
+      card_definition_id: `lcdef_${campaign.id.slice('camp_'.length)}`,
+      code,
+      campaign_id: campaign.id,
+      card_type: 'INDIVIDUAL',
+      lifetime_bucket: {
+        points: { total: 52, earned: 22, added: 30, purchased: 0, purchased_reversed: 0, subtracted: 4, expired: 0, spent: 0, refunded: 0, returned: 0, locked: 0, unlocked: 0 },
+        pending_points: { total: 21, activated: 7, canceled: 7 },
+      },
+      balance: { points: 48, pending_points: 7 },
+      next_expiration: { points: expiry.points, date: expiry.date },
+      next_activation: { points: 7, type: 'PERIOD_BASED', date: day },
+      points_total: 52,
+      object: 'card',
+    });
+    expect(expiry.points).toBeGreaterThan(0);
+  });
+
   it('the project\'s time zone (cli.js set-time-zone): today is its today, and buckets expire at its midnight', async () => {
     const cli = (...args: string[]) =>
       promisify(execFile)(process.execPath, ['dist/cli.js', ...args], { env: { ...process.env, DATABASE_URL: testConfig().databaseUrl, LOG_LEVEL: 'warn' } });

@@ -11,6 +11,18 @@ describe('customers: POST /v1/customers (upsert) and GET /v1/customers/{id or so
   const upsert = (body: unknown, who: TestProject = stack.a) => stack.http().post('/v1/customers').set(who.headers).send(body as object);
   const get = (idOrSource: string, who: TestProject = stack.a) => stack.http().get(`/v1/customers/${encodeURIComponent(idOrSource)}`).set(who.headers);
   const noLoyalty = { points: 0, referred_customers: 0, campaigns: {} };
+  const noRedemptions = (pointsToGo = 0) => ({
+    total_redeemed: 0,
+    total_failed: 0,
+    total_succeeded: 0,
+    total_rolled_back: 0,
+    total_rollback_failed: 0,
+    total_rollback_succeeded: 0,
+    gift: { redeemed_amount: 0, amount_to_go: 0 },
+    loyalty_card: { redeemed_points: 0, points_to_go: pointsToGo },
+  });
+  const noOrders = { total_amount: 0, total_count: 0, average_amount: 0, last_order_amount: 0 };
+  const noReferrals = { total: 0, campaigns: [] };
 
   describe('POST', () => {
     it('creates a customer with every field', async () => {
@@ -29,31 +41,27 @@ describe('customers: POST /v1/customers (upsert) and GET /v1/customers/{id or so
       expect(res.body).toEqual({
         id: expect.stringMatching(/^cust_[0-9A-Za-z]{24}$/),
         ...body,
+        summary: { redemptions: noRedemptions(), orders: noOrders },
         loyalty: noLoyalty,
+        referrals: noReferrals,
         created_at: expect.stringMatching(ISO),
-        updated_at: null,
         object: 'customer',
       });
       expect(Math.abs(Date.parse(res.body.created_at) - Date.now())).toBeLessThan(60_000);
       expect((await get(res.body.id)).body).toEqual(res.body);
     });
 
-    it('with no fields at all: a new customer with nulls, {} metadata and no source_id', async () => {
+    it('with no fields at all: a new customer without the empty fields (Voucherify leaves them out), {} metadata and no source_id', async () => {
       const res = await upsert({});
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         id: expect.stringMatching(/^cust_/),
-        source_id: null,
-        name: null,
-        description: null,
-        email: null,
-        phone: null,
-        birthdate: null,
         address: null,
         metadata: {},
+        summary: { redemptions: noRedemptions(), orders: noOrders },
         loyalty: noLoyalty,
+        referrals: noReferrals,
         created_at: expect.stringMatching(ISO),
-        updated_at: null,
         object: 'customer',
       });
       const second = await upsert({});
@@ -78,9 +86,10 @@ describe('customers: POST /v1/customers (upsert) and GET /v1/customers/{id or so
         updated_at: expect.stringMatching(ISO),
       });
 
-      // null clears a field; the others stay.
+      // null clears a field (the answer leaves it out); the others stay.
       const cleared = await upsert({ source_id: sourceId, name: null, address: null });
-      expect(cleared.body).toMatchObject({ id: created.id, name: null, address: null, email: 'alice@example.com', phone: '+33 1 23 45 67 89' });
+      expect(cleared.body).toMatchObject({ id: created.id, address: null, email: 'alice@example.com', phone: '+33 1 23 45 67 89' });
+      expect(cleared.body).not.toHaveProperty('name');
 
       // Sending only the source id changes nothing.
       const same = await upsert({ source_id: sourceId });
@@ -105,7 +114,8 @@ describe('customers: POST /v1/customers (upsert) and GET /v1/customers/{id or so
 
       const noSource = (await upsert({ name: 'Anonymous' })).body;
       const renamed = await upsert({ id: noSource.id, metadata: { vip: true } });
-      expect(renamed.body).toMatchObject({ id: noSource.id, source_id: null, name: 'Anonymous', metadata: { vip: true } });
+      expect(renamed.body).toMatchObject({ id: noSource.id, name: 'Anonymous', metadata: { vip: true } });
+      expect(renamed.body).not.toHaveProperty('source_id');
     });
 
     it("404 for an unknown id and for another project's id, and nothing is created", async () => {
@@ -261,6 +271,27 @@ describe('customers: POST /v1/customers (upsert) and GET /v1/customers/{id or so
       expect((await get(sourceId)).body.loyalty).toEqual({ points: 10, referred_customers: 0, campaigns: { [nameA]: { points: 10, referred_customers: 0 } } });
       expect((await stack.http().delete(`/v1/loyalties/${a.id}`).set(stack.a.headers)).status).toBe(204);
       expect((await get(sourceId)).body.loyalty).toEqual(noLoyalty);
+    });
+
+    it('summary.orders sums the customer\'s PAID and FULFILLED orders; redemptions.loyalty_card.points_to_go is the cards\' balance', async () => {
+      const sourceId = unique('buyer');
+      const order = (amount: number, status: string) =>
+        stack.http().post('/v1/orders').set(stack.a.headers).send({ source_id: unique('summary-order'), status, amount, customer: { source_id: sourceId } });
+      expect((await order(1000, 'PAID')).status).toBe(200);
+      expect((await order(500, 'CREATED')).status).toBe(200);
+      expect((await order(700, 'CANCELED')).status).toBe(200);
+      const last = await order(2001, 'FULFILLED');
+      expect(last.status).toBe(200);
+      // Another customer's order does not count.
+      expect((await stack.http().post('/v1/orders').set(stack.a.headers).send({ status: 'PAID', amount: 9999, customer: { source_id: unique('other-buyer') } })).status).toBe(200);
+      const res = await get(sourceId);
+      expect(res.body.summary).toEqual({
+        redemptions: noRedemptions(),
+        orders: { total_amount: 3001, total_count: 2, average_amount: 1501, last_order_amount: 2001, last_order_date: last.body.created_at },
+      });
+      const a = await campaign(unique('Summary Campaign'), 40);
+      expect((await enrol(a.program_id, sourceId)).status).toBe(200);
+      expect((await get(sourceId)).body.summary.redemptions.loyalty_card).toEqual({ redeemed_points: 0, points_to_go: 40 });
     });
   });
 });

@@ -23,6 +23,9 @@ const ID_SHAPES = {
   member: hex('lmbr_'),
   customer: base62('cust_', 24),
   card: base62('v_', 32),
+  v2Card: base62('lcrd_', 32),
+  cardDefinition: base62('lcdef_', 24),
+  automation: base62('auto_', 24),
   cardCode: /^[A-Z]+-[0-9A-Za-z]{4}-[0-9A-Za-z]{4}$/,
   category: hex('cat_'),
   earningRule: base62('ern_', 24),
@@ -57,6 +60,8 @@ const KIND_OF_FIELD: Record<string, IdKind> = {
   group_id: 'request',
   request_id: 'request',
   app_id: 'app',
+  card_definition_id: 'cardDefinition',
+  automation_id: 'automation',
 };
 /** Which kind of id the `id` property of a schema holds. */
 const KIND_OF_ID: Record<string, IdKind> = {
@@ -67,7 +72,7 @@ const KIND_OF_ID: Record<string, IdKind> = {
   CustomerDto: 'customer',
   UpsertCustomerDto: 'customer',
   OrderCustomerRefDto: 'customer',
-  CardDto: 'card',
+  CardDto: 'v2Card',
   LoyaltyMemberDto: 'card',
   RelatedVoucherDto: 'card',
   CategoryDto: 'category',

@@ -26,7 +26,7 @@ describe('orders and earning (/v1/orders)', () => {
         status: 'CREATED',
         amount: 2499,
         total_amount: 2499,
-        items: [{ product_id: 'prod_1', quantity: 2, price: 500, amount: 1000 }],
+        items: [{ product_id: 'prod_1', quantity: 2, price: 500, amount: 1000, object: 'order_item' }],
         metadata: { channel: 'web' },
         customer_id: expect.stringMatching(/^cust_/),
         customer: { id: res.body.customer_id, object: 'customer' },

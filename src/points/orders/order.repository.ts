@@ -22,7 +22,7 @@ export interface EarningClaim {
   points: number;
 }
 
-const CUSTOMER_TOTALS = prepared(
+export const CUSTOMER_TOTALS = prepared(
   'orders_customer_totals',
   `SELECT count(*) AS count, coalesce(sum(amount), 0) AS total,
           (array_agg(amount ORDER BY created_at DESC, id DESC))[1] AS last_amount, max(created_at) AS last_date

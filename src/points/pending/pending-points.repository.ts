@@ -78,7 +78,7 @@ function entity(row: Row): PendingPoints {
  * activated or canceled once whoever races for it (the job, the sweep, two workers, fifty API calls).
  */
 /** Per card, its PENDING entries summed by UTC day (the partial index idx_pending_points_card); the soonest day first. */
-const ACTIVATION_DAYS = prepared(
+export const ACTIVATION_DAYS = prepared(
   'pending_points_activation_days',
   `SELECT voucher_id, to_char(activates_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, sum(points)::bigint AS points
    FROM loyalty_pending_points WHERE voucher_id = ANY($2::text[]) AND status = 'PENDING' AND project_id = $1

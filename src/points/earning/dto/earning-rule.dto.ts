@@ -221,7 +221,7 @@ export class EarningRuleDto {
   expiration_rules?: ExpirationRules;
 
   @ApiProperty({
-    example: 'auto_0ffdbd86f0120789f2',
+    example: `auto_${EXAMPLE_IDS.earningRule.slice(4)}`,
     description: 'Voucherify runs each earning rule as an automation and names it here. This service has no separate automations: the id is derived from the rule\'s id (`auto_` + the part after `ern_`), stable for the rule\'s life.',
   })
   automation_id: string;
