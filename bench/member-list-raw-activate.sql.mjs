@@ -22,7 +22,8 @@ WITH upd AS (
 ), agg AS (
   SELECT voucher_id, sum(points)::bigint AS points FROM upd GROUP BY voucher_id
 ), cards AS (
-  UPDATE vouchers v SET points = v.points + agg.points, balance = v.balance + agg.points, pending_points = v.pending_points - agg.points, updated_at = now()
+  UPDATE vouchers v SET points = v.points + agg.points, balance = v.balance + agg.points, pending_points = v.pending_points - agg.points,
+    pending_activated_points = v.pending_activated_points + agg.points, updated_at = now()
   FROM agg WHERE v.id = agg.voucher_id
   RETURNING v.*
 ), joined AS (

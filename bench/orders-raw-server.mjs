@@ -225,7 +225,7 @@ async function applyCards(client, deltas) {
     byCard.set(delta.cardId, { points: sum.points + delta.points, pending: sum.pending + delta.pending });
   }
   const ids = [...byCard.keys()].sort();
-  const { rows } = await client.query(ORDER_SQL.applyCards, [ids, ids.map((id) => byCard.get(id).points), ids.map((id) => byCard.get(id).pending), ids.map(() => 0)]);
+  const { rows } = await client.query(ORDER_SQL.applyCards, [ids, ids.map((id) => byCard.get(id).points), ids.map((id) => byCard.get(id).pending), ids.map(() => 0), ids.map(() => 0), ids.map(() => 0)]);
   return new Map(rows.map((row) => [row.id, row]));
 }
 

@@ -68,8 +68,9 @@ export const ORDER_SQL = {
   applyCards: named(
     'cards_apply',
     `UPDATE vouchers v SET points = v.points + d.points, balance = v.balance + d.points - d.removed,
-     pending_points = v.pending_points + d.pending, subtracted_points = v.subtracted_points + d.removed, updated_at = now()
-   FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[]) AS d(id, points, pending, removed)
+     pending_points = v.pending_points + d.pending, subtracted_points = v.subtracted_points + d.removed,
+     added_points = v.added_points + d.added, pending_canceled_points = v.pending_canceled_points + d.canceled, updated_at = now()
+   FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[]) AS d(id, points, pending, removed, added, canceled)
    WHERE v.id = d.id
    RETURNING v.id, v.points, v.balance, v.pending_points`,
   ),
