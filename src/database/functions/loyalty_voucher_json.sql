@@ -1,9 +1,11 @@
 -- A pending-points event's loyalty card, with the card's totals after the change (see loyalty_customer_json.sql
--- for why payloads are SQL functions). The totals are bigint, as the card's columns are.
+-- for why payloads are SQL functions). The totals are bigint, as the card's columns are. Every value here is
+-- ours (no caller's data), so json_strip_nulls leaves out exactly the fields without a value (holder_id of a
+-- free card, updated_at of a card never changed), which Voucherify's SimpleVoucher types as plain strings.
 CREATE OR REPLACE FUNCTION "loyalty_voucher_json"(v "vouchers", campaign_name text, points bigint, balance bigint, pending_points bigint, active boolean)
 RETURNS json LANGUAGE sql STABLE AS $$
-    SELECT json_build_object('id', v.id, 'code', v.code, 'type', 'LOYALTY_CARD', 'campaign', campaign_name, 'campaign_id', v.campaign_id,
+    SELECT json_strip_nulls(json_build_object('id', v.id, 'code', v.code, 'type', 'LOYALTY_CARD', 'campaign', campaign_name, 'campaign_id', v.campaign_id,
         'holder_id', v.holder_id, 'loyalty_card', json_build_object('points', points, 'balance', balance, 'pending_points', pending_points),
         'is_referral_code', false, 'active', coalesce(active, false), 'metadata', '{}'::json, 'created_at', loyalty_iso(v.created_at),
-        'updated_at', loyalty_iso(v.updated_at), 'object', 'voucher')
+        'updated_at', loyalty_iso(v.updated_at), 'object', 'voucher'))
 $$;

@@ -4,6 +4,7 @@ import { BIGINT_AS_NUMBER } from '../../database/bigint-as-number.js';
 export const ORDER_STATUSES = ['CREATED', 'PAID', 'CANCELED', 'FULFILLED'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
+/** An order item as sent, stored marked `object: "order_item"` (as answered and as the events carry it). */
 export interface OrderItem {
   source_id?: string;
   product_id?: string;
@@ -11,6 +12,7 @@ export interface OrderItem {
   quantity?: number;
   price?: number;
   amount?: number;
+  object: 'order_item';
 }
 
 

@@ -78,7 +78,7 @@ export class OrdersService {
     // order no longer has when it is saved is dropped.
     const customerId = customer?.id ?? existing?.customerId ?? null;
     const plan = (dto.status ?? existing?.status) === 'PAID' && customerId ? await this.planner.plan(project, customer ?? customerId) : [];
-    const fields: OrderFields = { status: dto.status, amount: dto.amount, customerId: customer?.id, items: dto.items, metadata: dto.metadata };
+    const fields: OrderFields = { status: dto.status, amount: dto.amount, customerId: customer?.id, items: dto.items?.map((item) => ({ ...item, object: 'order_item' as const })), metadata: dto.metadata };
     const cause = requestCause(project);
     const { order, entries } = await this.transactions.run(async (tx) => {
       // The order's row first (concurrent sends of one order queue here), then the cards (CardRepository's

@@ -155,7 +155,7 @@ export function toOrderDto(order: Order): OrderDto {
     status: order.status,
     amount: order.amount,
     total_amount: order.amount,
-    items: order.items.map((item) => ({ ...item, object: 'order_item' })),
+    items: order.items,
     metadata: order.metadata,
     customer_id: order.customerId,
     ...(order.customerId ? { customer: { id: order.customerId, object: 'customer' as const } } : {}),
