@@ -38,7 +38,7 @@ export class TransactionEventRefDto {
 }
 
 export class ExpiredBucketRefDto {
-  @ApiProperty({ description: 'The bucket (`lopb_…`).' })
+  @ApiProperty({ example: EXAMPLE_IDS.pointsBucket, description: 'The bucket (`lopb_…`).' })
   id: string;
 
   @ApiProperty({ description: 'Points that expired from it.' })
