@@ -3,7 +3,8 @@
 // (bench/member-list-raw-server.mjs): the card by code (CardRepository), the entry (PendingPointsRepository),
 // then in one transaction the card locked, its entry locked while PENDING, and the activation itself
 // (ActivationRepository's text, copied on 2026-11-26 after issue 28: with the point buckets, and the cards' next
-// expiration set again when a bucket is dated). Change them when the API's change.
+// expiration set again when a bucket is dated; again after issue 29: the ledger row carries the whole entry).
+// Change them when the API's change.
 export const ACTIVATE_SQL = {
   card: `SELECT v.id, v.code, v.campaign_id, v.holder_id, v.project_id
        FROM vouchers v
@@ -27,18 +28,18 @@ WITH upd AS (
   FROM agg WHERE v.id = agg.voucher_id
   RETURNING v.*
 ), joined AS (
-  SELECT ROW(u.*)::loyalty_pending_points AS entry, ROW(c.*)::vouchers AS card,
+  SELECT ROW(u.*)::loyalty_pending_points AS entry, ROW(c.*)::vouchers AS card, loyalty_pending_points_json(ROW(u.*)::loyalty_pending_points) AS entry_json,
          coalesce(sum(u.points) OVER (PARTITION BY u.voucher_id ORDER BY u.id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)::bigint AS later
   FROM upd u JOIN cards c ON c.id = u.voucher_id
 ), run AS (
-  SELECT entry, card, (entry).id, (entry).project_id, (entry).voucher_id, (entry).campaign_id, (entry).customer_id, (entry).order_id, (entry).points,
+  SELECT entry, card, entry_json, (entry).id, (entry).project_id, (entry).voucher_id, (entry).campaign_id, (entry).customer_id, (entry).order_id, (entry).points,
          (card).points - later AS total, (card).balance - later AS balance, (card).pending_points + later AS pending,
          'vtx_' || left(md5(random()::text || clock_timestamp()::text || (entry).id), 18) AS transaction_id,
          json_build_object(
            'balance', json_build_object('type', 'loyalty_card', 'total', (card).points - later, 'object', 'balance', 'points', (entry).points,
                                         'balance', (card).balance - later, 'related_object', json_build_object('id', (entry).voucher_id, 'type', 'voucher')),
            'order', (entry).details->'order', 'event', json_build_object('id', (entry).details->'event'->>'id', 'type', (entry).details->'event'->>'type'),
-           'earning_rule', (entry).details->'earning_rule', 'pending_points', json_build_object('id', (entry).id)) AS transaction_details
+           'earning_rule', (entry).details->'earning_rule', 'pending_points', entry_json) AS transaction_details
   FROM joined
 ), tx AS (
   INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, details, created_at)
@@ -74,7 +75,7 @@ WITH upd AS (
              'transaction', json_build_object('id', r.transaction_id, 'source_id', NULL, 'voucher_id', r.voucher_id, 'campaign_id', r.campaign_id, 'source', NULL,
                                               'reason', NULL, 'type', 'PENDING_POINTS_ACTIVATION', 'details', r.transaction_details,
                                               'related_transaction_id', NULL, 'created_at', loyalty_iso(now())),
-             'pending_points', loyalty_pending_points_json(r.entry)) AS data
+             'pending_points', r.entry_json) AS data
     FROM run r
     JOIN customers cu ON cu.id = r.customer_id
     JOIN campaigns ca ON ca.id = r.campaign_id

@@ -84,6 +84,8 @@ const KIND_OF_ID: Record<string, IdKind> = {
   PendingPointsDto: 'pendingPoints',
   PointsBucketDto: 'pointsBucket',
   PendingPointsEventDto: 'event',
+  TransactionEventRefDto: 'event',
+  ExpiredBucketRefDto: 'pointsBucket',
   TransactionDto: 'transaction',
   EventDto: 'event',
   DistributionDto: 'distribution',

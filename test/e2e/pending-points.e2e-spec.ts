@@ -11,6 +11,18 @@ const DAY_MS = 1_000;
 const SWEEP_MS = 1_000;
 const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated';
 const ENTRY_ID = /^lopp_[a-f0-9]{18}$/;
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const UPDATED = 'customer.voucher.loyalty_card.pending_points.updated';
+const CANCELED = 'customer.voucher.loyalty_card.pending_points.canceled';
+
+type Entry = Record<string, unknown> & { id: string; activates_at: string; activates_at_time: string };
+type Transaction = { id: string; created_at: string; details: { pending_points: Entry } };
+
+/** An entry's dates as Voucherify's schema has them: `activates_at` the UTC day of `activates_at_time`. */
+function expectEntryDates(entry: Entry): void {
+  expect(entry.activates_at_time).toMatch(ISO);
+  expect(entry.activates_at).toBe(entry.activates_at_time.slice(0, 10));
+}
 
 describe('pending points: activation on time, by hand, and exactly once', () => {
   const stack = useStack({
@@ -35,12 +47,22 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
   const entryPath = (code: string, id: string) => `/v1/loyalties/members/${code}/pending-points/${id}`;
   const eventsFor = async (entryId: string, type: string, who = stack.a) =>
     ((await stack.http().get('/v1/events').query({ type, limit: 100 }).set(who.headers)).body.data as { data: { pending_points: { id: string } } }[]).filter((e) => e.data.pending_points.id === entryId);
+  /** The card's activation row, read through both transaction routes (member and campaign member), which agree. */
+  async function activationRow(campaignId: string, code: string): Promise<Transaction> {
+    const byMember = await stack.http().get(`/v1/loyalties/members/${code}/transactions`).set(stack.a.headers);
+    const byCampaign = await stack.http().get(`/v1/loyalties/${campaignId}/members/${code}/transactions`).set(stack.a.headers);
+    expect(byCampaign.body.data).toEqual(byMember.body.data);
+    const rows = (byMember.body.data as (Transaction & { type: string })[]).filter((t) => t.type === 'PENDING_POINTS_ACTIVATION');
+    expect(rows).toHaveLength(1);
+    return rows[0];
+  }
 
   it('a paid order creates an entry that the worker activates on time: balance, ledger and event', async () => {
     const { campaign, ruleId, code, order, entryId, customerId } = await pendingFixture(1);
     const list = await stack.http().get(`/v1/loyalties/members/${code}/pending-points`).set(stack.a.headers);
     expect(list.body).toMatchObject({ object: 'list', data_ref: 'data', has_more: false });
     const [entry] = list.body.data;
+    const activatesAt = new Date(new Date(entry.created_at).getTime() + DAY_MS).toISOString();
     expect(entry).toEqual({
       id: expect.stringMatching(ENTRY_ID),
       voucher_id: expect.stringMatching(/^v_/),
@@ -48,19 +70,25 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
       customer_id: customerId,
       order_id: order.id,
       points: 40,
-      activates_at: new Date(new Date(entry.created_at).getTime() + DAY_MS).toISOString(),
+      activates_at: activatesAt.slice(0, 10),
+      activates_at_time: activatesAt,
       status: 'PENDING',
       details: {
         event: { id: expect.stringMatching(/^evcus_/), type: 'customer.order.paid', group_id: expect.stringMatching(REQUEST_ID), entity_id: customerId, created_at: expect.any(String), category: 'ACTION', event_source: { channel: 'API', api_key: { app_id: stack.a.app_id } } },
         earning_rule: { id: ruleId, source: { banner: null } },
         order: { id: order.id, source_id: order.source_id },
       },
-      created_at: expect.any(String),
-      updated_at: null,
+      created_at: expect.stringMatching(ISO),
     });
+    // Never updated: no `updated_at` at all (Voucherify's schema has no null there).
+    expect(entry).not.toHaveProperty('updated_at');
+    for (const path of [`/v1/loyalties/${campaign.id}/members/${code}/pending-points`, `/v1/loyalties/${campaign.id}/pending-points`]) {
+      expect((await stack.http().get(path).set(stack.a.headers)).body.data).toEqual([entry]);
+    }
     // The `added` event shows the entry exactly as the list does (the database builds both shapes).
     const [added] = await eventsFor(entryId, 'customer.voucher.loyalty_card.pending_points.added');
     expect((added as unknown as { data: { pending_points: unknown } }).data.pending_points).toEqual(entry);
+    expect((added as unknown as { data: { pending_points: unknown } }).data.pending_points).not.toHaveProperty('updated_at');
     expect((added as unknown as { data: Record<string, unknown> }).data).toMatchObject({
       voucher: { code, loyalty_card: { points: 0, balance: 0, pending_points: 40 } },
       voucher_pending_points_balance: { points: 40, total: 40, object: 'balance', operation_type: 'AUTOMATIC' },
@@ -87,15 +115,18 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
       id: expect.stringMatching(/^vtx_/),
       type: 'PENDING_POINTS_ACTIVATION',
       voucher_id: entry.voucher_id,
-      details: { balance: { points: 40, balance: 40, total: 40, type: 'loyalty_card', object: 'balance' }, pending_points: { id: entryId }, order: { id: order.id }, earning_rule: { id: ruleId } },
+      details: { balance: { points: 40, balance: 40, total: 40, type: 'loyalty_card', object: 'balance' }, order: { id: order.id }, earning_rule: { id: ruleId } },
     });
+    // The ledger row carries the whole entry as it was when activated: the list's entry, ACTIVATED at the row's moment.
+    expect(tx.body.data[0].details.pending_points).toEqual({ ...entry, status: 'ACTIVATED', updated_at: tx.body.data[0].created_at });
+    expect(await activationRow(campaign.id, code)).toEqual(tx.body.data[0]);
     expect(activated).toMatchObject({ object: 'event', type: ACTIVATED, entity_id: customerId, event_source: { channel: 'INTERNAL' }, group_id: expect.stringMatching(REQUEST_ID) });
     const data = (activated as unknown as { data: Record<string, Record<string, unknown>> }).data;
     expect(Object.keys(data).sort()).toEqual(['balance', 'campaign', 'customer', 'order', 'pending_points', 'transaction', 'voucher']);
     expect(data.balance).toEqual({ points: 40, total: 40, balance: 40, type: 'loyalty_card', object: 'balance', related_object: { type: 'voucher', id: entry.voucher_id }, operation_type: 'AUTOMATIC' });
     expect(data.voucher).toMatchObject({ id: entry.voucher_id, code, loyalty_card: { points: 40, balance: 40, pending_points: 0 }, object: 'voucher' });
     expect(data.transaction).toEqual(tx.body.data[0]);
-    expect(data.pending_points).toMatchObject({ id: entryId, status: 'ACTIVATED', points: 40 });
+    expect(data.pending_points).toEqual(tx.body.data[0].details.pending_points);
     expect(data.customer).toMatchObject({ id: customerId, object: 'customer' });
     expect(data.campaign).toMatchObject({ id: campaign.id, name: campaign.name, campaign_type: 'LOYALTY_PROGRAM', object: 'campaign' });
     expect(data.order).toMatchObject({ id: order.id, status: 'PAID', amount: 1000, object: 'order' });
@@ -103,7 +134,8 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
   });
 
   it('activates by hand: the balance object, then 400 invalid_pending_points_state, and the job finds nothing to do', async () => {
-    const { code, entryId, order } = await pendingFixture(3);
+    const { code, entryId, order, campaign } = await pendingFixture(3);
+    const [before] = (await stack.http().get(`/v1/loyalties/members/${code}/pending-points`).set(stack.a.headers)).body.data as Entry[];
     const res = await stack.http().post(`${entryPath(code, entryId)}/activate`).set(stack.a.headers);
     expect(res.status).toBe(200);
     const card = await db.card(code);
@@ -121,6 +153,13 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
     });
     const [event] = await eventsFor(entryId, ACTIVATED);
     expect(event).toMatchObject({ event_source: { channel: 'API', api_key: { app_id: stack.a.app_id } }, group_id: res.headers['x-request-id'], data: { balance: { operation_type: 'MANUAL' } } });
+    // The ledger row (both routes) and the event's transaction carry the whole entry, ACTIVATED by this call.
+    const row = await activationRow(campaign.id, code);
+    expect(row.details.pending_points).toEqual({ ...before, status: 'ACTIVATED', updated_at: row.created_at });
+    expectEntryDates(row.details.pending_points);
+    const data = (event as unknown as { data: { transaction: unknown; pending_points: unknown } }).data;
+    expect(data.transaction).toEqual(row);
+    expect(data.pending_points).toEqual(row.details.pending_points);
     // Past activates_at the delayed job has run (it is gone from the queue) without crediting again.
     const [entry] = await db.entries({ orderId: order.id });
     const queue = stack.worker.get<Queue>(getQueueToken('pending-points'), { strict: false });
@@ -131,10 +170,15 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
 
   it('adjusts (event updated), refuses to leave 0 or less (invalid_amount), cancels (204, event canceled), then only 400s', async () => {
     const { code, entryId } = await pendingFixture(30, 40);
+    const [fresh] = (await stack.http().get(`/v1/loyalties/members/${code}/pending-points`).set(stack.a.headers)).body.data as Entry[];
+    expect(fresh).not.toHaveProperty('updated_at');
     const up = await stack.http().post(`${entryPath(code, entryId)}/balance`).set(stack.a.headers).send({ points: 5 });
     expect(up.status).toBe(200);
     const card = await db.card(code);
     expect(up.body).toEqual({ points: 5, total: 45, object: 'balance', related_object: { type: 'voucher', id: card.id }, operation_type: 'MANUAL' });
+    // Updated: the list shows `updated_at`, the rest as before.
+    const [changed] = (await stack.http().get(`/v1/loyalties/members/${code}/pending-points`).set(stack.a.headers)).body.data as Entry[];
+    expect(changed).toEqual({ ...fresh, points: 45, updated_at: expect.stringMatching(ISO) });
     const down = await stack.http().post(`${entryPath(code, entryId)}/balance`).set(stack.a.headers).send({ points: -44 });
     expect(down.body).toMatchObject({ points: -44, total: 1 });
     const zero = await stack.http().post(`${entryPath(code, entryId)}/balance`).set(stack.a.headers).send({ points: -1 });
@@ -145,18 +189,26 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
       const bad = await stack.http().post(`${entryPath(code, entryId)}/balance`).set(stack.a.headers).send(body);
       expect({ body, status: bad.status, key: bad.body.key }).toEqual({ body, status: 400, key: 'invalid_payload' });
     }
-    const updated = await stack.http().get('/v1/events').query({ type: 'customer.voucher.loyalty_card.pending_points.updated' }).set(stack.a.headers);
-    const mine = updated.body.data.filter((e: { data: { pending_points: { id: string } } }) => e.data.pending_points.id === entryId);
-    expect(mine.map((e: { data: { voucher_pending_points_balance: { points: number; total: number } } }) => e.data.voucher_pending_points_balance)).toEqual([
+    const mine = (await eventsFor(entryId, UPDATED)) as unknown as { data: { voucher_pending_points_balance: { points: number; total: number }; pending_points: Entry } }[];
+    expect(mine.map((e) => e.data.voucher_pending_points_balance)).toEqual([
       expect.objectContaining({ points: -44, total: 1, operation_type: 'MANUAL' }),
       expect.objectContaining({ points: 5, total: 45, operation_type: 'MANUAL' }),
+    ]);
+    // The entry of an `updated` event is the list's entry after the change, with its `updated_at`.
+    expect(mine[1].data.pending_points).toEqual(changed);
+    expect(mine.map((e) => e.data.pending_points)).toEqual([
+      { ...fresh, points: 1, updated_at: expect.stringMatching(ISO) },
+      { ...fresh, points: 45, updated_at: expect.stringMatching(ISO) },
     ]);
 
     const cancel = await stack.http().post(`${entryPath(code, entryId)}/cancel`).set(stack.a.headers);
     expect(cancel.status).toBe(204);
     expect(cancel.text).toBe('');
     expect(await db.card(code)).toMatchObject({ balance: 0, pending_points: 0 });
-    expect(await eventsFor(entryId, 'customer.voucher.loyalty_card.pending_points.canceled')).toHaveLength(1);
+    const canceled = (await eventsFor(entryId, CANCELED)) as unknown as { data: { pending_points: Entry } }[];
+    expect(canceled).toHaveLength(1);
+    expect(canceled[0].data.pending_points).toEqual({ ...fresh, points: 1, status: 'CANCELED', updated_at: expect.stringMatching(ISO) });
+    expectEntryDates(canceled[0].data.pending_points);
     for (const [verb, body, word] of [['activate', undefined, 'activated'], ['balance', { points: 1 }, 'updated'], ['cancel', undefined, 'canceled']] as const) {
       const res = await stack.http().post(`${entryPath(code, entryId)}/${verb}`).set(stack.a.headers).send(body);
       expect(res.status).toBe(400);

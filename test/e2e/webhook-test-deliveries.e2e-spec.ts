@@ -56,6 +56,9 @@ describe('test deliveries, request bodies and distribution stats', () => {
     expect(() => new Webhook(key).verify(request.body, request.headers as Record<string, string>)).not.toThrow();
     const body = JSON.parse(request.body);
     expect(body).toMatchObject({ id: created.id, type: ADDED, data: { test: true, pending_points: { status: 'PENDING', points: 100 } }, event: { id: created.event_id, type: ADDED } });
+    // The sample's entry has a real one's dates: the day (Voucherify's `activates_at`) and the moment.
+    expect(body.data.pending_points.activates_at_time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(body.data.pending_points.activates_at).toBe(body.data.pending_points.activates_at_time.slice(0, 10));
 
     const delivery = await settled(dist.id, created.id);
     expect(delivery).toMatchObject({ status: 'SUCCEEDED', attempts_count: 1, test: true });

@@ -62,7 +62,7 @@ export function PendingEntries({ code, version, onChanged }: { code: string; ver
                 <td>{entry.points}</td>
                 <td>{entry.details.order?.source_id ?? entry.order_id}</td>
                 <td>{time(entry.created_at)}</td>
-                <td title={time(entry.activates_at)}>{relative(entry.activates_at)}</td>
+                <td title={time(entry.activates_at_time)}>{relative(entry.activates_at_time)}</td>
                 <td class="row-actions">
                   <button type="button" class="primary" disabled={action.running} onClick={() => activate(entry)} aria-label={`Activate ${entry.points} points of ${entry.id}`}>
                     Activate

@@ -50,7 +50,9 @@ export class EventDto {
     additionalProperties: true,
     description:
       '`activated`: customer, campaign, voucher (its loyalty_card after the activation), balance, order, transaction, pending_points. ' +
-      '`added`, `canceled`, `updated`: customer, campaign, voucher, voucher_pending_points_balance, order, pending_points.',
+      '`added`, `canceled`, `updated`: customer, campaign, voucher, voucher_pending_points_balance, order, pending_points. ' +
+      '`pending_points` is the entry after the change, as the pending-points lists show it (`PendingPointsDto`, without `activation_error`); ' +
+      'the `activated` transaction\'s `details.pending_points` is the same entry.',
   })
   data: Record<string, unknown>;
 }

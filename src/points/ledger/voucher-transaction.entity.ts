@@ -19,7 +19,8 @@ export interface TransactionDetails {
   order?: { id: string; source_id: string | null };
   event?: { id: string; type: string };
   earning_rule?: { id: string; source: { banner: string | null } };
-  pending_points?: { id: string };
+  /** Activations: the entry as it was when activated, the JSON the pending-points lists and events show (built in SQL). */
+  pending_points?: { id: string } & Record<string, unknown>;
   reason?: string;
   /** Expiries: the buckets that expired. */
   buckets?: { id: string; points: number; expires_at: string }[];

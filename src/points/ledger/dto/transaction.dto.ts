@@ -4,8 +4,78 @@ import { LimitQueryDto } from '../../../common/pagination/limit-query.dto.js';
 import { Optional, QueryInt } from '../../../common/validation/decorators.js';
 import { TRANSACTION_TYPES, type TransactionDetails, type TransactionType } from '../voucher-transaction.entity.js';
 import { EXAMPLE_IDS } from '../../../common/openapi/examples.js';
+import { EarningRuleRefDto, OrderRefDto, PendingPointsDto, RelatedVoucherDto } from '../../pending/dto/pending-points.dto.js';
 
 export const MAX_TRANSACTION_PAGE = 1000;
+
+/** The card right after the transaction (Voucherify's `VoucherBalance`). */
+export class TransactionBalanceDto {
+  @ApiProperty({ enum: ['loyalty_card'] })
+  type: 'loyalty_card';
+
+  @ApiProperty({ description: 'Points ever added to the card, after the transaction.' })
+  total: number;
+
+  @ApiProperty({ enum: ['balance'] })
+  object: 'balance';
+
+  @ApiProperty({ description: 'The change (negative for a removal or an expiry).' })
+  points: number;
+
+  @ApiProperty({ description: 'The card\'s balance after the transaction.' })
+  balance: number;
+
+  @ApiProperty({ type: RelatedVoucherDto })
+  related_object: RelatedVoucherDto;
+}
+
+export class TransactionEventRefDto {
+  @ApiProperty({ example: EXAMPLE_IDS.event, description: 'The order payment that earned the points (`evcus_…`).' })
+  id: string;
+
+  @ApiProperty({ enum: ['customer.order.paid'] })
+  type: string;
+}
+
+export class ExpiredBucketRefDto {
+  @ApiProperty({ example: EXAMPLE_IDS.pointsBucket, description: 'The bucket (`lopb_…`).' })
+  id: string;
+
+  @ApiProperty({ description: 'Points that expired from it.' })
+  points: number;
+
+  @ApiProperty({ format: 'date', description: 'Its last day.' })
+  expires_at: string;
+}
+
+/** Where a transaction came from (Voucherify's `details`), fixed when it is written. */
+export class TransactionDetailsDto {
+  @ApiProperty({ type: TransactionBalanceDto })
+  balance: TransactionBalanceDto;
+
+  @ApiPropertyOptional({ type: OrderRefDto, description: 'POINTS_ACCRUAL, PENDING_POINTS_ACTIVATION: the paid order.' })
+  order?: OrderRefDto;
+
+  @ApiPropertyOptional({ type: TransactionEventRefDto, description: 'POINTS_ACCRUAL, PENDING_POINTS_ACTIVATION: the order\'s payment.' })
+  event?: TransactionEventRefDto;
+
+  @ApiPropertyOptional({ type: EarningRuleRefDto, description: 'POINTS_ACCRUAL, PENDING_POINTS_ACTIVATION: the rule that earned the points.' })
+  earning_rule?: EarningRuleRefDto;
+
+  @ApiPropertyOptional({
+    type: PendingPointsDto,
+    description:
+      'PENDING_POINTS_ACTIVATION: the whole entry as it was when activated (`status` ACTIVATED, `updated_at` the activation), ' +
+      'as the pending-points lists and the `activated` event show an entry.',
+  })
+  pending_points?: PendingPointsDto;
+
+  @ApiPropertyOptional({ description: 'POINTS_ADDITION, POINTS_REMOVAL: why (the request\'s `reason`, or the campaign\'s initial points).' })
+  reason?: string;
+
+  @ApiPropertyOptional({ type: [ExpiredBucketRefDto], description: 'POINTS_EXPIRATION: the buckets that expired.' })
+  buckets?: ExpiredBucketRefDto[];
+}
 
 /** Voucherify's loyalty card transaction (`vtx_…`). */
 export class TransactionDto {
@@ -30,11 +100,7 @@ export class TransactionDto {
   @ApiProperty({ enum: TRANSACTION_TYPES, description: 'POINTS_ADDITION: points added by hand (POST …/balance) or the campaign\'s initial points of a new card; POINTS_REMOVAL: points removed by hand; POINTS_ACCRUAL: points earned straight to the balance; PENDING_POINTS_ACTIVATION: a pending entry activated; POINTS_EXPIRATION: buckets expired (negative points; `details.buckets`).' })
   type: TransactionType;
 
-  @ApiProperty({
-    type: 'object',
-    additionalProperties: true,
-    description: '`balance` (the card after the transaction: `points` = the change, `total` = points ever added, `balance`), and where it came from: `order`, `event`, `earning_rule`, `pending_points`, `reason` (changes by hand), `buckets` (expiries: `{id, points, expires_at}` each).',
-  })
+  @ApiProperty({ type: TransactionDetailsDto, description: '`balance` (the card after the transaction), and where it came from.' })
   details: TransactionDetails;
 
   @ApiProperty({ example: EXAMPLE_IDS.transaction, type: String, nullable: true })

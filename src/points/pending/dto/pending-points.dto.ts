@@ -65,7 +65,11 @@ export class PendingPointsDetailsDto {
   order: OrderRefDto;
 }
 
-/** Voucherify's `LoyaltyPendingPoints`, with `status` (Voucherify names it only in errors). */
+/**
+ * Voucherify's `LoyaltyPendingPoints`, with `status` (Voucherify names it only in errors) and
+ * `activates_at_time`. The events and the activation's ledger row carry the same object, built in SQL
+ * (src/database/functions/loyalty_pending_points_json.sql), without `activation_error`.
+ */
 export class PendingPointsDto {
   @ApiProperty(patternExample(PENDING_POINTS_ID, EXAMPLE_IDS.pendingPoints))
   id: string;
@@ -85,8 +89,18 @@ export class PendingPointsDto {
   @ApiProperty({ description: 'Points the entry adds to the card when it is activated.' })
   points: number;
 
-  @ApiProperty({ format: 'date-time', description: 'When the worker activates it: creation + period_value days.' })
+  @ApiProperty({
+    format: 'date',
+    example: '2025-01-16',
+    description: 'The day (UTC) the entry activates, as Voucherify gives it (a date). The moment is `activates_at_time`.',
+  })
   activates_at: string;
+
+  @ApiProperty({
+    format: 'date-time',
+    description: 'When the worker activates it: creation + period_value days (ISO 8601, UTC). An extension of this service; Voucherify gives only the day.',
+  })
+  activates_at_time: string;
 
   @ApiProperty({ enum: PENDING_POINTS_STATUSES })
   status: PendingPointsStatus;
@@ -97,8 +111,8 @@ export class PendingPointsDto {
   @ApiProperty({ format: 'date-time' })
   created_at: string;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  updated_at: string | null;
+  @ApiPropertyOptional({ format: 'date-time', description: 'When the entry last changed (adjusted, set aside, activated, canceled); absent until then.' })
+  updated_at?: string;
 
   @ApiPropertyOptional({
     description:
@@ -205,11 +219,12 @@ export function toPendingPointsDto(entry: PendingPoints): PendingPointsDto {
     customer_id: entry.customerId,
     order_id: entry.orderId,
     points: entry.points,
-    activates_at: entry.activatesAt.toISOString(),
+    activates_at: entry.activatesAt.toISOString().slice(0, 10),
+    activates_at_time: entry.activatesAt.toISOString(),
     status: entry.status,
     details: entry.details,
     created_at: entry.createdAt.toISOString(),
-    updated_at: entry.updatedAt?.toISOString() ?? null,
+    ...(entry.updatedAt !== null ? { updated_at: entry.updatedAt.toISOString() } : {}),
     ...(entry.activationError !== null ? { activation_error: entry.activationError } : {}),
   };
 }
