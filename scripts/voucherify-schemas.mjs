@@ -340,7 +340,9 @@ async function fetchAll(dir) {
   await mkdir(dir, { recursive: true });
   for (const [key, path] of Object.entries(FILES)) {
     const url = `https://raw.githubusercontent.com/${REPOSITORY}/${COMMIT}/${path}`;
-    const res = await fetch(url);
+    const res = await fetch(url).catch((error) => {
+      throw new Error(`${url}: ${error.message}${error.cause ? ` (${error.cause.code ?? error.cause.message})` : ''}`);
+    });
     if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
     const text = await res.text();
     JSON.parse(text); // refuse to store anything but JSON

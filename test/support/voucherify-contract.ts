@@ -50,6 +50,8 @@ export class ContractChecker {
       this.ajv.addSchema(fragment);
       this.fragments.set((fragment as Fragment).$id ?? '', fragment as Fragment);
     }
+    // Compiled now, so that a broken fragment fails before the scenario runs.
+    for (const id of this.fragments.keys()) this.validator(id);
   }
 
   private validator(id: string): ValidateFunction {
