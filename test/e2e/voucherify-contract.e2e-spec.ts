@@ -140,7 +140,7 @@ describe('answers and webhooks match Voucherify\'s schemas', () => {
     });
     await call('GET /v1/orders/{orderId}', 'OrdersGetResponseBody', `/v1/orders/${order.body.id}`);
     await call('PUT /v1/orders/{orderId}', 'OrdersUpdateResponseBody', `/v1/orders/${order.body.id}`, { metadata: { channel: 'web', gift: true } });
-    await call('POST /v1/orders', 'OrdersCreateResponseBody', '/v1/orders', {
+    const secondOrder = await call('POST /v1/orders', 'OrdersCreateResponseBody', '/v1/orders', {
       source_id: unique('order'),
       status: 'PAID',
       amount: 4_000,
@@ -151,7 +151,12 @@ describe('answers and webhooks match Voucherify\'s schemas', () => {
     const pending = await call('GET /v1/loyalties/members/{memberId}/pending-points', 'LoyaltiesMembersPendingPointsListResponseBody', `/v1/loyalties/members/${code}/pending-points`);
     await call('GET /v1/loyalties/{campaignId}/members/{memberId}/pending-points', 'LoyaltiesMembersPendingPointsListResponseBody', `/v1/loyalties/${campaignId}/members/${code}/pending-points`);
     await call('GET /v1/loyalties/{campaignId}/pending-points', 'LoyaltiesPendingPointsListResponseBody', `/v1/loyalties/${campaignId}/pending-points`);
-    const [toActivate, toAdjust, toCancel] = (pending.body.data as { id: string }[]).map((entry) => entry.id);
+    // Chosen by order and rule, not by list position (entries made together may list in either order).
+    const entries = (pending.body.data ?? []) as { id: string; order_id?: string; details?: { earning_rule?: { id?: string } } }[];
+    const pick = (orderId: string, rule: string) => entries.find((e) => e.order_id === orderId && e.details?.earning_rule?.id === rule)?.id ?? 'lopp_missing';
+    const toActivate = pick(order.body.id, ruleId); // 125 points, a rule with a banner
+    const toAdjust = pick(order.body.id, bonusRuleId); // 5 points, a rule without one
+    const toCancel = pick(secondOrder.body.id, ruleId);
     const entry = (id: string) => `/v1/loyalties/members/${code}/pending-points/${id}`;
     await call('POST /v1/loyalties/members/{memberId}/pending-points/{pendingPointsId}/activate', 'LoyaltiesMembersPendingPointsActivateResponseBody', `${entry(toActivate)}/activate`);
     await call('POST /v1/loyalties/members/{memberId}/pending-points/{pendingPointsId}/balance', 'LoyaltiesMembersPendingPointsBalanceResponseBody', `${entry(toAdjust)}/balance`, { points: 3 });
