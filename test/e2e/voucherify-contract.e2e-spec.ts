@@ -1,0 +1,234 @@
+import { useStack } from '../support/fixture.js';
+import { waitFor } from '../support/harness.js';
+import { unique } from '../support/points.js';
+import { ContractChecker, type Deliberate } from '../support/voucherify-contract.js';
+
+/**
+ * Every operation of ours that has a Voucherify counterpart, called once on the real stack with realistic
+ * data, and every answer and delivered webhook validated against our fragments of Voucherify's schemas
+ * (test/contract/voucherify/, checked against the upstream documents by scripts/voucherify-schemas.mjs).
+ * The mismatches are collected and reported together, so one run shows all of them.
+ */
+
+/** A pending period's day, the sweeps: short, so that pending points and an expiry happen within seconds. */
+const DAY_MS = 1_000;
+const SWEEP_MS = 100;
+const HOOK = '/hooks/voucherify';
+const PENDING = 'customer.voucher.loyalty_card.pending_points';
+const CARD = 'customer.voucher.loyalty_card';
+
+/** Webhook type → the fragment of its `data`, and how many this scenario makes. */
+const EVENTS: Record<string, { schema: string; count: number }> = {
+  [`${PENDING}.added`]: { schema: 'EventCustomerLoyaltyCardPendingPointsAdded', count: 4 },
+  [`${PENDING}.activated`]: { schema: 'EventCustomerLoyaltyCardPendingPointsActivated', count: 1 },
+  [`${PENDING}.updated`]: { schema: 'EventCustomerLoyaltyCardPendingPointsUpdated', count: 1 },
+  [`${PENDING}.canceled`]: { schema: 'EventCustomerLoyaltyCardPendingPointsCanceled', count: 1 },
+  [`${CARD}.points_added`]: { schema: 'EventCustomerLoyaltyCardPointsAdded', count: 2 },
+  [`${CARD}.points_expired`]: { schema: 'EventCustomerVouchersLoyaltyPointsExpired', count: 1 },
+};
+
+/**
+ * Differences from Voucherify's schemas that we keep on purpose: the fragment, the place in it, the rule
+ * and why. Each entry must still occur in the run (the test fails on an entry that matched nothing), so the
+ * list cannot outlive the difference it excuses.
+ */
+const DELIBERATE: Deliberate[] = [];
+
+describe('answers and webhooks match Voucherify\'s schemas', () => {
+  const stack = useStack({
+    config: {
+      PENDING_POINTS_DAY_MS: String(DAY_MS),
+      PENDING_POINTS_SWEEP_MS: String(SWEEP_MS),
+      POINTS_EXPIRY_SWEEP_MS: String(SWEEP_MS),
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+    },
+    worker: true,
+    receiver: true,
+    projects: ['Contract project'],
+  });
+  const contract = new ContractChecker();
+
+  /** Calls the API and validates the answer against `schema` (a 204 has none). */
+  async function call(operation: string, schema: string | undefined, path: string, body?: unknown, status = 200) {
+    const method = operation.split(' ')[0].toLowerCase() as 'get' | 'post' | 'put' | 'delete';
+    const req = stack.http()[method](path).set(stack.a.headers);
+    const res = body === undefined ? await req : await req.send(body as object);
+    contract.answer(operation, schema, res, status);
+    return res;
+  }
+
+  it('a loyalty program\'s whole life, from the campaign to the expiry of points and the deletion', async () => {
+    const api = stack.http;
+    for (const trigger of Object.keys(EVENTS)) {
+      const res = await api().post('/v1/distributions').set(stack.a.headers).send({ name: unique('Contract'), trigger, target_url: stack.receiver.url(HOOK) });
+      expect(res.status).toBe(200);
+    }
+
+    const source = unique('customer');
+    const customer = await call('POST /v1/customers', 'CustomersCreateResponseBody', '/v1/customers', {
+      source_id: source,
+      name: 'Zoë Ünal',
+      email: 'zoe@example.com',
+      phone: '+48 600 100 200',
+      birthdate: '1990-04-12',
+      address: { city: 'Kraków', state: 'Małopolska', line_1: 'Rynek 1', country: 'PL', postal_code: '31-000' },
+      metadata: { tier: 'gold' },
+    });
+
+    // The campaign: cards made on enrolment, points valid for 12 months, two pending earning rules.
+    const name = unique('Acme Rewards');
+    const created = await call('POST /v1/loyalties', 'LoyaltiesCreateCampaignResponseBody', '/v1/loyalties', {
+      name,
+      type: 'AUTO_UPDATE',
+      description: 'Points for every order',
+      voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0, expiration_rules: { period_type: 'MONTH', period_value: 12 } }, code_config: { pattern: 'CARD-########' } },
+      metadata: { region: 'EU' },
+    });
+    const campaignId = created.body.id as string;
+    await waitFor(async () => ((await api().get(`/v1/loyalties/${campaignId}`).set(stack.a.headers)).body.vouchers_generation_status === 'DONE' ? true : undefined)).catch(() => undefined);
+    await call('GET /v1/loyalties/{campaignId}', 'LoyaltiesGetCampaignResponseBody', `/v1/loyalties/${campaignId}`);
+    await call('GET /v1/loyalties', 'LoyaltiesListCampaignsResponseBody', '/v1/loyalties');
+    await call('PUT /v1/loyalties/{campaignId}', 'LoyaltiesUpdateCampaignResponseBody', `/v1/loyalties/${campaignId}`, { description: 'Points for every paid order', metadata: { region: 'EU', season: 'winter' } });
+
+    const rules = await call('POST /v1/loyalties/{campaignId}/earning-rules', undefined, `/v1/loyalties/${campaignId}/earning-rules`, [
+      {
+        event: 'order.paid',
+        loyalty: { type: 'PROPORTIONAL', calculation_type: 'ORDER_AMOUNT', order: { amount: { every: 100, points: 1 } } },
+        pending_points: { period_type: 'DAY', period_value: 30 },
+        source: { banner: 'A point per euro' },
+        metadata: { kind: 'base' },
+      },
+      { event: 'order.paid', loyalty: { type: 'FIXED', points: 5 }, pending_points: { period_type: 'DAY', period_value: 30 } },
+    ]);
+    // Voucherify answers an array of LoyaltiesEarningRulesCreateResponseBody.
+    (rules.body as unknown[]).forEach((rule, i) => contract.body(`POST /v1/loyalties/{campaignId}/earning-rules [${i}]`, 'LoyaltiesEarningRulesCreateResponseBody', rule));
+    const [ruleId, bonusRuleId] = (rules.body as { id: string }[]).map((rule) => rule.id);
+    await call('GET /v1/loyalties/{campaignId}/earning-rules', 'LoyaltiesEarningRulesListResponseBody', `/v1/loyalties/${campaignId}/earning-rules`);
+    await call('GET /v1/loyalties/{campaignId}/earning-rules/{earningRuleId}', 'LoyaltiesEarningRulesGetResponseBody', `/v1/loyalties/${campaignId}/earning-rules/${ruleId}`);
+    await call('PUT /v1/loyalties/{campaignId}/earning-rules/{earningRuleId}', 'LoyaltiesEarningRulesUpdateResponseBody', `/v1/loyalties/${campaignId}/earning-rules/${ruleId}`, { source: { banner: 'A point per euro spent' } });
+
+    // Members: the customer through v1, another customer through v2.
+    const member = await call('POST /v1/loyalties/{campaignId}/members', 'LoyaltiesMembersCreateResponseBody', `/v1/loyalties/${campaignId}/members`, { customer: source, metadata: { joined_via: 'shop' } });
+    const code = member.body.code as string;
+    const programId = created.body.program_id as string;
+    await call('GET /v2/loyalties/programs', 'ProgramListResponse', '/v2/loyalties/programs');
+    await call('GET /v2/loyalties/programs/{programId}', 'Program', `/v2/loyalties/programs/${programId}`);
+    const second = await call('POST /v2/loyalties/programs/{programId}/members', 'MemberCreateResponse', `/v2/loyalties/programs/${programId}/members`, {
+      customer_identification: { type: 'customer_source_id', customer_source_id: unique('second-customer') },
+      metadata: { store: 'Kraków' },
+    });
+    const v2Member = `/v2/loyalties/programs/${programId}/members/${second.body.id}`;
+    await call('GET /v2/loyalties/programs/{programId}/members', 'MemberListResponse', `/v2/loyalties/programs/${programId}/members`);
+    await call('GET /v2/loyalties/programs/{programId}/members/{memberId}', 'MemberWithCards', v2Member);
+    await call('PUT /v2/loyalties/programs/{programId}/members/{memberId}', 'Member', v2Member, { metadata: { store: 'Warszawa' } });
+    await call('POST /v2/loyalties/programs/{programId}/members/{memberId}/deactivate', 'Member', `${v2Member}/deactivate`);
+    await call('POST /v2/loyalties/programs/{programId}/members/{memberId}/activate', 'Member', `${v2Member}/activate`);
+    await call('DELETE /v2/loyalties/programs/{programId}/members/{memberId}', 'Member', v2Member);
+    await call('GET /v1/loyalties/{campaignId}/members', 'LoyaltiesListMembersResponseBody', `/v1/loyalties/${campaignId}/members`);
+
+    // Two paid orders with items: four pending entries (two rules each).
+    const order = await call('POST /v1/orders', 'OrdersCreateResponseBody', '/v1/orders', {
+      source_id: unique('order'),
+      status: 'PAID',
+      amount: 12_500,
+      customer: { source_id: source },
+      items: [
+        { source_id: 'line-1', product_id: 'prod_coffee', quantity: 2, price: 2_500, amount: 5_000 },
+        { source_id: 'line-2', sku_id: 'sku_mug', quantity: 1, price: 7_500, amount: 7_500 },
+      ],
+      metadata: { channel: 'web' },
+    });
+    await call('GET /v1/orders/{orderId}', 'OrdersGetResponseBody', `/v1/orders/${order.body.id}`);
+    await call('PUT /v1/orders/{orderId}', 'OrdersUpdateResponseBody', `/v1/orders/${order.body.id}`, { metadata: { channel: 'web', gift: true } });
+    const secondOrder = await call('POST /v1/orders', 'OrdersCreateResponseBody', '/v1/orders', {
+      source_id: unique('order'),
+      status: 'PAID',
+      amount: 4_000,
+      customer: { source_id: source },
+      items: [{ product_id: 'prod_tea', quantity: 4, price: 1_000, amount: 4_000 }],
+    });
+
+    const pending = await call('GET /v1/loyalties/members/{memberId}/pending-points', 'LoyaltiesMembersPendingPointsListResponseBody', `/v1/loyalties/members/${code}/pending-points`);
+    await call('GET /v1/loyalties/{campaignId}/members/{memberId}/pending-points', 'LoyaltiesMembersPendingPointsListResponseBody', `/v1/loyalties/${campaignId}/members/${code}/pending-points`);
+    await call('GET /v1/loyalties/{campaignId}/pending-points', 'LoyaltiesPendingPointsListResponseBody', `/v1/loyalties/${campaignId}/pending-points`);
+    // Chosen by order and rule, not by list position (entries made together may list in either order).
+    const entries = (pending.body.data ?? []) as { id: string; order_id?: string; details?: { earning_rule?: { id?: string } } }[];
+    const pick = (orderId: string, rule: string) => entries.find((e) => e.order_id === orderId && e.details?.earning_rule?.id === rule)?.id ?? 'lopp_missing';
+    const toActivate = pick(order.body.id, ruleId); // 125 points, a rule with a banner
+    const toAdjust = pick(order.body.id, bonusRuleId); // 5 points, a rule without one
+    const toCancel = pick(secondOrder.body.id, ruleId);
+    const entry = (id: string) => `/v1/loyalties/members/${code}/pending-points/${id}`;
+    await call('POST /v1/loyalties/members/{memberId}/pending-points/{pendingPointsId}/activate', 'LoyaltiesMembersPendingPointsActivateResponseBody', `${entry(toActivate)}/activate`);
+    await call('POST /v1/loyalties/members/{memberId}/pending-points/{pendingPointsId}/balance', 'LoyaltiesMembersPendingPointsBalanceResponseBody', `${entry(toAdjust)}/balance`, { points: 3 });
+    await call('POST /v1/loyalties/members/{memberId}/pending-points/{pendingPointsId}/cancel', undefined, `${entry(toCancel)}/cancel`, undefined, 204);
+
+    // Points by hand: a bonus that never expires, a removal, and points valid until today, which the worker
+    // expires within a shortened day.
+    await call('POST /v1/loyalties/members/{memberId}/balance', 'LoyaltiesMembersBalanceUpdateResponseBody', `/v1/loyalties/members/${code}/balance`, {
+      points: 100,
+      reason: 'Welcome bonus',
+      source_id: unique('bonus'),
+      expiration_type: 'NON_EXPIRING',
+    });
+    await call('POST /v1/loyalties/{campaignId}/members/{memberId}/balance', 'LoyaltiesMembersBalanceUpdateResponseBody', `/v1/loyalties/${campaignId}/members/${code}/balance`, { points: -30, reason: 'Correction' });
+    const today = new Date().toISOString().slice(0, 10); // the project's time zone is UTC
+    await call('POST /v1/loyalties/{campaignId}/members/{memberId}/balance', 'LoyaltiesMembersBalanceUpdateResponseBody', `/v1/loyalties/${campaignId}/members/${code}/balance`, { points: 20, expiration_type: 'CUSTOM_DATE', expiration_date: today });
+    const expired = await waitFor(async () => ((await api().get(`/v1/loyalties/members/${code}`).set(stack.a.headers)).body.loyalty_card?.expired_points > 0 ? true : undefined), { timeoutMs: 10_000 }).catch(() => false);
+    if (!expired) contract.add({ operation: 'worker: points expiry', at: '(card)', schema: '-', path: '(expiry)', rule: 'scenario', detail: 'the points valid until today did not expire within 10 s' });
+
+    await call('GET /v1/loyalties/members/{memberId}', 'LoyaltiesMembersGetResponseBody', `/v1/loyalties/members/${code}`);
+    await call('GET /v1/loyalties/{campaignId}/members/{memberId}', 'LoyaltiesMembersGetResponseBody', `/v1/loyalties/${campaignId}/members/${code}`);
+    await call('GET /v1/loyalties/members/{memberId}/transactions', 'LoyaltiesMembersTransactionsListResponseBody', `/v1/loyalties/members/${code}/transactions`);
+    await call('GET /v1/loyalties/{campaignId}/members/{memberId}/transactions', 'LoyaltiesMembersTransactionsListResponseBody', `/v1/loyalties/${campaignId}/members/${code}/transactions`);
+    await call('GET /v1/loyalties/{campaignId}/members/{memberId}/points-expiration', 'LoyaltiesMembersPointsExpirationListResponseBody', `/v1/loyalties/${campaignId}/members/${code}/points-expiration`);
+    await call('GET /v1/customers/{customerId}', 'CustomersGetResponseBody', `/v1/customers/${customer.body.id}`);
+
+    // The webhooks of all of the above, each envelope and its data.
+    const received = () => stack.receiver.on(HOOK).map((r) => JSON.parse(r.body) as { type: string; data: unknown });
+    const complete = () => Object.entries(EVENTS).every(([type, { count }]) => received().filter((hook) => hook.type === type).length >= count);
+    await waitFor(async () => (complete() ? true : undefined), { timeoutMs: 15_000 }).catch(() => undefined);
+    for (const [type, { schema, count }] of Object.entries(EVENTS)) {
+      const hooks = received().filter((hook) => hook.type === type);
+      if (hooks.length < count) contract.add({ operation: `webhook ${type}`, at: '(delivery)', schema, path: '(delivery)', rule: 'delivery', detail: `${hooks.length} of ${count} arrived` });
+      for (const hook of hooks) {
+        contract.body(`webhook ${type}`, 'WebhookDistributionPayload', hook);
+        contract.body(`webhook ${type}`, schema, hook.data);
+      }
+    }
+
+    await call('DELETE /v1/loyalties/{campaignId}/earning-rules/{earningRuleId}', undefined, `/v1/loyalties/${campaignId}/earning-rules/${bonusRuleId}`, undefined, 204);
+    // Voucherify deletes a campaign in the background: 200 with the async action, which GET /v1/async-actions/{id} shows.
+    const deleted = await call('DELETE /v1/loyalties/{campaignId}', 'LoyaltiesDeleteResponseBody', `/v1/loyalties/${campaignId}`);
+    const actionId = (deleted.body as { async_action_id?: string } | undefined)?.async_action_id;
+    if (actionId) await call('GET /v1/async-actions/{asyncActionId}', 'AsyncActionGetResponseBody', `/v1/async-actions/${actionId}`);
+    else contract.add({ operation: 'GET /v1/async-actions/{asyncActionId}', at: '(not called)', schema: 'AsyncActionGetResponseBody', path: '(not called)', rule: 'status', detail: 'DELETE /v1/loyalties/{campaignId} gave no async_action_id to read' });
+
+    expect(contract.report(DELIBERATE)).toEqual([]);
+  });
+});
+
+/** The checker itself, on made-up answers: how it reports, and the honesty rule of the deliberate list. */
+describe('ContractChecker', () => {
+  const balance = { points: 5, total: 10, balance: 10, type: 'loyalty_card', object: 'balance', related_object: { type: 'voucher', id: 'v_1' } };
+
+  it('names the operation, the place in the body and the rule, once per place with a count; extra properties pass', () => {
+    const checker = new ContractChecker();
+    checker.body('POST /x', 'LoyaltiesMembersBalanceUpdateResponseBody', { ...balance, extra: 'ours' });
+    expect(checker.report([])).toEqual([]);
+    checker.body('POST /x', 'LoyaltiesMembersBalanceUpdateResponseBody', { ...balance, total: null, type: 'gift', related_object: { id: 'v_1' } });
+    checker.body('GET /y', 'LoyaltiesMembersPendingPointsListResponseBody', { object: 'list', data_ref: 'data', has_more: false, data: [1, 2].map(() => ({ id: 'lopp_1', activates_at: '2025-01-16T10:00:00Z' })) });
+    const lines = checker.report([]);
+    expect(lines).toContain('POST /x  $.total  type: must be integer, is null  [LoyaltiesMembersBalanceUpdateResponseBody total]');
+    expect(lines).toContain('POST /x  $.type  enum: "gift" is not one of ["loyalty_card"]  [LoyaltiesMembersBalanceUpdateResponseBody type]');
+    expect(lines).toContain('POST /x  $.related_object.type  required: missing  [LoyaltiesMembersBalanceUpdateResponseBody related_object.type]');
+    expect(lines).toContain('GET /y  $.data[*].activates_at  format: must be a date, is "<date-time>"  [LoyaltyPendingPoints activates_at] (×2)');
+  });
+
+  it('leaves out what the deliberate list excuses, and reports an entry that excuses nothing', () => {
+    const checker = new ContractChecker();
+    checker.body('POST /x', 'LoyaltiesMembersBalanceUpdateResponseBody', { ...balance, total: null });
+    const excuse = { schema: 'LoyaltiesMembersBalanceUpdateResponseBody', path: 'total', rule: 'type', reason: 'test' };
+    const stale = { schema: 'LoyaltyPendingPoints', path: 'activates_at', rule: 'format', reason: 'no longer true' };
+    expect(checker.report([excuse, stale])).toEqual(['DELIBERATE entry no longer occurs: [LoyaltyPendingPoints activates_at] format (no longer true)']);
+  });
+});
