@@ -63,7 +63,7 @@ function pendingPointsSample(status: 'PENDING' | 'ACTIVATED' | 'CANCELED'): Even
       metadata: {},
       object: 'voucher',
     },
-    voucher_pending_points_balance: { points: 100, total: activated ? 0 : 100, object: 'balance', related_object: { type: 'voucher', id: voucherId }, operation_type: activated ? 'AUTOMATIC' : 'MANUAL' },
+    voucher_pending_points_balance: { points: 100, total: activated ? 0 : 100, balance: activated ? 0 : 100, object: 'balance', related_object: { type: 'voucher', id: voucherId }, operation_type: activated ? 'AUTOMATIC' : 'MANUAL' },
     pending_points: { id: `lopp_test_${suffix}`, voucher_id: voucherId, customer_id: customerId, points: 100, activates_at: at.slice(0, 10), activates_at_time: at, status },
   });
 }

@@ -206,8 +206,8 @@ describe('card balance by hand and point buckets', () => {
     expect(expiry.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     // 10 initial + 20 by hand = 30 added; 3 × 5 at once + 7 activated = 22 earned; 7 canceled, 7 still pending.
     expect(res.body.cards[0].card).toEqual({
-      id: `lcrd_${card.id.slice(2)}`,
-      card_definition_id: `lcdef_${campaign.id.slice('camp_'.length)}`,
+      id: `lcrd_${Buffer.from(card.id.slice(2)).toString('hex')}`,
+      card_definition_id: `lcdef_${Buffer.from(campaign.id.slice('camp_'.length)).toString('hex')}`,
       code,
       campaign_id: campaign.id,
       card_type: 'INDIVIDUAL',

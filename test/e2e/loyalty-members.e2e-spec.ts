@@ -89,8 +89,8 @@ describe('v1 loyalty members (/v1/loyalties/{campaignId}/members, /v1/loyalties/
       expect(rest).toEqual([]);
       expect(member).toMatchObject({ customer_id: res.body.holder_id, status: 'ACTIVE', metadata: { channel: 'test' } });
       const full = await stack.http().get(`/v2/loyalties/programs/${camp.program_id}/members/${member.id}`).set(stack.a.headers);
-      // The same card under Voucherify's v2 prefix: lcrd_ + the part after v_.
-      expect(full.body.cards.map((c: { card: { id: string; code: string } }) => [c.card.id, c.card.code])).toEqual([[`lcrd_${res.body.id.slice(2)}`, res.body.code]]);
+      // The same card under Voucherify's v2 prefix: lcrd_ + the part after v_, written as hex.
+      expect(full.body.cards.map((c: { card: { id: string; code: string } }) => [c.card.id, c.card.code])).toEqual([[`lcrd_${Buffer.from(res.body.id.slice(2)).toString('hex')}`, res.body.code]]);
     });
 
     it('category and validity settings of the campaign show on the card', async () => {

@@ -66,8 +66,8 @@ describe('v2 program members: enrolment and member resources (/v2/loyalties/prog
             member_role: 'OWNER',
             created_at: expect.stringMatching(ISO),
             card: {
-              id: expect.stringMatching(/^lcrd_[0-9A-Za-z]{32}$/),
-              card_definition_id: `lcdef_${camp.id.slice('camp_'.length)}`,
+              id: expect.stringMatching(/^lcrd_[0-9a-f]{64}$/),
+              card_definition_id: `lcdef_${Buffer.from(camp.id.slice('camp_'.length)).toString('hex')}`,
               code: expect.stringMatching(/^[0-9A-Za-z]{8}$/),
               campaign_id: camp.id,
               card_type: 'INDIVIDUAL',

@@ -6,6 +6,8 @@ import { applySqlFunctions } from '../sql-functions.js';
  * (Voucherify's schemas type them as plain strings). Orders keep their items marked `object: "order_item"`
  * (as answered and as the events carry them; marking them in the event's function would need a sub-select,
  * which stops PostgreSQL from inlining it into the activation statement): existing orders' items are marked here.
+ * A pending entry's `details.earning_rule.source` leaves out `banner` when the rule has none (it was stored as
+ * null), in the entries and in the activation rows that carry them whole. Events already sent stay as sent.
  */
 export class EventPayloadFields1795580000000 implements MigrationInterface {
   name = 'EventPayloadFields1795580000000';
@@ -14,6 +16,12 @@ export class EventPayloadFields1795580000000 implements MigrationInterface {
     await queryRunner.query(`
       UPDATE orders o SET items = (SELECT jsonb_agg(i || '{"object": "order_item"}'::jsonb ORDER BY n) FROM jsonb_array_elements(o.items) WITH ORDINALITY AS e(i, n))
       WHERE jsonb_typeof(o.items) = 'array' AND jsonb_array_length(o.items) > 0`);
+    await queryRunner.query(`
+      UPDATE loyalty_pending_points SET details = details #- '{earning_rule,source,banner}'
+      WHERE details -> 'earning_rule' -> 'source' -> 'banner' = 'null'::jsonb`);
+    await queryRunner.query(`
+      UPDATE voucher_transactions SET details = (details::jsonb #- '{pending_points,details,earning_rule,source,banner}')::json
+      WHERE type = 'PENDING_POINTS_ACTIVATION' AND details::jsonb -> 'pending_points' -> 'details' -> 'earning_rule' -> 'source' -> 'banner' = 'null'::jsonb`);
     await applySqlFunctions(queryRunner, ['loyalty_customer_json', 'loyalty_campaign_json', 'loyalty_order_json', 'loyalty_voucher_json']);
   }
 

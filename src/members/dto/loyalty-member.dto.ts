@@ -1,4 +1,5 @@
 import { ApiExtraModels, ApiHideProperty, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { present } from '../../common/present.js';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsDefined, IsIn, ValidateIf, IsInt, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { ValidityHoursDto, ValidityTimeframeDto } from '../../campaigns/dto/campaign-settings.dto.js';
@@ -115,16 +116,16 @@ export class LoyaltyMemberCardDto {
   @ApiProperty({ description: 'Points removed by hand (POST …/balance with negative points).' })
   subtracted_points: number;
 
-  @ApiProperty({ type: String, format: 'date', nullable: true, example: '2027-01-31', description: 'The soonest last day of the card\'s points that expire (docs/points-expiry.md); null when none do.' })
-  next_expiration_date: string | null;
+  @ApiPropertyOptional({ format: 'date', example: '2027-01-31', description: 'The soonest last day of the card\'s points that expire (docs/points-expiry.md); absent when none do.' })
+  next_expiration_date?: string;
 
   @ApiProperty({ description: 'The points that expire after `next_expiration_date` (0 when none do).' })
   next_expiration_points: number;
 }
 
 export class LoyaltyMemberRedemptionDto {
-  @ApiProperty({ type: Number, nullable: true })
-  quantity: number | null;
+  @ApiPropertyOptional({ description: 'Absent: unlimited (Voucherify\'s examples send null; its schema types it as an integer).' })
+  quantity?: number;
 
   @ApiProperty()
   redeemed_quantity: number;
@@ -158,11 +159,11 @@ export class LoyaltyMemberDto {
   @ApiProperty({ example: EXAMPLE_IDS.campaign })
   campaign_id: string;
 
-  @ApiProperty({ type: String, nullable: true, example: 'Loyalty' })
-  category: string | null;
+  @ApiPropertyOptional({ example: 'Loyalty', description: 'The campaign\'s category; absent without one.' })
+  category?: string;
 
-  @ApiProperty({ type: String, nullable: true, example: EXAMPLE_IDS.category })
-  category_id: string | null;
+  @ApiPropertyOptional({ example: EXAMPLE_IDS.category, description: 'Absent without a category.' })
+  category_id?: string;
 
   @ApiProperty({ type: [CategoryDto] })
   categories: CategoryDto[];
@@ -179,17 +180,17 @@ export class LoyaltyMemberDto {
   @ApiProperty({ type: LoyaltyMemberCardDto })
   loyalty_card: LoyaltyMemberCardDto;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  start_date: string | null;
+  @ApiPropertyOptional({ format: 'date-time', description: 'The campaign\'s start; absent without one.' })
+  start_date?: string;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  expiration_date: string | null;
+  @ApiPropertyOptional({ format: 'date-time', description: 'The campaign\'s end; absent without one.' })
+  expiration_date?: string;
 
-  @ApiProperty({ type: ValidityTimeframeDto, nullable: true })
-  validity_timeframe: ValidityTimeframeDto | null;
+  @ApiPropertyOptional({ type: ValidityTimeframeDto, description: 'Absent without one.' })
+  validity_timeframe?: ValidityTimeframeDto;
 
-  @ApiProperty({ type: [Number], nullable: true })
-  validity_day_of_week: number[] | null;
+  @ApiPropertyOptional({ type: [Number], description: 'Absent without one.' })
+  validity_day_of_week?: number[];
 
   @ApiPropertyOptional({ type: ValidityHoursDto })
   validity_hours?: ValidityHoursDto;
@@ -197,8 +198,6 @@ export class LoyaltyMemberDto {
   @ApiProperty({ description: 'False while the member is INACTIVE.' })
   active: boolean;
 
-  @ApiProperty({ type: String, nullable: true })
-  additional_info: null;
 
   @ApiProperty({ type: 'object', additionalProperties: true })
   metadata: Record<string, unknown>;
@@ -209,8 +208,8 @@ export class LoyaltyMemberDto {
   @ApiProperty({ format: 'date-time' })
   created_at: string;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true })
-  updated_at: string | null;
+  @ApiPropertyOptional({ format: 'date-time', description: 'Absent if the card never changed.' })
+  updated_at?: string;
 
   @ApiProperty({ example: EXAMPLE_IDS.customer, description: 'The customer holding the card (`cust_…`).' })
   holder_id: string;
@@ -251,8 +250,8 @@ export function toLoyaltyMember(card: PublishedCard): LoyaltyMemberDto {
     code: card.code,
     campaign: campaign.name,
     campaign_id: campaign.id,
-    category: category?.name ?? null,
-    category_id: category?.id ?? null,
+    ...present('category', category?.name),
+    ...present('category_id', category?.id),
     categories: category ? [toCategoryDto(category)] : [],
     type: 'LOYALTY_CARD',
     discount: null,
@@ -263,21 +262,20 @@ export function toLoyaltyMember(card: PublishedCard): LoyaltyMemberDto {
       pending_points: card.pendingPoints,
       expired_points: card.expiredPoints,
       subtracted_points: card.subtractedPoints,
-      next_expiration_date: card.nextExpirationDate,
+      ...present('next_expiration_date', card.nextExpirationDate),
       next_expiration_points: card.nextExpirationPoints,
     },
-    start_date: campaign.startDate?.toISOString() ?? null,
-    expiration_date: campaign.expirationDate?.toISOString() ?? null,
-    validity_timeframe: campaign.validityTimeframe as LoyaltyMemberDto['validity_timeframe'],
-    validity_day_of_week: campaign.validityDayOfWeek,
+    ...present('start_date', campaign.startDate?.toISOString()),
+    ...present('expiration_date', campaign.expirationDate?.toISOString()),
+    ...present('validity_timeframe', campaign.validityTimeframe as LoyaltyMemberDto['validity_timeframe']),
+    ...present('validity_day_of_week', campaign.validityDayOfWeek),
     active: card.member?.status === 'ACTIVE',
-    additional_info: null,
     metadata: {},
     is_referral_code: false,
     created_at: card.createdAt.toISOString(),
-    updated_at: card.updatedAt?.toISOString() ?? null,
+    ...present('updated_at', card.updatedAt?.toISOString()),
     holder_id: card.holderId as string,
-    redemption: { quantity: null, redeemed_quantity: 0, redeemed_points: 0, object: 'list' },
+    redemption: { redeemed_quantity: 0, redeemed_points: 0, object: 'list' },
     publish: { object: 'list', count: 1 },
     object: 'voucher',
   };

@@ -186,14 +186,16 @@ export class CardNextActivationDto {
 
 export class CardDto {
   @ApiProperty({
-    example: 'lcrd_0TxKw1bm0oZuS5lwA8526vze1OBMV1OH',
-    description: 'The card (`lcrd_…`, as Voucherify\'s v2 cards). In this service a v2 card and a v1 loyalty card are one object: the part after `lcrd_` is the part after `v_` of the card\'s voucher id.',
+    example: `lcrd_${Buffer.from(EXAMPLE_IDS.card.slice(2), 'latin1').toString('hex')}`,
+    pattern: '^lcrd_[a-f0-9]+$',
+    description: 'The card (`lcrd_…`, as Voucherify\'s v2 cards). In this service a v2 card and a v1 loyalty card are one object: after `lcrd_` come the characters after `v_` of the card\'s voucher id, written as hex (Voucherify\'s v2 ids are hex).',
   })
   id: string;
 
   @ApiProperty({
-    example: 'lcdef_wGlqXtnHddb39DvHuuhvvbxi',
-    description: 'The card definition (`lcdef_…`). A program here has one card definition, its loyalty campaign: the part after `lcdef_` is the part after `camp_` of `campaign_id`.',
+    example: `lcdef_${Buffer.from(EXAMPLE_IDS.campaign.slice(5), 'latin1').toString('hex')}`,
+    pattern: '^lcdef_[a-f0-9]+$',
+    description: 'The card definition (`lcdef_…`). A program here has one card definition, its loyalty campaign: after `lcdef_` come the characters after `camp_` of `campaign_id`, written as hex.',
   })
   card_definition_id: string;
 
@@ -312,8 +314,12 @@ export function toMemberWithCards(member: Member, cards: LoyaltyCard[], activati
   return { ...toMemberDto(member), cards: cards.map((card) => toMemberCard(card, activations.get(card.id) ?? null)) };
 }
 
-/** `v_…` → `lcrd_…`, `camp_…` → `lcdef_…`: the same objects under Voucherify's v2 prefixes. */
-const v2Id = (prefix: string, id: string): string => prefix + id.slice(id.indexOf('_') + 1);
+/**
+ * `v_…` → `lcrd_…`, `camp_…` → `lcdef_…`: the same objects under Voucherify's v2 prefixes. Voucherify's v2 ids
+ * are lowercase hex after the prefix (its schema's pattern), ours base62: the suffix's characters are written
+ * as hex (reversible, so a v2 id always names one card).
+ */
+const v2Id = (prefix: string, id: string): string => prefix + Buffer.from(id.slice(id.indexOf('_') + 1), 'latin1').toString('hex');
 
 function toMemberCard(card: LoyaltyCard, activation: NextActivation | null): MemberCardDto {
   const added = card.initialPoints + card.addedPoints;

@@ -1,3 +1,4 @@
+import { present } from '../../common/present.js';
 import { Injectable } from '@nestjs/common';
 import type { ProjectContext } from '../../auth/auth.service.js';
 import { ApiError } from '../../common/errors/api-error.js';
@@ -126,7 +127,7 @@ export class OrdersService {
         earningRuleId: e.planned.rule.id,
         points: e.points,
         delayMs: (e.planned.rule.pendingPoints?.period_value ?? 0) * this.config.pendingPointsDayMs,
-        details: { ...paid, earning_rule: { id: e.planned.rule.id, source: { banner: e.planned.rule.banner } } },
+        details: { ...paid, earning_rule: { id: e.planned.rule.id, source: present('banner', e.planned.rule.banner) } },
       })),
       cause,
       accruals.map((e) => ({ cardId: e.planned.cardId, points: e.points, pending: 0 })),

@@ -15,7 +15,7 @@ export interface PendingPointsDetails {
     category: 'ACTION';
     event_source: { channel: 'API' | 'INTERNAL'; api_key?: { app_id: string } };
   };
-  earning_rule: { id: string; source: { banner: string | null } };
+  earning_rule: { id: string; source: { banner?: string } };
   order: { id: string; source_id: string | null };
 }
 

@@ -42,8 +42,8 @@ export class EarningRuleRefDto {
   @ApiProperty({ example: EXAMPLE_IDS.earningRule })
   id: string;
 
-  @ApiProperty({ type: 'object', properties: { banner: { type: 'string', nullable: true } } })
-  source: { banner: string | null };
+  @ApiProperty({ type: 'object', properties: { banner: { type: 'string', description: 'The rule\'s banner; absent when the rule has none.' } } })
+  source: { banner?: string };
 }
 
 export class OrderRefDto {
