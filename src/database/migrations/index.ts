@@ -14,6 +14,8 @@ import { CardGenerationTurns1795530000000 } from './1795530000000-CardGeneration
 import { FunctionFiles1795540000000 } from './1795540000000-FunctionFiles.js';
 import { IdempotencyKeys1795550000000 } from './1795550000000-IdempotencyKeys.js';
 import { PointBuckets1795560000000 } from './1795560000000-PointBuckets.js';
+import { AppKeyNamesRequired1795572900000 } from './1795572900000-AppKeyNamesRequired.js';
+import { AsyncActions1795573000000 } from './1795573000000-AsyncActions.js';
 
 /** Every migration in order. New ones come from `npm run migration:generate -- src/database/migrations/<Name>`. */
-export const MIGRATIONS = [Init1795267621531, LoyaltyCampaigns1795268201228, Members1795272441596, PendingPoints1795435292835, ActivationPayloads1795443725088, Webhooks1795445288881, TestDeliveries1795460000000, CardPointsBigint1795480000000, FairDispatch1795490000000, BoundedWebhookWork1795500000000, AppKeyNames1795510000000, OpaquePingWorkers1795520000000, CardGenerationTurns1795530000000, FunctionFiles1795540000000, IdempotencyKeys1795550000000, PointBuckets1795560000000];
+export const MIGRATIONS = [Init1795267621531, LoyaltyCampaigns1795268201228, Members1795272441596, PendingPoints1795435292835, ActivationPayloads1795443725088, Webhooks1795445288881, TestDeliveries1795460000000, CardPointsBigint1795480000000, FairDispatch1795490000000, BoundedWebhookWork1795500000000, AppKeyNames1795510000000, OpaquePingWorkers1795520000000, CardGenerationTurns1795530000000, FunctionFiles1795540000000, IdempotencyKeys1795550000000, PointBuckets1795560000000, AppKeyNamesRequired1795572900000, AsyncActions1795573000000];
