@@ -51,7 +51,7 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
       activates_at: new Date(new Date(entry.created_at).getTime() + DAY_MS).toISOString(),
       status: 'PENDING',
       details: {
-        event: { id: expect.stringMatching(/^evcus_/), type: 'customer.order.paid', group_id: expect.stringMatching(REQUEST_ID), entity_id: customerId, created_at: expect.any(String), category: 'ACTION', event_source: { channel: 'API', api_key: { app_id: stack.a.app_id } } },
+        event: { id: expect.stringMatching(/^evcus_/), type: 'customer.order.paid', group_id: expect.stringMatching(REQUEST_ID), entity_id: customerId, created_at: expect.any(String), category: 'ACTION', event_source: { channel: 'API', api_key: { name: 'Primary', app_id: stack.a.app_id } } },
         earning_rule: { id: ruleId, source: { banner: null } },
         order: { id: order.id, source_id: order.source_id },
       },
@@ -120,7 +120,7 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
       resource_type: 'pending_points',
     });
     const [event] = await eventsFor(entryId, ACTIVATED);
-    expect(event).toMatchObject({ event_source: { channel: 'API', api_key: { app_id: stack.a.app_id } }, group_id: res.headers['x-request-id'], data: { balance: { operation_type: 'MANUAL' } } });
+    expect(event).toMatchObject({ event_source: { channel: 'API', api_key: { name: 'Primary', app_id: stack.a.app_id } }, group_id: res.headers['x-request-id'], data: { balance: { operation_type: 'MANUAL' } } });
     // Past activates_at the delayed job has run (it is gone from the queue) without crediting again.
     const [entry] = await db.entries({ orderId: order.id });
     const queue = stack.worker.get<Queue>(getQueueToken('pending-points'), { strict: false });
