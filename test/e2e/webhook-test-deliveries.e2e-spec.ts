@@ -56,6 +56,8 @@ describe('test deliveries, request bodies and distribution stats', () => {
     expect(() => new Webhook(key).verify(request.body, request.headers as Record<string, string>)).not.toThrow();
     const body = JSON.parse(request.body);
     expect(body).toMatchObject({ id: created.id, type: ADDED, data: { test: true, pending_points: { status: 'PENDING', points: 100 } }, event: { id: created.event_id, type: ADDED } });
+    // Pending points are added by a request (a paid order): the sample names a made-up key, as a real event names the caller's.
+    expect(body.event.event_source).toEqual({ channel: 'API', api_key: { name: 'Test key', app_id: `app_test_${created.id.slice(4)}` } });
 
     const delivery = await settled(dist.id, created.id);
     expect(delivery).toMatchObject({ status: 'SUCCEEDED', attempts_count: 1, test: true });

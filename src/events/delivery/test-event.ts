@@ -7,7 +7,7 @@ function entryOf(trigger: string): EventEntry {
 }
 
 /** The name of the made-up key a test event of an API type names. */
-export const TEST_KEY_NAME = 'Test key';
+const TEST_KEY_NAME = 'Test key';
 
 /**
  * The sample event of a test delivery (`POST /v1/distributions/{id}/test`): the shape of a real event of
