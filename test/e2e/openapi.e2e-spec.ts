@@ -34,6 +34,7 @@ const ID_SHAPES = {
   distribution: hex('distr_'),
   delivery: hex('whs_'),
   ping: hex('ping_'),
+  asyncAction: hex('aa_'),
   accessAssignment: hex('arsca_'),
   request: hex('v-'),
   app: /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
@@ -57,6 +58,7 @@ const KIND_OF_FIELD: Record<string, IdKind> = {
   group_id: 'request',
   request_id: 'request',
   app_id: 'app',
+  async_action_id: 'asyncAction',
 };
 /** Which kind of id the `id` property of a schema holds. */
 const KIND_OF_ID: Record<string, IdKind> = {
@@ -86,6 +88,8 @@ const KIND_OF_ID: Record<string, IdKind> = {
   DeliveryDetailDto: 'delivery',
   LastDeliveryDto: 'delivery',
   DiagnosticPingDto: 'ping',
+  AsyncActionDto: 'asyncAction',
+  AsyncActionSummaryDto: 'asyncAction',
   AccessSettingsAssignmentDto: 'accessAssignment',
 };
 /** Path parameters; v1 routes call a card code `memberId`. */
@@ -101,6 +105,7 @@ const KIND_OF_PARAM: Record<string, IdKind | ((path: string) => IdKind)> = {
   distributionId: 'distribution',
   deliveryId: 'delivery',
   pingId: 'ping',
+  asyncActionId: 'asyncAction',
 };
 /** Ids this service does not make: the caller's own (source ids, products), Areas and Stores ids, and fields always null. */
 const NOT_OUR_IDS = new Set(['source_id', 'customer_source_id', 'product_id', 'sku_id', 'area_id', 'area_store_id', 'validation_rule_id', 'referrer_id', 'resource_id']);
