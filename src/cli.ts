@@ -7,6 +7,7 @@ import { Module } from '@nestjs/common';
 import { createApiApp } from './app/http-app.js';
 import { buildOpenApiDocument, serializeOpenApi } from './app/openapi.js';
 import { AuthModule } from './auth/auth.module.js';
+import { FIRST_KEY_NAME } from './auth/app-key.entity.js';
 import { AuthService } from './auth/auth.service.js';
 import { CampaignsModule } from './campaigns/campaigns.module.js';
 import { loadConfigOrExit } from './config/app-config.js';
@@ -26,10 +27,13 @@ const USAGE = `Usage: node dist/cli.js <command>
 
 Commands:
   migrate                          create the database if missing and apply pending migrations
-  create-project [--name <name>]   create a project and print a new application key as JSON
+  create-project [--name <name>] [--key-name <name>]
+                                   create a project and print its first application key as JSON; the key
+                                   is named Primary unless --key-name names it (events carry the name)
   rotate-key <project_id> [--name <name>]
                                    add an application key to the project and print it as JSON (the token
-                                   is shown only this once); the project's other keys stay valid until revoked
+                                   is shown only this once); the project's other keys stay valid until revoked.
+                                   Without --name: Primary if the project has no other key, else Key <date>
   list-keys <project_id>           print the project's keys (app id, name, creation time; never tokens) as JSON
   revoke-key <app_id> [--last]     delete an application key; API processes stop accepting it within
                                    APP_KEY_CACHE_MS. A project's last key is kept unless --last is given
@@ -63,21 +67,27 @@ async function withAuth(work: (auth: AuthService) => Promise<void>): Promise<voi
   }
 }
 
+/** A project's or a key's name: 1-200 characters once trimmed. */
+function checkedName(option: string, value: string): string {
+  const name = value.trim();
+  if (!name || name.length > 200) throw new Error(`${option} must be 1-200 characters`);
+  return name;
+}
+
 async function createProject(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { name: { type: 'string', default: 'My project' } } });
-  const name = values.name.trim();
-  if (!name || name.length > 200) throw new Error('--name must be 1-200 characters');
+  const { values } = parseArgs({ args: argv, options: { name: { type: 'string', default: 'My project' }, 'key-name': { type: 'string', default: FIRST_KEY_NAME } } });
+  const name = checkedName('--name', values.name);
+  const keyName = checkedName('--key-name', values['key-name']);
   await withAuth(async (auth) => {
-    const created = await auth.createProject(name);
+    const created = await auth.createProject(name, keyName);
     process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
   });
 }
 
 async function rotateKey(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { name: { type: 'string' } } });
-  const name = values.name?.trim() ?? null;
   if (positionals.length !== 1) throw new Error('usage: rotate-key <project_id> [--name <name>]');
-  if (name !== null && (!name || name.length > 200)) throw new Error('--name must be 1-200 characters');
+  const name = values.name === undefined ? null : checkedName('--name', values.name);
   await withAuth(async (auth) => {
     const created = await auth.addKey(positionals[0], name);
     process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);

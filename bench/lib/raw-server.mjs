@@ -15,7 +15,7 @@ export function keyChecker(pool, cacheMs) {
     const now = Date.now();
     let key = keys.get(appId);
     if (!key || key.until <= now) {
-      const [row] = (await pool.query('SELECT k.project_id, k.token_sha256, p.areas_and_stores FROM app_keys k JOIN projects p ON p.id = k.project_id WHERE k.app_id = $1', [appId])).rows;
+      const [row] = (await pool.query('SELECT k.project_id, k.token_sha256, k.name, p.areas_and_stores FROM app_keys k JOIN projects p ON p.id = k.project_id WHERE k.app_id = $1', [appId])).rows;
       key = row ? { projectId: row.project_id, tokenSha256: row.token_sha256, until: now + cacheMs } : null;
       if (key && cacheMs > 0) keys.set(appId, key);
     }

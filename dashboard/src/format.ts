@@ -22,6 +22,12 @@ export function duration(seconds: number): string {
   return `${seconds} seconds`;
 }
 
+/** Who caused an event: the application key by its name (its id for events recorded before keys had names), or the service. */
+export function eventCause(source: { channel: string; api_key?: { name?: string; app_id: string } }): string {
+  if (source.channel !== 'API') return 'Service';
+  return source.api_key ? `Key ${source.api_key.name ?? source.api_key.app_id}` : 'API';
+}
+
 export function shortEventType(type: string): string {
   return type.replace('customer.voucher.loyalty_card.', '');
 }

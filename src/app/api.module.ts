@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { AsyncActionsModule } from '../async-actions/async-actions.module.js';
 import { AppKeyGuard } from '../auth/app-key.guard.js';
 import { AuthModule } from '../auth/auth.module.js';
 import { BootstrapKeyService } from '../auth/bootstrap-key.service.js';
@@ -46,6 +47,7 @@ export class ApiModule {
         AuthModule,
         HealthModule,
         DiagnosticsModule,
+        AsyncActionsModule,
         CampaignsModule,
         CustomersApiModule,
         MembersApiModule,

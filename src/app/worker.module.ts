@@ -1,5 +1,6 @@
 import { type BeforeApplicationShutdown, type DynamicModule, Injectable, Logger, Module, type OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryModule, DiscoveryService } from '@nestjs/core';
+import { AsyncActionsWorker } from '../async-actions/async-actions-worker.module.js';
 import { CampaignsWorker } from '../campaigns/campaigns-worker.module.js';
 import { LoggingModule } from '../common/logging/logging.module.js';
 import { AppConfig } from '../config/app-config.js';
@@ -25,7 +26,7 @@ import { WorkerHeartbeat } from '../queue/worker-heartbeat.js';
  * The features' worker modules: this does not compile while a queue has no processor among them. Their
  * sweeps are found, and start, in this order.
  */
-const FEATURES = workerFeatures([DeliveryWorker, DiagnosticsWorker, CampaignsWorker, PointsWorker, IdempotencyWorker]);
+const FEATURES = workerFeatures([DeliveryWorker, DiagnosticsWorker, CampaignsWorker, PointsWorker, IdempotencyWorker, AsyncActionsWorker]);
 
 /**
  * The worker's own life cycle, knowing no feature: the features' loops (WorkerLoop) and sweeps (WorkerSweep)

@@ -1,6 +1,9 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
 import { Project } from './project.entity.js';
 
+/** The name of a project's first key when nobody chose one (Voucherify's examples call it so). */
+export const FIRST_KEY_NAME = 'Primary';
+
 /**
  * An application key (X-App-Id + X-App-Token). Only the SHA-256 of the token is stored: tokens are
  * 256-bit random values, so a fast hash is enough and the plain token is shown once, at creation.
@@ -21,9 +24,12 @@ export class AppKey {
   @Column({ name: 'token_sha256', type: 'bytea' })
   tokenSha256: Buffer;
 
-  /** An operator's label (`rotate-key --name`); null for keys made before keys had names. */
-  @Column({ type: 'text', nullable: true })
-  name: string | null;
+  /**
+   * The key's name (`create-project --key-name`, `rotate-key --name`; `Primary` for a project's first key
+   * by default): events caused with the key carry it as `event_source.api_key.name`, as Voucherify's do.
+   */
+  @Column({ type: 'text' })
+  name: string;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

@@ -38,7 +38,7 @@ export class AppKeyGuard implements CanActivate {
     const appToken = request.header('x-app-token');
     const project = appId && appToken && appId.length <= 200 && appToken.length <= 200 ? await this.auth.authenticate(appId, appToken) : null;
     if (project) {
-      request.project = { ...project, appId: appId!, requestId: typeof request.id === 'string' ? request.id : undefined };
+      request.project = { ...project, requestId: typeof request.id === 'string' ? request.id : undefined };
       return true;
     }
     const overMs = this.failures ? await this.failures.failed(address) : 0;

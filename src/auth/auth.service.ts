@@ -3,6 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { hexId } from '../common/ids.js';
 import { AppConfig } from '../config/app-config.js';
 import { isUniqueViolation } from '../database/errors.js';
+import { FIRST_KEY_NAME } from './app-key.entity.js';
 import { type KeySummary, ProjectRepository, type RevokeOutcome, type StoredKey } from './project.repository.js';
 
 /** What every service receives to scope its queries: the caller's project. */
@@ -10,8 +11,11 @@ export interface ProjectContext {
   readonly id: string;
   /** Per-project features (off by default); read with the key, so checking one costs no query. */
   readonly features?: { readonly areasAndStores: boolean };
-  /** The application key of the request, and its id: events caused by the request name both. */
-  readonly appId?: string;
+  /**
+   * The application key of the request (its id and its name, never its token) and the request's id: events
+   * caused by the request name them (`event_source.api_key`, `group_id`).
+   */
+  readonly apiKey?: { readonly appId: string; readonly name: string };
   readonly requestId?: string;
 }
 
@@ -19,6 +23,8 @@ export interface CreatedProject {
   project: { id: string; name: string; created_at: string };
   app_id: string;
   app_token: string;
+  /** The key's name (`Primary` unless `create-project --key-name` gave another). */
+  name: string;
 }
 
 /** A key made by `cli.js rotate-key`: the token is printed once and never stored. */
@@ -26,8 +32,9 @@ export interface CreatedKey {
   project_id: string;
   app_id: string;
   app_token: string;
-  name: string | null;
+  name: string;
 }
+
 
 export function hashToken(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
@@ -68,7 +75,7 @@ export class AuthService {
     const key = await this.findKey(appId);
     const presented = hashToken(appToken);
     const matches = timingSafeEqual(presented, key?.tokenSha256 ?? DUMMY_HASH);
-    return key && matches ? { id: key.projectId, features: { areasAndStores: key.areasAndStores } } : null;
+    return key && matches ? { id: key.projectId, features: { areasAndStores: key.areasAndStores }, apiKey: { appId, name: key.name } } : null;
   }
 
   private async findKey(appId: string): Promise<StoredKey | null> {
@@ -91,13 +98,17 @@ export class AuthService {
     this.unknownIds.delete(appId);
   }
 
-  /** A new key for an existing project; the old keys stay valid until revoked (rotation with overlap). */
+  /**
+   * A new key for an existing project; the old keys stay valid until revoked (rotation with overlap). Without
+   * a name it is called `Primary` when the project has no other key, else `Key <UTC date>` (ProjectRepository.addKey).
+   */
   async addKey(projectId: string, name: string | null): Promise<CreatedKey> {
     const appId = randomUUID();
     const appToken = randomBytes(32).toString('hex');
-    if (!(await this.projects.addKey(projectId, { appId, tokenSha256: hashToken(appToken), name }))) throw new Error(`Project ${projectId} does not exist`);
+    const stored = await this.projects.addKey(projectId, { appId, tokenSha256: hashToken(appToken), name });
+    if (stored === null) throw new Error(`Project ${projectId} does not exist`);
     this.forget(appId);
-    return { project_id: projectId, app_id: appId, app_token: appToken, name };
+    return { project_id: projectId, app_id: appId, app_token: appToken, name: stored };
   }
 
   async listKeys(projectId: string): Promise<KeySummary[]> {
@@ -112,11 +123,11 @@ export class AuthService {
     return outcome;
   }
 
-  async createProject(name: string): Promise<CreatedProject> {
+  async createProject(name: string, keyName: string = FIRST_KEY_NAME): Promise<CreatedProject> {
     const appId = randomUUID();
     const appToken = randomBytes(32).toString('hex');
-    const project = await this.projects.createWithKey({ id: hexId('proj_'), name }, { appId, tokenSha256: hashToken(appToken), name: 'Primary' });
-    return { project: { id: project.id, name: project.name, created_at: project.createdAt.toISOString() }, app_id: appId, app_token: appToken };
+    const project = await this.projects.createWithKey({ id: hexId('proj_'), name }, { appId, tokenSha256: hashToken(appToken), name: keyName });
+    return { project: { id: project.id, name: project.name, created_at: project.createdAt.toISOString() }, app_id: appId, app_token: appToken, name: keyName };
   }
 
   async setAreasAndStores(projectId: string, enabled: boolean): Promise<void> {
@@ -149,7 +160,8 @@ export class AuthService {
     const tokenSha256 = hashToken(appToken);
     if (await this.projects.replaceToken(appId, tokenSha256)) return;
     try {
-      const project = await this.projects.createWithKey({ id: hexId('proj_'), name: 'Default project' }, { appId, tokenSha256, name: 'BOOTSTRAP_APP_ID' });
+      // The project's first key, so `Primary` like any first key: its id (the variable's value) tells it apart.
+      const project = await this.projects.createWithKey({ id: hexId('proj_'), name: 'Default project' }, { appId, tokenSha256, name: FIRST_KEY_NAME });
       this.logger.log(`Created project ${project.id} for the bootstrap application key`);
     } catch (error) {
       // Another API replica inserted the same key a moment ago.

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { AppKey } from './app-key.entity.js';
+import { AppKey, FIRST_KEY_NAME } from './app-key.entity.js';
 import { Project } from './project.entity.js';
 
 /** A key as `cli.js list-keys` shows it (never its token, which is not stored). */
 export interface KeySummary {
   appId: string;
-  name: string | null;
+  name: string;
   createdAt: Date;
 }
 
@@ -17,6 +17,8 @@ export interface StoredKey {
   projectId: string;
   tokenSha256: Buffer;
   areasAndStores: boolean;
+  /** The key's name, which events caused with it carry (`event_source.api_key.name`). */
+  name: string;
 }
 
 @Injectable()
@@ -30,10 +32,10 @@ export class ProjectRepository {
   async findKey(appId: string): Promise<StoredKey | null> {
     this.keyLookups += 1;
     const [row] = (await this.dataSource.query(
-      `SELECT k.project_id, k.token_sha256, p.areas_and_stores FROM app_keys k JOIN projects p ON p.id = k.project_id WHERE k.app_id = $1`,
+      `SELECT k.project_id, k.token_sha256, k.name, p.areas_and_stores FROM app_keys k JOIN projects p ON p.id = k.project_id WHERE k.app_id = $1`,
       [appId],
-    )) as { project_id: string; token_sha256: Buffer; areas_and_stores: boolean }[];
-    return row ? { projectId: row.project_id, tokenSha256: row.token_sha256, areasAndStores: row.areas_and_stores } : null;
+    )) as { project_id: string; token_sha256: Buffer; name: string; areas_and_stores: boolean }[];
+    return row ? { projectId: row.project_id, tokenSha256: row.token_sha256, areasAndStores: row.areas_and_stores, name: row.name } : null;
   }
 
   /** Returns false when the project does not exist. */
@@ -49,7 +51,7 @@ export class ProjectRepository {
     return (result.affected ?? 0) > 0;
   }
 
-  async createWithKey(project: Pick<Project, 'id' | 'name'>, key: Pick<AppKey, 'appId' | 'tokenSha256'> & Partial<Pick<AppKey, 'name'>>): Promise<Project> {
+  async createWithKey(project: Pick<Project, 'id' | 'name'>, key: Pick<AppKey, 'appId' | 'tokenSha256' | 'name'>): Promise<Project> {
     return this.dataSource.transaction(async (manager) => {
       const saved = await manager.getRepository(Project).save(manager.getRepository(Project).create(project));
       await manager.getRepository(AppKey).insert({ ...key, projectId: saved.id });
@@ -63,13 +65,20 @@ export class ProjectRepository {
     return (result.affected ?? 0) > 0;
   }
 
-  /** Adds a key to an existing project; returns false when the project does not exist. */
-  async addKey(projectId: string, key: Pick<AppKey, 'appId' | 'tokenSha256' | 'name'>): Promise<boolean> {
+  /**
+   * Adds a key to an existing project and returns its name, or null when the project does not exist. A key
+   * given no name is `Primary` when the project has no other (all were revoked), else `Key <its UTC date>`,
+   * the same rule the AppKeyNamesRequired migration applied to the keys made before names were required.
+   */
+  async addKey(projectId: string, key: Pick<AppKey, 'appId' | 'tokenSha256'> & { name: string | null }): Promise<string | null> {
     const [row] = (await this.dataSource.query(
-      `INSERT INTO app_keys (app_id, project_id, token_sha256, name) SELECT $1, p.id, $3, $4 FROM projects p WHERE p.id = $2 RETURNING app_id`,
-      [key.appId, projectId, key.tokenSha256, key.name],
-    )) as unknown[];
-    return row !== undefined;
+      `INSERT INTO app_keys (app_id, project_id, token_sha256, name)
+       SELECT $1, p.id, $3, COALESCE($4, CASE WHEN EXISTS (SELECT 1 FROM app_keys o WHERE o.project_id = p.id) THEN 'Key ' || to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD') ELSE $5 END)
+         FROM projects p WHERE p.id = $2
+       RETURNING name`,
+      [key.appId, projectId, key.tokenSha256, key.name, FIRST_KEY_NAME],
+    )) as { name: string }[];
+    return row?.name ?? null;
   }
 
   /** The project's keys, oldest first; null when the project does not exist. */
@@ -78,8 +87,9 @@ export class ProjectRepository {
       `SELECT k.app_id, k.name, k.created_at FROM projects p LEFT JOIN app_keys k ON k.project_id = p.id WHERE p.id = $1 ORDER BY k.created_at, k.app_id`,
       [projectId],
     )) as { app_id: string | null; name: string | null; created_at: Date | null }[];
+    // LEFT JOIN: a project without keys gives one row of nulls.
     if (rows.length === 0) return null;
-    return rows.filter((row) => row.app_id !== null).map((row) => ({ appId: row.app_id!, name: row.name, createdAt: row.created_at! }));
+    return rows.filter((row) => row.app_id !== null).map((row) => ({ appId: row.app_id!, name: row.name!, createdAt: row.created_at! }));
   }
 
   /**

@@ -99,16 +99,29 @@ export class CampaignRepository {
     });
   }
 
-  /** Soft delete: the program stays (status DELETED) and the name is free again. */
-  async softDelete(projectId: string, id: string): Promise<boolean> {
-    const result = await this.dataSource.getRepository(Campaign).update({ projectId, id, deletedAt: IsNull() }, { deletedAt: new Date() });
-    return (result.affected ?? 0) > 0;
+  /**
+   * Locks a live campaign for its deletion, in the deletion's transaction, and returns what the deletion
+   * decides on: its protection (a PUT setting it meanwhile waits, or is waited for) and its cards. null
+   * when it is gone (deleted meanwhile). NO KEY UPDATE, the lock an UPDATE takes: card batches inserted
+   * meanwhile (their foreign key's KEY SHARE) do not wait for a move to the bin. `vouchers_count` counts every card the campaign has: generated
+   * batches and enrolment cards raise it in the transactions that insert them.
+   */
+  async lockForDeletion(tx: Tx, projectId: string, id: string): Promise<{ protected: boolean; cards: number } | null> {
+    const [row] = (await tx.query(`SELECT protected, vouchers_count FROM campaigns WHERE project_id = $1 AND id = $2 AND deleted_at IS NULL FOR NO KEY UPDATE`, [projectId, id])) as {
+      protected: boolean;
+      vouchers_count: number;
+    }[];
+    return row ? { protected: row.protected, cards: Number(row.vouchers_count) } : null;
   }
 
-  /** Permanent delete: the campaign, its program and its cards. */
-  async hardDelete(projectId: string, id: string): Promise<boolean> {
-    const result = await this.dataSource.getRepository(Campaign).delete({ projectId, id });
-    return (result.affected ?? 0) > 0;
+  /** Soft delete (the bin), of a campaign `lockForDeletion` holds: the program stays (status DELETED) and the name is free again. */
+  async softDelete(tx: Tx, projectId: string, id: string): Promise<void> {
+    await tx.getRepository(Campaign).update({ projectId, id, deletedAt: IsNull() }, { deletedAt: new Date() });
+  }
+
+  /** Permanent delete, of a campaign `lockForDeletion` holds: the campaign, its program and its cards. */
+  async hardDelete(tx: Tx, projectId: string, id: string): Promise<void> {
+    await tx.getRepository(Campaign).delete({ projectId, id });
   }
 
   /** Worker side: the job names the campaign by id; the row carries its project. */

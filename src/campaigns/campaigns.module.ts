@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { AsyncActionsModule } from '../async-actions/async-actions.module.js';
 import { PaginationModule } from '../common/pagination/pagination.module.js';
+import { DatabaseKitModule } from '../database/database-kit.module.js';
 import { CampaignRepository } from './campaign.repository.js';
 import { CampaignsService } from './campaigns.service.js';
 import { CategoryRepository } from './category.repository.js';
@@ -8,9 +10,12 @@ import { LoyaltyProgramRepository } from './loyalty-program.repository.js';
 import { LoyaltyProgramsController } from './loyalty-programs.controller.js';
 import { LoyaltyProgramsService } from './loyalty-programs.service.js';
 
-/** Loyalty campaigns, their programs and categories. Their cards are generated in the worker (CampaignsWorkerModule) and inserted through CardsModule. */
+/**
+ * Loyalty campaigns, their programs and categories. Their cards are generated in the worker (CampaignsWorkerModule)
+ * and inserted through CardsModule. A deletion is recorded as an async action through AsyncActionsModule.
+ */
 @Module({
-  imports: [PaginationModule],
+  imports: [PaginationModule, DatabaseKitModule, AsyncActionsModule],
   controllers: [LoyaltiesController, LoyaltyProgramsController],
   providers: [
     CampaignsService,

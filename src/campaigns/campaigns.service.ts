@@ -1,9 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { AsyncActionsService } from '../async-actions/async-actions.service.js';
+import type { AsyncActionIdDto } from '../async-actions/dto/async-action.dto.js';
 import type { ProjectContext } from '../auth/auth.service.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { base62Id, hexId } from '../common/ids.js';
 import { isUniqueViolation } from '../database/errors.js';
-import type { Tx } from '../database/transaction-runner.js';
+import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
 import { JobQueueService } from '../queue/job-queue.service.js';
 import { JobName } from '../queue/queue.definitions.js';
 import type { AccessAssignment, Campaign, VoucherModel } from './campaign.entity.js';
@@ -29,6 +31,8 @@ export class CampaignsService {
     private readonly campaigns: CampaignRepository,
     private readonly categories: CategoryRepository,
     private readonly jobs: JobQueueService,
+    private readonly transactions: TransactionRunner,
+    private readonly asyncActions: AsyncActionsService,
   ) {}
 
   async create(project: ProjectContext, dto: CreateLoyaltyCampaignDto): Promise<LoyaltyCampaignDto> {
@@ -135,11 +139,29 @@ export class CampaignsService {
     return this.view(project, updated);
   }
 
-  async delete(project: ProjectContext, idOrName: string, force: boolean): Promise<void> {
+  /**
+   * Deletes the campaign (to the bin, or for good with `force`) and records the deletion as a DONE async
+   * action (CAMPAIGN.VOUCHERS_DELETE) in the same transaction, as Voucherify answers it: the action's id.
+   * The work is done before the answer, so the action is never ENQUEUED; a refused or failed deletion
+   * rolls back and leaves no action.
+   */
+  async delete(project: ProjectContext, idOrName: string, force: boolean): Promise<AsyncActionIdDto> {
+    const startedAt = new Date();
     const { campaign } = await this.find(project, idOrName);
-    if (campaign.protected) throw ApiError.resourceProtected('campaign', campaign.id, 'deleted');
-    const deleted = force ? await this.campaigns.hardDelete(project.id, campaign.id) : await this.campaigns.softDelete(project.id, campaign.id);
-    if (!deleted) throw ApiError.notFound('campaign', idOrName);
+    const actionId = await this.transactions.run(async (tx) => {
+      const held = await this.campaigns.lockForDeletion(tx, project.id, campaign.id);
+      if (!held) throw ApiError.notFound('campaign', idOrName);
+      if (held.protected) throw ApiError.resourceProtected('campaign', campaign.id, 'deleted');
+      if (force) await this.campaigns.hardDelete(tx, project.id, campaign.id);
+      else await this.campaigns.softDelete(tx, project.id, campaign.id);
+      const cards = `${held.cards} voucher${held.cards === 1 ? '' : 's'}`;
+      return this.asyncActions.recordDone(project, tx, {
+        type: 'CAMPAIGN.VOUCHERS_DELETE',
+        startedAt,
+        result: { message: force ? `Deleted ${cards}.` : `Moved ${cards} to the bin.`, done_count: held.cards },
+      });
+    });
+    return { async_action_id: actionId };
   }
 
   /**

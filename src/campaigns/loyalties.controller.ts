@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AsyncActionIdDto } from '../async-actions/dto/async-action.dto.js';
 import type { ProjectContext } from '../auth/auth.service.js';
 import { CurrentProject } from '../auth/current-project.decorator.js';
 import { ApiErrorResponses, ApiOkBody } from '../common/openapi/api-responses.decorator.js';
@@ -65,12 +66,19 @@ export class LoyaltiesController {
   }
 
   @Delete(':campaignId')
-  @HttpCode(204)
+  @HttpCode(200)
   @CAMPAIGN_ID_PARAM
-  @ApiOperation({ operationId: 'deleteLoyaltyCampaign', summary: 'Delete a loyalty campaign', description: 'Synchronous; a protected campaign answers 400 `resource_protected`.' })
-  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiOperation({
+    operationId: 'deleteLoyaltyCampaign',
+    summary: 'Delete a loyalty campaign',
+    description:
+      'Moves the campaign and its loyalty cards to the bin, or deletes them for good with `force=true`, and answers the id of the async action that records it ' +
+      '(CAMPAIGN.VOUCHERS_DELETE: `GET /v1/async-actions/{asyncActionId}`). The deletion is done before the answer, so the action is already DONE. ' +
+      'A protected campaign answers 400 `resource_protected` and no action is made.',
+  })
+  @ApiOkBody(AsyncActionIdDto)
   @ApiErrorResponses(400, 401, 404, 503)
-  delete(@CurrentProject() project: ProjectContext, @Param('campaignId') campaignId: string, @Query() query: DeleteLoyaltyCampaignQueryDto): Promise<void> {
+  delete(@CurrentProject() project: ProjectContext, @Param('campaignId') campaignId: string, @Query() query: DeleteLoyaltyCampaignQueryDto): Promise<AsyncActionIdDto> {
     return this.campaigns.delete(project, campaignId, query.force === true);
   }
 }

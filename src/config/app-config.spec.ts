@@ -46,6 +46,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ IDEMPOTENCY_TTL_MS: '3600000', IDEMPOTENCY_LEASE_MS: '5000', IDEMPOTENCY_SWEEP_MS: '10' })).toMatchObject({ idempotency: { ttlMs: 3_600_000, leaseMs: 5_000 }, sweeps: { idempotencyMs: 10 } });
   });
 
+  it('applies the documented defaults of async actions', () => {
+    const config = loadConfig({ ASYNC_ACTION_TTL_MS: '', ASYNC_ACTIONS_SWEEP_MS: '' });
+    expect(config.asyncActions).toEqual({ ttlMs: 2_592_000_000 });
+    expect(config.sweeps.asyncActionsMs).toBe(3_600_000);
+    expect(loadConfig({ ASYNC_ACTION_TTL_MS: '60000', ASYNC_ACTIONS_SWEEP_MS: '10' })).toMatchObject({ asyncActions: { ttlMs: 60_000 }, sweeps: { asyncActionsMs: 10 } });
+  });
+
   it.each([
     ['PORT', 'abc', 'PORT must be an integer between 1 and 65535 (got "abc")'],
     ['PORT', '70000', 'PORT must be an integer between 1 and 65535 (got "70000")'],
@@ -69,6 +76,8 @@ describe('loadConfig', () => {
     ['IDEMPOTENCY_LEASE_MS', '999', 'IDEMPOTENCY_LEASE_MS must be an integer from 1000 to 3600000 (milliseconds) (got "999")'],
     ['IDEMPOTENCY_LEASE_MS', '1m', 'IDEMPOTENCY_LEASE_MS must be an integer from 1000 to 3600000'],
     ['IDEMPOTENCY_SWEEP_MS', '9', 'IDEMPOTENCY_SWEEP_MS must be an integer from 10 to 86400000'],
+    ['ASYNC_ACTION_TTL_MS', '59999', 'ASYNC_ACTION_TTL_MS must be an integer from 60000 to 31536000000 (milliseconds) (got "59999")'],
+    ['ASYNC_ACTIONS_SWEEP_MS', '9', 'ASYNC_ACTIONS_SWEEP_MS must be an integer from 10 to 86400000'],
     ['ADMIN_TOKEN', 'too-short', 'ADMIN_TOKEN must be 16-200 printable ASCII characters without spaces'],
     ['ADMIN_TOKEN', 'pässwörd-0123456789', 'ADMIN_TOKEN must be 16-200 printable ASCII characters without spaces'],
   ])('rejects %s=%s with a message naming it', (name, value, message) => {

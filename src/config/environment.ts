@@ -229,6 +229,19 @@ export class EnvironmentVariables {
   @Max(86_400_000, { message: 'IDEMPOTENCY_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
   IDEMPOTENCY_SWEEP_MS: number = 60_000;
 
+  /** How long an async action (`aa_…`, the answer of a campaign deletion) can be read back before the sweep deletes it. */
+  @Transform(toInt)
+  @IsInt({ message: 'ASYNC_ACTION_TTL_MS must be an integer from 60000 to 31536000000 (milliseconds)' })
+  @Min(60_000, { message: 'ASYNC_ACTION_TTL_MS must be an integer from 60000 to 31536000000 (milliseconds)' })
+  @Max(31_536_000_000, { message: 'ASYNC_ACTION_TTL_MS must be an integer from 60000 to 31536000000 (milliseconds)' })
+  ASYNC_ACTION_TTL_MS: number = 2_592_000_000;
+
+  @Transform(toInt)
+  @IsInt({ message: 'ASYNC_ACTIONS_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
+  @Min(10, { message: 'ASYNC_ACTIONS_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
+  @Max(86_400_000, { message: 'ASYNC_ACTIONS_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
+  ASYNC_ACTIONS_SWEEP_MS: number = 3_600_000;
+
   @Transform(toInt)
   @IsInt({ message: 'CARD_GENERATION_TURN_CARDS must be an integer from 1 to 1000000 (cards)' })
   @Min(1, { message: 'CARD_GENERATION_TURN_CARDS must be an integer from 1 to 1000000 (cards)' })

@@ -45,6 +45,11 @@ export interface SampleIds {
 export interface EventEntry {
   /** The dashboard's name for the type (the distribution form's trigger list). */
   label: string;
+  /**
+   * What usually causes an event of the type, so a test delivery's `event_source` has a real one's shape: API
+   * (a request with a key: the sample names a made-up key, `name` and `app_id`) or INTERNAL (the worker).
+   */
+  channel: 'API' | 'INTERNAL';
   /** The `data` of a test delivery's event, less its leading `test: true`: the shape of a real event's data. */
   sample: (ids: SampleIds) => Record<string, unknown>;
 }
@@ -136,13 +141,13 @@ const CARD = EVENTS.CUSTOMER.VOUCHER.LOYALTY_CARD;
 
 /** In the order the API's enums list the types. */
 export const EVENT_CATALOGUE = {
-  [PENDING.ADDED]: { label: 'Pending points added', sample: pendingPointsSample('PENDING') },
-  [PENDING.ACTIVATED]: { label: 'Pending points activated', sample: pendingPointsSample('ACTIVATED') },
-  [PENDING.CANCELED]: { label: 'Pending points canceled', sample: pendingPointsSample('CANCELED') },
-  [PENDING.UPDATED]: { label: 'Pending points updated', sample: pendingPointsSample('PENDING') },
-  [CARD.POINTS_ADDED]: { label: 'Points added', sample: balanceSample(50) },
-  [CARD.POINTS_REMOVED]: { label: 'Points removed', sample: balanceSample(-50) },
-  [CARD.POINTS_EXPIRED]: { label: 'Points expired', sample: expiredSample },
+  [PENDING.ADDED]: { label: 'Pending points added', channel: 'API', sample: pendingPointsSample('PENDING') },
+  [PENDING.ACTIVATED]: { label: 'Pending points activated', channel: 'INTERNAL', sample: pendingPointsSample('ACTIVATED') },
+  [PENDING.CANCELED]: { label: 'Pending points canceled', channel: 'API', sample: pendingPointsSample('CANCELED') },
+  [PENDING.UPDATED]: { label: 'Pending points updated', channel: 'API', sample: pendingPointsSample('PENDING') },
+  [CARD.POINTS_ADDED]: { label: 'Points added', channel: 'API', sample: balanceSample(50) },
+  [CARD.POINTS_REMOVED]: { label: 'Points removed', channel: 'API', sample: balanceSample(-50) },
+  [CARD.POINTS_EXPIRED]: { label: 'Points expired', channel: 'INTERNAL', sample: expiredSample },
 } as const satisfies Record<EventType, EventEntry>;
 
 export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as readonly EventType[];

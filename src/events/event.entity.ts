@@ -1,9 +1,12 @@
 import { Column, CreateDateColumn, Entity, Generated, Index, PrimaryColumn } from 'typeorm';
 
-/** Who caused an event: a request with an application key, or the service itself (the worker). */
+/**
+ * Who caused an event: a request with an application key (its name and id, never its token), or the service
+ * itself (the worker). Events recorded before keys had names (issue 29) have only `app_id`.
+ */
 export interface EventSource {
   channel: 'API' | 'INTERNAL';
-  api_key?: { app_id: string };
+  api_key?: { name?: string; app_id: string };
 }
 
 /**

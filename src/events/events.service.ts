@@ -13,9 +13,10 @@ export interface EventCause {
   source: EventSource;
 }
 
-/** A request with an application key: the events it causes share its request id. */
+/** A request with an application key: the events it causes share its request id and name the key (Voucherify's order: name, app_id). */
 export function requestCause(project: ProjectContext): EventCause {
-  return { groupId: project.requestId ?? newRequestId(), source: project.appId ? { channel: 'API', api_key: { app_id: project.appId } } : { channel: 'API' } };
+  const key = project.apiKey;
+  return { groupId: project.requestId ?? newRequestId(), source: key ? { channel: 'API', api_key: { name: key.name, app_id: key.appId } } : { channel: 'API' } };
 }
 
 /** The service itself (the worker): a fresh group per run. */

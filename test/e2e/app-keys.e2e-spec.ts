@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { useStack } from '../support/fixture.js';
-import { testConfig, waitFor } from '../support/harness.js';
+import { type TestProject, testConfig, waitFor } from '../support/harness.js';
+import { enrol, pointsCampaign, unique } from '../support/points.js';
 
 const run = promisify(execFile);
 const PING = '/v1/diagnostics/pings/ping_x';
@@ -66,10 +67,47 @@ describe('several keys per project: cli.js rotate-key, list-keys, revoke-key', (
     // Nine CLI runs, each starting Node and Nest and checking migrations: seconds each on a busy machine.
   }, 300_000);
 
+  it('names keys (create-project --key-name, rotate-key with and without --name) and events carry the name of the key that caused them', async () => {
+    const created = JSON.parse(await cli('create-project', '--name', 'Named keys', '--key-name', 'Checkout'));
+    expect(created).toEqual({ project: { id: expect.any(String), name: 'Named keys', created_at: expect.any(String) }, app_id: expect.any(String), app_token: expect.any(String), name: 'Checkout' });
+    const projectId: string = created.project.id;
+    const rotated = JSON.parse(await cli('rotate-key', projectId));
+    const today = new Date().toISOString().slice(0, 10);
+    // Without --name: `Key <UTC date>` (a minute either side of midnight: the date the server used).
+    expect(rotated.name).toMatch(/^Key \d{4}-\d{2}-\d{2}$/);
+    expect(Math.abs(Date.parse(rotated.name.slice(4)) - Date.parse(today))).toBeLessThanOrEqual(86_400_000);
+    expect(JSON.parse(await cli('list-keys', projectId)).keys.map((key: { name: string }) => key.name)).toEqual(['Checkout', rotated.name]);
+
+    const first = { ...created, headers: { 'X-App-Id': created.app_id, 'X-App-Token': created.app_token } } as TestProject;
+    const second = { ...first, app_id: rotated.app_id, app_token: rotated.app_token, headers: { 'X-App-Id': rotated.app_id, 'X-App-Token': rotated.app_token } } as TestProject;
+    const { campaign } = await pointsCampaign(stack.app, first, [{ points: 5 }]);
+    const code = await enrol(stack.app, first, campaign, unique('named-key-holder'));
+    for (const who of [first, second]) {
+      const res = await stack.http().post(`/v1/loyalties/members/${encodeURIComponent(code)}/balance`).set(who.headers).send({ points: 10 });
+      expect(res.status).toBe(200);
+    }
+    const events = await stack.http().get('/v1/events').query({ type: 'customer.voucher.loyalty_card.points_added' }).set(first.headers);
+    expect(events.body.data.map((event: { event_source: unknown }) => event.event_source)).toEqual([
+      { channel: 'API', api_key: { name: rotated.name, app_id: rotated.app_id } },
+      { channel: 'API', api_key: { name: 'Checkout', app_id: created.app_id } },
+    ]);
+    // Voucherify's order: name, then app_id. The event names the key, never its token.
+    expect(Object.keys(events.body.data[0].event_source.api_key)).toEqual(['name', 'app_id']);
+    expect(JSON.stringify(events.body)).not.toContain(created.app_token);
+    expect(JSON.stringify(events.body)).not.toContain(rotated.app_token);
+
+    // A project whose keys were all revoked: its next key, unnamed, is its first again.
+    expect(JSON.parse(await cli('revoke-key', created.app_id))).toEqual({ revoked: created.app_id, project_id: projectId });
+    expect(JSON.parse(await cli('revoke-key', rotated.app_id, '--last'))).toEqual({ revoked: rotated.app_id, project_id: projectId });
+    expect(JSON.parse(await cli('rotate-key', projectId)).name).toBe('Primary');
+  }, 300_000);
+
   it('refuses unknown projects and keys, and bad arguments, with exit code 1 and a message', async () => {
     expect(await cliFails('rotate-key', 'proj_nope')).toMatchObject({ code: 1, stderr: 'Project proj_nope does not exist\n' });
     expect(await cliFails('list-keys', 'proj_nope')).toMatchObject({ code: 1, stderr: 'Project proj_nope does not exist\n' });
     expect(await cliFails('revoke-key', 'no-such-key')).toMatchObject({ code: 1, stderr: 'No application key no-such-key\n' });
     expect(await cliFails('rotate-key')).toMatchObject({ code: 1, stderr: expect.stringContaining('usage: rotate-key') });
+    expect(await cliFails('create-project', '--key-name', ' ')).toMatchObject({ code: 1, stderr: '--key-name must be 1-200 characters\n' });
+    expect(await cliFails('rotate-key', 'proj_nope', '--name', 'x'.repeat(201))).toMatchObject({ code: 1, stderr: '--name must be 1-200 characters\n' });
   }, 180_000);
 });

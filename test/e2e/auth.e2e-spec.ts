@@ -83,6 +83,8 @@ describe('BOOTSTRAP_APP_ID / BOOTSTRAP_APP_TOKEN', () => {
     const again = await startApi(testConfig({ BOOTSTRAP_APP_ID: appId, BOOTSTRAP_APP_TOKEN: 'first-token-0123456789' }));
     const ping = await http(again).post('/v1/diagnostics/pings').set('X-App-Id', appId).set('X-App-Token', 'first-token-0123456789').send({});
     expect(ping.status).toBe(200);
+    // Its project's first key, so named Primary like any first key (events carry the name).
+    expect(await again.get(DataSource).query(`SELECT name FROM app_keys WHERE app_id = $1`, [appId])).toEqual([{ name: 'Primary' }]);
     await again.close();
 
     const rotated = await startApi(testConfig({ BOOTSTRAP_APP_ID: appId, BOOTSTRAP_APP_TOKEN: 'second-token-0123456789' }));

@@ -350,10 +350,14 @@ describe('dashboard in a real browser', () => {
       const link = page.locator('tbody a').first();
       await link.waitFor();
       const id = (await link.textContent()) as string;
+      const cause = await page.locator('tbody tr').first().locator('td').nth(4).textContent();
       await link.click();
       const json = page.locator('pre.json');
       await json.waitFor();
-      expect(JSON.parse((await json.textContent()) as string)).toMatchObject({ id, type: ACTIVATED });
+      const event = JSON.parse((await json.textContent()) as string);
+      expect(event).toMatchObject({ id, type: ACTIVATED });
+      // "Caused by": the key by its name, or the service (the worker activating on time).
+      expect(cause).toBe(event.event_source.channel === 'API' ? `Key ${event.event_source.api_key.name}` : 'Service');
     },
     STEP_MS,
   );

@@ -37,6 +37,7 @@ const ID_SHAPES = {
   distribution: hex('distr_'),
   delivery: hex('whs_'),
   ping: hex('ping_'),
+  asyncAction: hex('aa_'),
   accessAssignment: hex('arsca_'),
   request: hex('v-'),
   app: /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
@@ -62,6 +63,7 @@ const KIND_OF_FIELD: Record<string, IdKind> = {
   app_id: 'app',
   card_definition_id: 'cardDefinition',
   automation_id: 'automation',
+  async_action_id: 'asyncAction',
 };
 /** Which kind of id the `id` property of a schema holds. */
 const KIND_OF_ID: Record<string, IdKind> = {
@@ -93,6 +95,8 @@ const KIND_OF_ID: Record<string, IdKind> = {
   DeliveryDetailDto: 'delivery',
   LastDeliveryDto: 'delivery',
   DiagnosticPingDto: 'ping',
+  AsyncActionDto: 'asyncAction',
+  AsyncActionSummaryDto: 'asyncAction',
   AccessSettingsAssignmentDto: 'accessAssignment',
 };
 /** Path parameters; v1 routes call a card code `memberId`. */
@@ -108,6 +112,7 @@ const KIND_OF_PARAM: Record<string, IdKind | ((path: string) => IdKind)> = {
   distributionId: 'distribution',
   deliveryId: 'delivery',
   pingId: 'ping',
+  asyncActionId: 'asyncAction',
 };
 /** Ids this service does not make: the caller's own (source ids, products), Areas and Stores ids, and fields always null. */
 const NOT_OUR_IDS = new Set(['source_id', 'customer_source_id', 'product_id', 'sku_id', 'area_id', 'area_store_id', 'validation_rule_id', 'referrer_id', 'resource_id']);

@@ -74,7 +74,7 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
       activates_at_time: activatesAt,
       status: 'PENDING',
       details: {
-        event: { id: expect.stringMatching(/^evcus_/), type: 'customer.order.paid', group_id: expect.stringMatching(REQUEST_ID), entity_id: customerId, created_at: expect.any(String), category: 'ACTION', event_source: { channel: 'API', api_key: { app_id: stack.a.app_id } } },
+        event: { id: expect.stringMatching(/^evcus_/), type: 'customer.order.paid', group_id: expect.stringMatching(REQUEST_ID), entity_id: customerId, created_at: expect.any(String), category: 'ACTION', event_source: { channel: 'API', api_key: { name: 'Primary', app_id: stack.a.app_id } } },
         earning_rule: { id: ruleId, source: { banner: null } },
         order: { id: order.id, source_id: order.source_id },
       },
@@ -152,7 +152,7 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
       resource_type: 'pending_points',
     });
     const [event] = await eventsFor(entryId, ACTIVATED);
-    expect(event).toMatchObject({ event_source: { channel: 'API', api_key: { app_id: stack.a.app_id } }, group_id: res.headers['x-request-id'], data: { balance: { operation_type: 'MANUAL' } } });
+    expect(event).toMatchObject({ event_source: { channel: 'API', api_key: { name: 'Primary', app_id: stack.a.app_id } }, group_id: res.headers['x-request-id'], data: { balance: { operation_type: 'MANUAL' } } });
     // The ledger row (both routes) and the event's transaction carry the whole entry, ACTIVATED by this call.
     const row = await activationRow(campaign.id, code);
     expect(row.details.pending_points).toEqual({ ...before, status: 'ACTIVATED', updated_at: row.created_at });

@@ -14,7 +14,7 @@ describe('official Voucherify JS SDK (@voucherify/sdk 2.9.0)', () => {
     client = voucherify.VoucherifyServerSide({ applicationId: stack.a.app_id, secretKey: stack.a.app_token, apiUrl });
   });
 
-  it('create, get (by id and by name), update, list and delete a loyalty campaign', async () => {
+  it('create, get (by id and by name), update, list and delete a loyalty campaign; the deletion\'s async action', async () => {
     const created = await client.loyalties.create({
       name: 'SDK Loyalty Campaign',
       vouchers_count: 20,
@@ -39,7 +39,13 @@ describe('official Voucherify JS SDK (@voucherify/sdk 2.9.0)', () => {
     expect(list).toMatchObject({ object: 'list', data_ref: 'campaigns', total: 1 });
     expect(list.campaigns?.map((c) => c.id)).toEqual([created.id]);
 
-    await client.loyalties.delete(created.id);
+    // Voucherify answers a deletion with an async action's id; the SDK's async-actions client reads it back.
+    const deletion = (await client.loyalties.delete(created.id)) as { async_action_id: string };
+    expect(deletion).toEqual({ async_action_id: expect.stringMatching(/^aa_[0-9a-f]{18}$/) });
+    const action = await client.asyncActions.get(deletion.async_action_id);
+    expect(action).toMatchObject({ id: deletion.async_action_id, type: 'CAMPAIGN.VOUCHERS_DELETE', status: 'DONE', result: { message: 'Moved 20 vouchers to the bin.', done_count: 20 }, object: 'async_action' });
+    const actions = await client.asyncActions.list({ limit: 10 });
+    expect(actions).toMatchObject({ object: 'list', data_ref: 'async_actions', async_actions: [{ id: deletion.async_action_id, status: 'DONE' }] });
     const afterDelete = await client.loyalties.get(created.id).catch((error: unknown) => error);
     expect(afterDelete).toMatchObject({ code: 404, key: 'not_found', details: `Cannot find campaign with id ${created.id}`, resource_type: 'campaign' });
   });

@@ -59,6 +59,8 @@ describe('test deliveries, request bodies and distribution stats', () => {
     // The sample's entry has a real one's dates: the day (Voucherify's `activates_at`) and the moment.
     expect(body.data.pending_points.activates_at_time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     expect(body.data.pending_points.activates_at).toBe(body.data.pending_points.activates_at_time.slice(0, 10));
+    // Pending points are added by a request (a paid order): the sample names a made-up key, as a real event names the caller's.
+    expect(body.event.event_source).toEqual({ channel: 'API', api_key: { name: 'Test key', app_id: `app_test_${created.id.slice(4)}` } });
 
     const delivery = await settled(dist.id, created.id);
     expect(delivery).toMatchObject({ status: 'SUCCEEDED', attempts_count: 1, test: true });

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { EVENT_TYPES } from '../../../src/events/event-catalogue';
 import { api, call, type Schemas } from '../api/client';
-import { shortEventType, time } from '../format';
+import { eventCause, shortEventType, time } from '../format';
 import { segment } from '../router';
 import { useAction, useLoad } from '../ui/hooks';
 import { Empty, ErrorNotice, Link, Loading, PageTitle } from '../ui/parts';
@@ -62,6 +62,7 @@ export function EventsPage() {
               <th scope="col">Type</th>
               <th scope="col">Customer</th>
               <th scope="col">Id</th>
+              <th scope="col">Caused by</th>
             </tr>
           </thead>
           <tbody>
@@ -73,6 +74,7 @@ export function EventsPage() {
                 <td>
                   <Link to={`/events/${segment(e.id)}`}>{e.id}</Link>
                 </td>
+                <td>{eventCause(e.event_source)}</td>
               </tr>
             ))}
           </tbody>

@@ -1,4 +1,5 @@
 import { AppKey } from '../../auth/app-key.entity.js';
+import { AsyncAction } from '../../async-actions/async-action.entity.js';
 import { Project } from '../../auth/project.entity.js';
 import { Campaign } from '../../campaigns/campaign.entity.js';
 import { Category } from '../../campaigns/category.entity.js';
@@ -45,4 +46,5 @@ export const ENTITIES = [
   WebhookDelivery,
   WebhookAttempt,
   IdempotencyKey,
+  AsyncAction,
 ];

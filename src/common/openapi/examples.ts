@@ -24,6 +24,7 @@ export const EXAMPLE_IDS = {
   distribution: 'distr_4f2b0c1d9e8a7b6c5d',
   delivery: 'whs_5e0c1f7a9b2d4c6e80',
   ping: 'ping_3f9a1c2b7d4e5f6a01',
+  asyncAction: 'aa_7d2e0b94c1f35a6e08',
   accessAssignment: 'arsca_0a875d56c805df6601',
   /** A request id (`X-Request-Id`, an event's `group_id`). */
   request: 'v-0c12951ec58e67577e',

@@ -11,6 +11,14 @@ export const EVENTS_CURSOR_PREFIX = 'lcrsevt_';
 export const EVENTS_CURSOR = new RegExp(`^${EVENTS_CURSOR_PREFIX}[a-f0-9]+$`);
 
 export class EventApiKeyDto {
+  @ApiPropertyOptional({
+    example: 'Primary',
+    description:
+      'The name of the application key (`Primary` for a project\'s first key unless it was named otherwise: `cli.js create-project --key-name`, `rotate-key --name`). ' +
+      'Present on every event recorded since keys have names; older events name the key by `app_id` only.',
+  })
+  name?: string;
+
   @ApiProperty({ example: EXAMPLE_IDS.app, description: 'The application key that made the request.' })
   app_id: string;
 }

@@ -13,7 +13,7 @@ export interface PendingPointsDetails {
     entity_id: string;
     created_at: string;
     category: 'ACTION';
-    event_source: { channel: 'API' | 'INTERNAL'; api_key?: { app_id: string } };
+    event_source: { channel: 'API' | 'INTERNAL'; api_key?: { name?: string; app_id: string } };
   };
   earning_rule: { id: string; source: { banner?: string } };
   order: { id: string; source_id: string | null };

@@ -11,8 +11,13 @@ export class PendingPointsEventSourceDto {
   @ApiProperty({ enum: ['API', 'INTERNAL'] })
   channel: 'API' | 'INTERNAL';
 
-  @ApiPropertyOptional({ type: 'object', properties: { app_id: { type: 'string' } } })
-  api_key?: { app_id: string };
+  @ApiPropertyOptional({
+    type: 'object',
+    description: 'The application key of the request (its `name` is absent on entries recorded before keys had names).',
+    properties: { name: { type: 'string', example: 'Primary' }, app_id: { type: 'string' } },
+    required: ['app_id'],
+  })
+  api_key?: { name?: string; app_id: string };
 }
 
 export class PendingPointsEventDto {
