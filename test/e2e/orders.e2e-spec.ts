@@ -95,7 +95,7 @@ describe('orders and earning (/v1/orders)', () => {
       // 5 (FIXED) + floor(2599 / 100) × 2 = 55 straight away; 30 pending.
       expect(await db.card(code)).toMatchObject({ balance: 55, points: 55, pending_points: 30 });
       const card = await stack.http().get(`/v1/loyalties/members/${code}`).set(stack.a.headers);
-      expect(card.body.loyalty_card).toEqual({ points: 55, balance: 55, pending_points: 30, expired_points: 0, subtracted_points: 0, next_expiration_date: null, next_expiration_points: 0 });
+      expect(card.body.loyalty_card).toEqual({ points: 55, balance: 55, pending_points: 30, expired_points: 0, subtracted_points: 0, next_expiration_points: 0 });
       const tx = await stack.http().get(`/v1/loyalties/members/${code}/transactions`).set(stack.a.headers);
       type Tx = { type: string; details: { balance: { balance: number; points: number }; earning_rule: { id: string } } };
       const [newest, older] = tx.body.data as Tx[];
