@@ -14,6 +14,7 @@ const ENTRY_ID = /^lopp_[a-f0-9]{18}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UPDATED = 'customer.voucher.loyalty_card.pending_points.updated';
 const CANCELED = 'customer.voucher.loyalty_card.pending_points.canceled';
+const ADDED = 'customer.voucher.loyalty_card.pending_points.added';
 
 type Entry = Record<string, unknown> & { id: string; activates_at: string; activates_at_time: string };
 type Transaction = { id: string; created_at: string; details: { pending_points: Entry } };
@@ -131,6 +132,36 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
     expect(data.campaign).toMatchObject({ id: campaign.id, name: campaign.name, campaign_type: 'LOYALTY_PROGRAM', object: 'campaign' });
     expect(data.order).toMatchObject({ id: order.id, status: 'PAID', amount: 1000, object: 'order' });
     expect((await stack.http().get(`/v1/loyalties/members/${code}/pending-points`).set(stack.a.headers)).body.data).toEqual([]);
+  });
+
+  it('the added event leaves out the customer\'s, campaign\'s and order\'s fields without a value, and keeps the nulls of their metadata and items', async () => {
+    const { campaign } = await pointsCampaign(stack.app, stack.a, [{ points: 9, days: 30 }]);
+    const customer = unique('nulls-holder');
+    expect((await stack.http().post('/v1/customers').set(stack.a.headers).send({ source_id: customer, name: 'Ann', metadata: { tier: null, nested: { a: null } } })).status).toBe(200);
+    await enrol(stack.app, stack.a, campaign, customer);
+    const order = await stack
+      .http()
+      .post('/v1/orders')
+      .set(stack.a.headers)
+      .send({ status: 'PAID', amount: 1000, customer: { source_id: customer }, items: [{ product_id: 'p1', quantity: 1 }], metadata: { coupon: null } });
+    expect(order.status).toBe(200);
+    const [entry] = await db.entries({ orderId: order.body.id });
+    const [event] = (await eventsFor(entry.id, ADDED)) as unknown as { data: Record<string, Record<string, unknown>> }[];
+    expect(event.data.customer).toEqual({ id: order.body.customer_id, source_id: customer, name: 'Ann', metadata: { tier: null, nested: { a: null } }, object: 'customer' });
+    expect(event.data.order).toEqual({
+      id: order.body.id,
+      status: 'PAID',
+      customer_id: order.body.customer_id,
+      amount: 1000,
+      total_amount: 1000,
+      created_at: order.body.created_at,
+      items: [{ product_id: 'p1', quantity: 1, object: 'order_item' }],
+      metadata: { coupon: null },
+      object: 'order',
+    });
+    for (const field of ['start_date', 'expiration_date', 'description', 'updated_at', 'category_id']) expect(event.data.campaign).not.toHaveProperty(field);
+    expect(event.data.campaign).toMatchObject({ id: campaign.id, metadata: {}, object: 'campaign' });
+    expect(event.data.voucher_pending_points_balance).toMatchObject({ points: 9, total: 9, balance: 9 });
   });
 
   it('activates by hand: the balance object, then 400 invalid_pending_points_state, and the job finds nothing to do', async () => {

@@ -3,7 +3,7 @@ import { applySqlFunctions } from '../sql-functions.js';
 
 /**
  * Issue 29: the events' customer, campaign, order and card leave out the fields they have no value for
- * (Voucherify's schemas type them as plain strings). Orders keep their items marked `object: "order_item"`
+ * (Voucherify's schemas type them as plain strings; the caller's metadata is kept as it is). Orders keep their items marked `object: "order_item"`
  * (as answered and as the events carry them; marking them in the event's function would need a sub-select,
  * which stops PostgreSQL from inlining it into the activation statement): existing orders' items are marked here.
  * A pending entry's `details.earning_rule.source` leaves out `banner` when the rule has none (it was stored as
