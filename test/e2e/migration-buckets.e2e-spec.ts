@@ -1,9 +1,5 @@
-import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../../src/app/database/database.options.js';
-import { dropDatabase, ensureDatabase } from '../../src/database/ensure-database.js';
-import { MIGRATIONS } from '../../src/database/migrations/index.js';
 import { PointBuckets1795560000000 } from '../../src/database/migrations/1795560000000-PointBuckets.js';
-import { testConfig } from '../support/harness.js';
+import { useMigrationDatabase } from '../support/migration-db.js';
 
 /**
  * The PointBuckets migration on a database that has cards already: each card with a balance gets one bucket
@@ -12,20 +8,10 @@ import { testConfig } from '../support/harness.js';
  * SQL as the earlier schema allows, then migrated to the end.
  */
 describe('migration PointBuckets on existing cards', () => {
-  const base = testConfig();
-  const url = new URL(base.databaseUrl);
-  url.pathname = `${url.pathname}_buckets_migration`;
-  const config = { ...base, databaseUrl: url.toString() };
-  const before = MIGRATIONS.slice(0, MIGRATIONS.indexOf(PointBuckets1795560000000));
-
-  afterAll(() => dropDatabase(config.databaseUrl));
+  const database = useMigrationDatabase('buckets_migration', PointBuckets1795560000000);
 
   it('gives every card with a balance one bucket of it, dated by its campaign\'s rules', async () => {
-    await ensureDatabase(config.databaseUrl);
-    const old = new DataSource({ ...dataSourceOptions(config, 'loyalty-migration-test', 1), migrations: before });
-    await old.initialize();
-    try {
-      await old.runMigrations();
+    await database.fill(async (old) => {
       await old.query(`INSERT INTO projects (id, name) VALUES ('proj_m', 'm')`);
       await old.query(
         `INSERT INTO campaigns (id, project_id, name, type, voucher, creation_status, vouchers_generation_status) VALUES
@@ -40,12 +26,8 @@ describe('migration PointBuckets on existing cards', () => {
          ('v_m1', 'proj_m', 'camp_rules', 'M1', 70, 70), ('v_m2', 'proj_m', 'camp_plain', 'M2', 30, 30), ('v_m3', 'proj_m', 'camp_plain', 'M3', 0, 0)`,
       );
       await old.query(`ALTER TABLE vouchers ENABLE TRIGGER vouchers_initial_points_ledger`);
-    } finally {
-      await old.destroy();
-    }
-    const current = new DataSource(dataSourceOptions(config, 'loyalty-migration-test', 1));
-    await current.initialize();
-    try {
+    });
+    await database.open(async (current) => {
       await current.runMigrations();
       const buckets = await current.query(
         `SELECT voucher_id, total_points::int AS total, remaining::int AS remaining, status, to_char(expires_at, 'YYYY-MM-DD') AS expires_at,
@@ -62,8 +44,6 @@ describe('migration PointBuckets on existing cards', () => {
         { id: 'v_m2', next: null, points: 0 },
         { id: 'v_m3', next: null, points: 0 },
       ]);
-    } finally {
-      await current.destroy();
-    }
+    });
   });
 });

@@ -1,9 +1,5 @@
-import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../../src/app/database/database.options.js';
-import { dropDatabase, ensureDatabase } from '../../src/database/ensure-database.js';
-import { MIGRATIONS } from '../../src/database/migrations/index.js';
 import { AppKeyNamesRequired1795572950000 } from '../../src/database/migrations/1795572950000-AppKeyNamesRequired.js';
-import { testConfig } from '../support/harness.js';
+import { useMigrationDatabase } from '../support/migration-db.js';
 
 /**
  * The AppKeyNamesRequired migration on keys made before names were required: a project's first key without
@@ -12,20 +8,10 @@ import { testConfig } from '../support/harness.js';
  * before, filled by SQL as the earlier schema allows, then migrated to the end.
  */
 describe('migration AppKeyNamesRequired on existing keys', () => {
-  const base = testConfig();
-  const url = new URL(base.databaseUrl);
-  url.pathname = `${url.pathname}_key_names_migration`;
-  const config = { ...base, databaseUrl: url.toString() };
-  const before = MIGRATIONS.slice(0, MIGRATIONS.indexOf(AppKeyNamesRequired1795572950000));
-
-  afterAll(() => dropDatabase(config.databaseUrl));
+  const database = useMigrationDatabase('key_names_migration', AppKeyNamesRequired1795572950000);
 
   it('names the unnamed keys Primary (a project\'s first) or Key <date>, keeps chosen names, then requires one', async () => {
-    await ensureDatabase(config.databaseUrl);
-    const old = new DataSource({ ...dataSourceOptions(config, 'loyalty-migration-test', 1), migrations: before });
-    await old.initialize();
-    try {
-      await old.runMigrations();
+    await database.fill(async (old) => {
       await old.query(`INSERT INTO projects (id, name) VALUES ('proj_a', 'a'), ('proj_b', 'b'), ('proj_c', 'c')`);
       await old.query(
         `INSERT INTO app_keys (app_id, project_id, token_sha256, name, created_at) VALUES
@@ -36,12 +22,8 @@ describe('migration AppKeyNamesRequired on existing keys', () => {
          ('c1', 'proj_c', '\\x00', 'Primary', '2026-01-02T10:00:00Z'),
          ('c2', 'proj_c', '\\x00', NULL, '2026-01-02T10:00:00Z')`,
       );
-    } finally {
-      await old.destroy();
-    }
-    const current = new DataSource(dataSourceOptions(config, 'loyalty-migration-test', 1));
-    await current.initialize();
-    try {
+    });
+    await database.open(async (current) => {
       await current.runMigrations();
       expect(await current.query(`SELECT app_id, name FROM app_keys ORDER BY app_id`)).toEqual([
         { app_id: 'a1', name: 'Primary' },
@@ -54,8 +36,6 @@ describe('migration AppKeyNamesRequired on existing keys', () => {
         { app_id: 'c2', name: 'Key 2026-01-02' },
       ]);
       await expect(current.query(`INSERT INTO app_keys (app_id, project_id, token_sha256) VALUES ('a4', 'proj_a', '\\x00')`)).rejects.toThrow(/null value in column "name"/);
-    } finally {
-      await current.destroy();
-    }
+    });
   });
 });

@@ -1,9 +1,5 @@
-import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../../src/app/database/database.options.js';
-import { dropDatabase, ensureDatabase } from '../../src/database/ensure-database.js';
-import { MIGRATIONS } from '../../src/database/migrations/index.js';
 import { PendingPointsAnswers1795572900000 } from '../../src/database/migrations/1795572900000-PendingPointsAnswers.js';
-import { testConfig } from '../support/harness.js';
+import { useMigrationDatabase } from '../support/migration-db.js';
 
 /**
  * The PendingPointsAnswers migration on a ledger written before it: the activation rows whose
@@ -12,11 +8,7 @@ import { testConfig } from '../support/harness.js';
  * back to `{id}`. A database of its own, migrated up to the migration before, filled by SQL, then migrated.
  */
 describe('migration PendingPointsAnswers on an existing ledger', () => {
-  const base = testConfig();
-  const url = new URL(base.databaseUrl);
-  url.pathname = `${url.pathname}_pending_answers_migration`;
-  const config = { ...base, databaseUrl: url.toString() };
-  const before = MIGRATIONS.slice(0, MIGRATIONS.indexOf(PendingPointsAnswers1795572900000));
+  const database = useMigrationDatabase('pending_answers_migration', PendingPointsAnswers1795572900000);
 
   const DETAILS = {
     event: { id: 'evcus_m1', type: 'customer.order.paid', group_id: 'v-m1', entity_id: 'cust_m', created_at: '2026-01-01T10:00:00.000Z', category: 'ACTION', event_source: { channel: 'API' } },
@@ -32,14 +24,8 @@ describe('migration PendingPointsAnswers on an existing ledger', () => {
     pending_points: { id: entryId },
   });
 
-  afterAll(() => dropDatabase(config.databaseUrl));
-
   it('writes the whole entry into activation rows that carry only its id, and down takes it out again', async () => {
-    await ensureDatabase(config.databaseUrl);
-    const old = new DataSource({ ...dataSourceOptions(config, 'loyalty-migration-test', 1), migrations: before });
-    await old.initialize();
-    try {
-      await old.runMigrations();
+    await database.fill(async (old) => {
       await old.query(`INSERT INTO projects (id, name) VALUES ('proj_m', 'm')`);
       await old.query(
         `INSERT INTO campaigns (id, project_id, name, type, voucher, creation_status, vouchers_generation_status)
@@ -60,15 +46,11 @@ describe('migration PendingPointsAnswers on an existing ledger', () => {
          ('vtx_m3', 'proj_m', 'v_m', 'camp_m', 'POINTS_ADDITION', 10, 30, NULL, NULL, '{"balance": {"points": 10}, "reason": "by hand"}', '2026-01-05T00:00:00.000Z')`,
         [JSON.stringify(oldDetails('lopp_m1', 'ord_m1')), JSON.stringify({ ...oldDetails('lopp_m2', 'ord_m2'), pending_points: { id: 'lopp_m2', points: 10 } })],
       );
-    } finally {
-      await old.destroy();
-    }
+    });
     // Up to this migration only, so that undoing the last migration undoes this one whatever comes later.
-    const current = new DataSource({ ...dataSourceOptions(config, 'loyalty-migration-test', 1), migrations: [...before, PendingPointsAnswers1795572900000] });
-    await current.initialize();
-    const ledger = async () =>
-      new Map(((await current.query(`SELECT id, details::text AS details FROM voucher_transactions ORDER BY id`)) as { id: string; details: string }[]).map((r) => [r.id, r.details]));
-    try {
+    await database.open(async (current) => {
+      const ledger = async () =>
+        new Map(((await current.query(`SELECT id, details::text AS details FROM voucher_transactions ORDER BY id`)) as { id: string; details: string }[]).map((r) => [r.id, r.details]));
       const untouched = await ledger();
       await current.runMigrations();
       const after = await ledger();
@@ -104,8 +86,6 @@ describe('migration PendingPointsAnswers on an existing ledger', () => {
       // Up again: down left nothing in the way.
       await current.runMigrations();
       expect(JSON.parse((await ledger()).get('vtx_m1') as string)).toEqual(details);
-    } finally {
-      await current.destroy();
-    }
+    }, [...database.before, PendingPointsAnswers1795572900000]);
   });
 });
