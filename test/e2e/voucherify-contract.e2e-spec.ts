@@ -198,6 +198,15 @@ describe('answers and webhooks match Voucherify\'s schemas', () => {
     await call('GET /v1/loyalties/{campaignId}/members/{memberId}/points-expiration', 'LoyaltiesMembersPointsExpirationListResponseBody', `/v1/loyalties/${campaignId}/members/${code}/points-expiration`);
     await call('GET /v1/customers/{customerId}', 'CustomersGetResponseBody', `/v1/customers/${customer.body.id}`);
 
+    // Errors: Voucherify's error object, whatever the route and the status.
+    await call('GET /v1/loyalties/members/{memberId} (unknown card)', 'Error', '/v1/loyalties/members/NO-SUCH-CARD', undefined, 404);
+    await call('POST /v1/loyalties (no name)', 'Error', '/v1/loyalties', { voucher: { type: 'LOYALTY_CARD' } }, 400);
+    await call('POST /v1/loyalties/members/{memberId}/balance (more than the balance)', 'Error', `/v1/loyalties/members/${code}/balance`, { points: -1_000_000 }, 400);
+    await call('POST /v1/loyalties/members/{memberId}/pending-points/{pendingPointsId}/activate (not pending)', 'Error', `${entry(toActivate)}/activate`, {}, 400);
+    await call('GET /v1/async-actions/{asyncActionId} (unknown)', 'Error', '/v1/async-actions/aa_0123456789abcdef01', undefined, 404);
+    const unauthorized = await api().get('/v1/loyalties');
+    contract.answer('GET /v1/loyalties (no keys)', 'Error', unauthorized, 401);
+
     // The webhooks of all of the above, each envelope and its data.
     const received = () => stack.receiver.on(HOOK).map((r) => JSON.parse(r.body) as { type: string; data: unknown });
     const complete = () => Object.entries(EVENTS).every(([type, { count }]) => received().filter((hook) => hook.type === type).length >= count);
