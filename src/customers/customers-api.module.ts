@@ -5,7 +5,7 @@ import { CustomersModule } from './customers.module.js';
 
 /**
  * The customer routes. Their answers sum the customer's orders through `CustomerOrderStats`, which the API's
- * composition binds (CustomerOrderStatsModule); the worker, which has no customer routes, needs no binding.
+ * composition binds (FeatureQuestionsModule); the worker, which has no customer routes, needs no binding.
  */
 @Module({
   imports: [CustomersModule],

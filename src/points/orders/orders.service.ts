@@ -1,7 +1,7 @@
-import { present } from '../../common/present.js';
 import { Injectable } from '@nestjs/common';
 import type { ProjectContext } from '../../auth/auth.service.js';
 import { ApiError } from '../../common/errors/api-error.js';
+import { present } from '../../common/present.js';
 import { hexId } from '../../common/ids.js';
 import { AppConfig } from '../../config/app-config.js';
 import { CustomersService } from '../../customers/customers.service.js';
