@@ -84,24 +84,39 @@ export class PointsDb {
 
   /**
    * The ledger invariants over every card of the run: balance = Σ ledger points = Σ remaining of ACTIVE
-   * buckets, points = Σ positive ledger points, pending_points = Σ PENDING entries; the lifetime counts:
-   * initial_points + added_points = Σ POINTS_ADDITION, pending activated/canceled = Σ entries in that status.
-   * Returns the cards that break one.
+   * buckets, points = Σ positive ledger points, pending_points = Σ PENDING entries, and the lifetime counts
+   * (`lifetimeViolations`). Returns the cards that break one.
    */
   async brokenCards(): Promise<unknown[]> {
-    return this.query(
+    const ledger = await this.query(
       `SELECT v.id, v.balance, v.points, v.pending_points, coalesce(t.sum, 0) AS ledger, coalesce(t.added, 0) AS added, coalesce(p.sum, 0) AS pending,
-              coalesce(b.sum, 0) AS buckets, v.added_points, coalesce(t.by_hand, 0) AS additions, v.pending_activated_points, v.pending_canceled_points,
-              coalesce(p.activated, 0) AS activated, coalesce(p.canceled, 0) AS canceled
+              coalesce(b.sum, 0) AS buckets
        FROM vouchers v
-       LEFT JOIN (SELECT voucher_id, sum(points)::bigint AS sum, (sum(points) FILTER (WHERE points > 0))::bigint AS added,
-                         (sum(points) FILTER (WHERE type = 'POINTS_ADDITION'))::bigint AS by_hand FROM voucher_transactions GROUP BY voucher_id) t ON t.voucher_id = v.id
-       LEFT JOIN (SELECT voucher_id, (sum(points) FILTER (WHERE status = 'PENDING'))::int AS sum, (sum(points) FILTER (WHERE status = 'ACTIVATED'))::bigint AS activated,
-                         (sum(points) FILTER (WHERE status = 'CANCELED'))::bigint AS canceled FROM loyalty_pending_points GROUP BY voucher_id) p ON p.voucher_id = v.id
+       LEFT JOIN (SELECT voucher_id, sum(points)::bigint AS sum, (sum(points) FILTER (WHERE points > 0))::bigint AS added FROM voucher_transactions GROUP BY voucher_id) t ON t.voucher_id = v.id
+       LEFT JOIN (SELECT voucher_id, sum(points)::int AS sum FROM loyalty_pending_points WHERE status = 'PENDING' GROUP BY voucher_id) p ON p.voucher_id = v.id
        LEFT JOIN (SELECT voucher_id, sum(remaining)::bigint AS sum FROM loyalty_points_buckets WHERE status = 'ACTIVE' GROUP BY voucher_id) b ON b.voucher_id = v.id
-       WHERE v.balance <> coalesce(t.sum, 0) OR v.points <> coalesce(t.added, 0) OR v.pending_points <> coalesce(p.sum, 0) OR v.balance <> coalesce(b.sum, 0)
-          OR v.initial_points + v.added_points <> coalesce(t.by_hand, 0) OR v.pending_activated_points <> coalesce(p.activated, 0)
-          OR v.pending_canceled_points <> coalesce(p.canceled, 0)`,
+       WHERE v.balance <> coalesce(t.sum, 0) OR v.points <> coalesce(t.added, 0) OR v.pending_points <> coalesce(p.sum, 0) OR v.balance <> coalesce(b.sum, 0)`,
+    );
+    return [...ledger, ...(await this.lifetimeViolations())];
+  }
+
+  /**
+   * The cards (of a project, or of the run) whose lifetime counts (the v2 card's `lifetime_bucket`) disagree
+   * with the ledger and the entries: initial_points + added_points = Σ POINTS_ADDITION, pending activated and
+   * canceled = Σ of the entries in that status.
+   */
+  async lifetimeViolations(projectId?: string): Promise<unknown[]> {
+    return this.query(
+      `SELECT v.code, v.initial_points + v.added_points AS added, coalesce(t.additions, 0) AS additions, v.pending_activated_points AS activated,
+              coalesce(p.activated, 0) AS entries_activated, v.pending_canceled_points AS canceled, coalesce(p.canceled, 0) AS entries_canceled
+       FROM vouchers v
+       LEFT JOIN (SELECT voucher_id, sum(points)::bigint AS additions FROM voucher_transactions WHERE type = 'POINTS_ADDITION' GROUP BY voucher_id) t ON t.voucher_id = v.id
+       LEFT JOIN (SELECT voucher_id, (sum(points) FILTER (WHERE status = 'ACTIVATED'))::bigint AS activated, (sum(points) FILTER (WHERE status = 'CANCELED'))::bigint AS canceled
+                  FROM loyalty_pending_points GROUP BY voucher_id) p ON p.voucher_id = v.id
+       WHERE ($1::text IS NULL OR v.project_id = $1)
+         AND (v.initial_points + v.added_points <> coalesce(t.additions, 0) OR v.pending_activated_points <> coalesce(p.activated, 0)
+              OR v.pending_canceled_points <> coalesce(p.canceled, 0))`,
+      [projectId ?? null],
     );
   }
 }
@@ -175,7 +190,8 @@ export async function bucketViolations(db: PointsDb, projectId: string, offsets:
 
 /**
  * Every ledger invariant of a project's cards, entries and earnings, as a list of what breaks (empty when
- * sound): balance = Σ ledger, points = Σ positive ledger, pending_points = Σ PENDING entries (`offsets`:
+ * sound): balance = Σ ledger, points = Σ positive ledger, pending_points = Σ PENDING entries, the buckets
+ * (`bucketViolations`) and the lifetime counts (`lifetimeViolations`) (`offsets`:
  * what a test added to a card's columns directly, by card id); one order_earnings row per (order, rule)
  * with one entry (pending rule) or one POINTS_ACCRUAL row (accrual rule), and nothing without one; per
  * entry one `added` event, and one `activated` event and ledger row if ACTIVATED, one `canceled` if CANCELED.
@@ -191,6 +207,7 @@ export async function projectViolations(db: PointsDb, projectId: string, offsets
     [projectId],
   );
   broken.push(...(await bucketViolations(db, projectId, offsets)));
+  broken.push(...(await db.lifetimeViolations(projectId)));
   for (const card of cards) {
     const offset = offsets[card.id] ?? { balance: 0, points: 0 };
     const [balance, points, pending] = [Number(card.balance) - offset.balance, Number(card.points) - offset.points, Number(card.pending_points)];

@@ -6,6 +6,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * `initial_points`) and its pending points activated and canceled, ever. Backfilled from the ledger and the
  * pending entries, so the invariants the tests check (added = Σ POINTS_ADDITION − initial points; activated
  * and canceled = Σ of the entries in that status) hold from the start.
+ * The ALTER TABLE takes the cards' table whole (ACCESS EXCLUSIVE) until the migration commits, so its updates
+ * of the cards need no row locks in id order: no other transaction can hold or ask for one meanwhile.
  */
 export class CardLifetime1795570000000 implements MigrationInterface {
   name = 'CardLifetime1795570000000';

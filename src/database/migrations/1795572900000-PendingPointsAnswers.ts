@@ -1,5 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { applySqlFunctions } from '../sql-functions.js';
+import { lockCardsOf } from './lock-cards.js';
 
 /**
  * Issue 29: pending-points entries answer Voucherify's `LoyaltyPendingPoints`.
@@ -16,6 +17,7 @@ export class PendingPointsAnswers1795572900000 implements MigrationInterface {
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await applySqlFunctions(queryRunner, ['loyalty_pending_points_json']);
+    await lockCardsOf(queryRunner, `SELECT voucher_id FROM voucher_transactions WHERE type = 'PENDING_POINTS_ACTIVATION' AND (details->'pending_points')::jsonb - 'id' = '{}'::jsonb`);
     await queryRunner.query(`
       UPDATE "voucher_transactions" t
       SET "details" = (SELECT json_object_agg(d.key, CASE WHEN d.key = 'pending_points' THEN loyalty_pending_points_json(p) ELSE d.value END ORDER BY d.n)
@@ -25,6 +27,7 @@ export class PendingPointsAnswers1795572900000 implements MigrationInterface {
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
+    await lockCardsOf(queryRunner, `SELECT voucher_id FROM voucher_transactions WHERE type = 'PENDING_POINTS_ACTIVATION' AND (details->'pending_points')::jsonb - 'id' <> '{}'::jsonb`);
     await queryRunner.query(`
       UPDATE "voucher_transactions" t
       SET "details" = (SELECT json_object_agg(d.key, CASE WHEN d.key = 'pending_points' THEN json_build_object('id', d.value->>'id') ELSE d.value END ORDER BY d.n)

@@ -1,5 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { applySqlFunctions } from '../sql-functions.js';
+import { lockCardsOf } from './lock-cards.js';
 
 /**
  * Issue 29: the events' customer, campaign, order and card leave out the fields they have no value for
@@ -16,6 +17,13 @@ export class EventPayloadFields1795580000000 implements MigrationInterface {
     await queryRunner.query(`
       UPDATE orders o SET items = (SELECT jsonb_agg(i || '{"object": "order_item"}'::jsonb ORDER BY n) FROM jsonb_array_elements(o.items) WITH ORDINALITY AS e(i, n))
       WHERE jsonb_typeof(o.items) = 'array' AND jsonb_array_length(o.items) > 0`);
+    // Orders first, then their cards, then the entries and ledger rows: the order of a paid order's request.
+    await lockCardsOf(
+      queryRunner,
+      `SELECT voucher_id FROM loyalty_pending_points WHERE details -> 'earning_rule' -> 'source' -> 'banner' = 'null'::jsonb
+       UNION SELECT voucher_id FROM voucher_transactions
+             WHERE type = 'PENDING_POINTS_ACTIVATION' AND details::jsonb -> 'pending_points' -> 'details' -> 'earning_rule' -> 'source' -> 'banner' = 'null'::jsonb`,
+    );
     await queryRunner.query(`
       UPDATE loyalty_pending_points SET details = details #- '{earning_rule,source,banner}'
       WHERE details -> 'earning_rule' -> 'source' -> 'banner' = 'null'::jsonb`);
