@@ -63,72 +63,26 @@ export async function loadUpstream(dir) {
   return docs;
 }
 
-// ---------------------------------------------------------------- upstream schemas, normalised
+// ---------------------------------------------------------------- schemas, normalised
 
 /**
- * One upstream schema, with $ref and allOf resolved: the non-null types, nullability (3.0 `nullable`, 3.1
- * `type: [..., "null"]` or a `{type: "null"}` branch), format, enum (const as a one-value enum), pattern,
- * properties (raw, normalised on demand), required, items and the anyOf/oneOf branches that are not null.
+ * One schema node with $ref and allOf resolved (`resolve(ref)` gives the schema a $ref names): the non-null
+ * types, nullability (3.0 `nullable`, 3.1 `type: [..., "null"]` or a `{type: "null"}` branch), format, enum
+ * (const as a one-value enum), pattern, properties (raw, normalised on demand), required, items, the
+ * anyOf/oneOf branches that are not null, and the $refs met (`refs`).
  */
-export function normalise(doc, schema, seen = new Set()) {
-  const out = { names: [], types: new Set(), nullable: false, format: undefined, enum: undefined, pattern: undefined, properties: new Map(), additional: undefined, required: new Set(), items: undefined, branches: undefined };
+function normaliseWith(resolve, schema) {
+  const out = { refs: [], types: new Set(), nullable: false, format: undefined, enum: undefined, pattern: undefined, properties: new Map(), additional: undefined, required: new Set(), items: undefined, branches: undefined };
   const visit = (s) => {
     if (!s || typeof s !== 'object') return;
     if (s.$ref) {
-      const name = s.$ref.split('/').pop();
-      out.names.push(name);
-      if (seen.has(s.$ref)) return;
-      const target = doc.components.schemas[name];
-      if (!target) throw new Error(`unresolved ${s.$ref}`);
-      visit(target);
+      out.refs.push(s.$ref);
+      visit(resolve(s.$ref));
     }
     if (s.nullable === true) out.nullable = true;
     for (const t of [s.type ?? []].flat()) t === 'null' ? (out.nullable = true) : out.types.add(t);
     if (s.format && !out.format) out.format = s.format;
     if (s.pattern && !out.pattern) out.pattern = s.pattern;
-    const values = s.enum ?? (s.const !== undefined ? [s.const] : undefined);
-    if (values) {
-      if (values.includes(null)) out.nullable = true;
-      const nonNull = values.filter((v) => v !== null);
-      out.enum = out.enum ? out.enum.filter((v) => nonNull.includes(v)) : nonNull;
-    }
-    for (const [name, prop] of Object.entries(s.properties ?? {})) {
-      const before = out.properties.get(name);
-      out.properties.set(name, before ? { allOf: [before, prop] } : prop);
-    }
-    for (const name of s.required ?? []) out.required.add(name);
-    if (s.additionalProperties && typeof s.additionalProperties === 'object') out.additional = s.additionalProperties;
-    if (s.items) out.items = out.items ? { allOf: [out.items, s.items] } : s.items;
-    for (const part of s.allOf ?? []) visit(part);
-    const alternatives = s.anyOf ?? s.oneOf;
-    if (alternatives) {
-      const real = [];
-      for (const alt of alternatives) (alt.type === 'null' || (Array.isArray(alt.type) && alt.type.length === 1 && alt.type[0] === 'null') ? (out.nullable = true) : real.push(alt));
-      // One real alternative (`oneOf: [X, {type: null}]`) is X, nullable.
-      if (real.length === 1) visit(real[0]);
-      else if (real.length > 1) out.branches = [...(out.branches ?? []), ...real];
-    }
-  };
-  visit(schema);
-  if (out.types.size === 0 && out.properties.size > 0) out.types.add('object');
-  return out;
-}
-
-// ---------------------------------------------------------------- our fragments, normalised
-
-/** A fragment node with its $ref (to another fragment, by $id) resolved, in the same shape as `normalise`. */
-export function normaliseFragment(fragments, schema) {
-  const out = { refs: [], types: new Set(), nullable: false, format: undefined, enum: undefined, pattern: undefined, properties: new Map(), additional: undefined, required: new Set(), items: undefined, branches: undefined };
-  const visit = (s) => {
-    if (s.$ref) {
-      const target = fragments.get(s.$ref);
-      if (!target) throw new Error(`fragment $ref ${s.$ref} does not exist`);
-      out.refs.push(s.$ref);
-      visit(target.schema);
-    }
-    for (const t of [s.type ?? []].flat()) t === 'null' ? (out.nullable = true) : out.types.add(t);
-    if (s.format) out.format = s.format;
-    if (s.pattern) out.pattern = s.pattern;
     const values = s.enum ?? (s.const !== undefined ? [s.const] : undefined);
     if (values) {
       if (values.includes(null)) out.nullable = true;
@@ -148,12 +102,33 @@ export function normaliseFragment(fragments, schema) {
     if (alternatives) {
       const real = alternatives.filter((alt) => !(alt.type === 'null' || (Array.isArray(alt.type) && alt.type.length === 1 && alt.type[0] === 'null')));
       if (real.length < alternatives.length) out.nullable = true;
+      // One real alternative (`oneOf: [X, {type: null}]`) is X, nullable.
       if (real.length === 1) visit(real[0]);
-      else if (real.length > 1) out.branches = real;
+      else if (real.length > 1) out.branches = [...(out.branches ?? []), ...real];
     }
   };
   visit(schema);
+  if (out.types.size === 0 && out.properties.size > 0) out.types.add('object');
   return out;
+}
+
+/** An upstream schema node ($refs to the document's components); `names` are the schemas its $refs name. */
+export function normalise(doc, schema) {
+  const out = normaliseWith((ref) => {
+    const target = doc.components.schemas[ref.split('/').pop()];
+    if (!target) throw new Error(`unresolved ${ref}`);
+    return target;
+  }, schema);
+  return { ...out, names: out.refs.map((ref) => ref.split('/').pop()) };
+}
+
+/** A fragment node with its $ref (to another fragment, by $id) resolved, in the same shape as `normalise`. */
+export function normaliseFragment(fragments, schema) {
+  return normaliseWith((ref) => {
+    const target = fragments.get(ref);
+    if (!target) throw new Error(`fragment $ref ${ref} does not exist`);
+    return target.schema;
+  }, schema);
 }
 
 // ---------------------------------------------------------------- comparison

@@ -3,6 +3,7 @@ import type { ProjectContext } from '../auth/auth.service.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { hexId } from '../common/ids.js';
 import { AppConfig } from '../config/app-config.js';
+import { untilShortBatch } from '../database/batches.js';
 import type { Tx } from '../database/transaction-runner.js';
 import type { AsyncActionResult, AsyncActionType } from './async-action.entity.js';
 import { AsyncActionRepository } from './async-action.repository.js';
@@ -70,12 +71,7 @@ export class AsyncActionsService {
   }
 
   /** The sweep: deletes actions older than ASYNC_ACTION_TTL_MS, `batch` rows per statement, until none is left; how many. */
-  async deleteExpired(batch: number): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const deleted = await this.actions.deleteExpired(this.config.asyncActions.ttlMs, batch);
-      total += deleted;
-      if (deleted < batch) return total;
-    }
+  deleteExpired(batch: number): Promise<number> {
+    return untilShortBatch(batch, (limit) => this.actions.deleteExpired(this.config.asyncActions.ttlMs, limit));
   }
 }

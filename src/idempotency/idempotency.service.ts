@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ApiError, ERROR_KEYS, type ErrorBody, type ErrorKey } from '../common/errors/api-error.js';
 import { hexId } from '../common/ids.js';
 import { AppConfig } from '../config/app-config.js';
+import { untilShortBatch } from '../database/batches.js';
 import type { Tx } from '../database/transaction-runner.js';
 import { requestFingerprint } from './fingerprint.js';
 import { idempotencyKeyReused, idempotencyRequestInProgress, IDEMPOTENCY_KEY_PATTERN, invalidIdempotencyKey } from './idempotency.errors.js';
@@ -89,13 +90,8 @@ export class IdempotencyService {
   }
 
   /** Deletes expired keys, `batch` rows per statement, until none is left; how many. */
-  async deleteExpired(batch: number): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const deleted = await this.keys.deleteExpired(batch);
-      total += deleted;
-      if (deleted < batch) return total;
-    }
+  deleteExpired(batch: number): Promise<number> {
+    return untilShortBatch(batch, (limit) => this.keys.deleteExpired(limit));
   }
 
   /** The request's claim on its key, or the stored answer to replay; 422 or 409 otherwise. */
