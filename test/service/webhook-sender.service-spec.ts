@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import type { ProjectContext } from '../../src/auth/auth.service.js';
 import { DatabaseKitModule } from '../../src/database/database-kit.module.js';
+import { EventPayloadRepository } from '../../src/events/delivery/worker/event-payload.repository.js';
 import { WebhookDeliveryService } from '../../src/events/delivery/worker/webhook-delivery.service.js';
 import { WorkerDeliveryRepository } from '../../src/events/delivery/worker/worker-delivery.repository.js';
 import { CreateDistributionDto, UpdateDistributionDto } from '../../src/events/distributions/dto/distribution.dto.js';
@@ -19,7 +20,7 @@ const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated';
  * makes it) is claimed, its envelope signed and sent to a local HTTP server, and the attempt recorded.
  */
 describe('WebhookDeliveryService: a delivery sent to a local receiver (no worker, no HTTP API)', () => {
-  const services = useServices({ imports: [DatabaseKitModule, EventsModule], providers: [WebhookDeliveryService, WorkerDeliveryRepository], config: { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_TIMEOUT_MS: '2000' } });
+  const services = useServices({ imports: [DatabaseKitModule, EventsModule], providers: [WebhookDeliveryService, WorkerDeliveryRepository, EventPayloadRepository], config: { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_TIMEOUT_MS: '2000' } });
   const { db } = services;
   const receiver = new Receiver();
   beforeAll(() => receiver.start());
