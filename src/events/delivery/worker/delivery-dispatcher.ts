@@ -3,10 +3,12 @@ import { AppConfig } from '../../../config/app-config.js';
 import { DeliveryJobs } from '../delivery-jobs.js';
 import { DispatchRepository } from './dispatch.repository.js';
 import type { ClaimedDelivery } from '../delivery.types.js';
+import { INITIAL_WINDOW } from './project-shares.js';
 import { type Prepared, type SentAttempt, WebhookDeliveryService } from './webhook-delivery.service.js';
 import { DISPATCH_CONCURRENCY, MAX_IN_FLIGHT_PER_TARGET } from './webhook-sender.js';
 
 export { DISPATCH_CONCURRENCY };
+
 /** Attempts recorded per round trip at most. */
 const RECORD_BATCH = 1_000;
 /** After a failed round trip (PostgreSQL unreachable), the next one waits this long. */
@@ -18,14 +20,16 @@ const STOP_WAIT_MS = 10_000;
  * The worker's path for due deliveries, without a queue job each: a job per first attempt cost more than
  * the HTTP exchange itself (bench/README.md). One round trip to PostgreSQL at a time records the attempts
  * that ended since the last one and claims due deliveries for the free slots (no distribution beyond its
- * free slots), so batches grow with the load; each claimed delivery is sent at once. A delivery to be
+ * free slots), so batches grow with the load; each claimed delivery is sent as soon as its event's payload
+ * is read (the claim's payloads in one load, most of the time). A delivery to be
  * retried gets a delayed BullMQ job (job id = delivery id) once its attempt is recorded; so do the attempts
  * the API asks for one at a time (redeliver, test): WebhookDeliveryProcessor. Recovered and resumed
  * deliveries are made due in batches by WebhookHousekeeping, and claimed here like first attempts.
  *
  * Projects take turns (DispatchRepository): each claim starts after the project where the last one stopped,
  * and no project gets more than its share of the worker's requests in flight (ProjectShares: the slots
- * divided among the projects with work, and half of them at most for all slow projects together), so
+ * divided among the projects with work, a window each project earns with timely answers, and half of the
+ * slots at most for all slow projects together), so
  * projects whose targets hang hold a bounded part of the slots, for their timeout, and another project's
  * deliveries never wait behind their backlogs while slots are free.
  *
@@ -39,7 +43,8 @@ const STOP_WAIT_MS = 10_000;
  * It claims when woken (the relay made deliveries; the webhook sweep, which also finds deliveries whose
  * worker died or whose retry job Redis lost) and whenever one of its requests ends. A slot is held while
  * the request runs, not while its attempt waits to be recorded: the delivery's lease, which the record
- * ends, keeps it from being claimed again meanwhile.
+ * ends, keeps it from being claimed again meanwhile. The slot is taken at the claim, so that the reading
+ * of the payloads counts too.
  */
 @Injectable()
 export class DeliveryDispatcher {
@@ -95,7 +100,7 @@ export class DeliveryDispatcher {
         ended.map((sent) => sent.record),
         Math.max(free, 0),
         this.delivery.leaseMs,
-        { perTarget: MAX_IN_FLIGHT_PER_TARGET, maxShare: this.config.webhook.projectMaxInFlight, slots: DISPATCH_CONCURRENCY, freeBytes: budget.free(), maxBytes: budget.max },
+        { perTarget: MAX_IN_FLIGHT_PER_TARGET, maxShare: this.config.webhook.projectMaxInFlight, slots: DISPATCH_CONCURRENCY, initialWindow: INITIAL_WINDOW, freeBytes: budget.free(), maxBytes: budget.max },
         this.delivery.load(),
         shares.share,
         this.after,

@@ -25,6 +25,8 @@ export interface DispatchCaps {
   maxShare: number;
   /** The worker's dispatcher slots: the share is `slots / (n + 1)` with n projects that have work. */
   slots: number;
+  /** The requests in flight a project absent from `DispatchLoad.caps` may have (ProjectShares). */
+  initialWindow: number;
   /** Event payload bytes the claim may take (stored sizes), and the largest event it reads at all. */
   freeBytes: number;
   maxBytes: number;
@@ -32,7 +34,7 @@ export interface DispatchCaps {
 
 /**
  * The worker's requests in flight per distribution and per project (those with none are absent), and the
- * projects whose share is capped lower than the claim's (slow projects: ProjectShares).
+ * requests in flight each project in flight or slow may have (ProjectShares.caps).
  */
 export interface DispatchLoad {
   targets: Map<string, number>;
@@ -59,8 +61,12 @@ const nextProject = (after: string) => `
    WHERE d.status = 'PENDING' ORDER BY d.project_id, d.next_attempt_at LIMIT 1)
   LIMIT 1`;
 
-/** How many more requests `project` may have in flight under a share of `share` (its cap and load from project_load). */
-const room = (project: string, share: string) => `coalesce((SELECT least(pl.cap, ${share}) - pl.in_flight FROM project_load pl WHERE pl.project_id = ${project}), ${share})`;
+/**
+ * How many more requests `project` may have in flight under a share of `share`: its cap less its requests
+ * in flight (project_load), or `initial` (the initial window) for a project absent from it.
+ */
+const room = (project: string, share: string, initial: string) =>
+  `coalesce((SELECT least(pl.cap, ${share}) - pl.in_flight FROM project_load pl WHERE pl.project_id = ${project}), least(${initial}, ${share}))`;
 
 /**
  * The dispatcher's claim, as CTEs ending in `claimed` (parameters from $p), which takes projects in turn:
@@ -68,9 +74,10 @@ const room = (project: string, share: string) => `coalesce((SELECT least(pl.cap,
  * share and no distribution beyond its free slots ($p+4 in flight at most; $p/$p+1 per distribution), and
  * events within a byte budget.
  *
- * Shares (ProjectShares): `share` is $p+14 slots / (n + 1), at most $p+9, n being the projects the walk
+ * Shares (ProjectShares): `share` is $p+15 slots / (n + 1), at most $p+9, n being the projects the walk
  * found with due deliveries together with those with requests in flight ($p+6/$p+7, the worker's per
- * project); a project in $p+6 with a cap ($p+8, slow projects) gets no more than its cap.
+ * project); no project gets more than its cap ($p+8: its window, or a slow project's part of their half),
+ * or $p+14 (the initial window) when it has none.
  *
  * `walk` is a loose index scan of the projects with PENDING deliveries, in project order from the one after
  * $p+11 (where the last claim stopped), around once at most: one probe of the (project, due time) index per
@@ -105,17 +112,17 @@ load AS (
   FROM unnest($${p + 6}::text[], $${p + 7}::int[], $${p + 8}::int[]) AS l(project_id, in_flight, cap)
 ), walk AS (
   SELECT f.project_id, f.project_id AS first, 1 AS pos, f.due, f.eligible, f.eligible::int AS found
-  FROM (SELECT n.project_id, n.due, n.due AND ${room('n.project_id', `$${p + 10}::int`)} > 0 AS eligible
+  FROM (SELECT n.project_id, n.due, n.due AND ${room('n.project_id', `$${p + 10}::int`, `$${p + 14}::int`)} > 0 AS eligible
         FROM (SELECT n.project_id, coalesce(n.next_attempt_at <= now(), false) AS due FROM (${nextProject(`$${p + 11}::text`)}) n) n) f
   UNION ALL
   SELECT f.project_id, w.first, w.pos + 1, f.due, f.eligible, w.found + f.eligible::int
   FROM walk w CROSS JOIN LATERAL (
-    SELECT n.project_id, n.due, n.due AND ${room('n.project_id', `$${p + 10}::int`)} > 0 AS eligible
+    SELECT n.project_id, n.due, n.due AND ${room('n.project_id', `$${p + 10}::int`, `$${p + 14}::int`)} > 0 AS eligible
     FROM (SELECT n.project_id, coalesce(n.next_attempt_at <= now(), false) AS due FROM (${nextProject('w.project_id')}) n) n
   ) f
   WHERE f.project_id <> w.first AND w.found < $${p + 5} AND w.pos < ${MAX_WALK}
 ), share AS (
-  SELECT greatest(1, least($${p + 9}::int, $${p + 14}::int / (1 + (SELECT count(*) FROM (SELECT project_id FROM walk WHERE due UNION SELECT project_id FROM project_load WHERE in_flight > 0) active))))::int AS n
+  SELECT greatest(1, least($${p + 9}::int, $${p + 15}::int / (1 + (SELECT count(*) FROM (SELECT project_id FROM walk WHERE due UNION SELECT project_id FROM project_load WHERE in_flight > 0) active))))::int AS n
 ), candidates AS (
   SELECT c.id, c.distribution_id, c.event_id, w.project_id, c.next_attempt_at, w.pos
   FROM walk w CROSS JOIN LATERAL (
@@ -125,7 +132,7 @@ load AS (
       AND (SELECT dist.status FROM distributions dist WHERE dist.id = d.distribution_id) = 'ACTIVE'
       AND d.distribution_id <> ALL (ARRAY(SELECT distribution_id FROM load WHERE in_flight >= $${p + 4}))
     ORDER BY d.next_attempt_at
-    LIMIT greatest(0, least($${p + 2}, ${room('w.project_id', '(SELECT n FROM share)')}))
+    LIMIT greatest(0, least($${p + 2}, ${room('w.project_id', '(SELECT n FROM share)', `$${p + 14}::int`)}))
   ) c
   WHERE w.eligible
 ), ranked AS (
@@ -214,6 +221,7 @@ export class DispatchRepository implements OnApplicationShutdown {
       after,
       caps.freeBytes,
       caps.maxBytes,
+      caps.initialWindow,
       caps.slots,
     ];
     const connection = (this.connection ??= this.connect());

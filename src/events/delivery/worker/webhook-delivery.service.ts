@@ -107,10 +107,10 @@ export class WebhookDeliveryService implements OnModuleDestroy {
     return this.config.webhook.timeoutMs + 5_000;
   }
 
-  /** The worker's requests in flight per distribution and per project, and the slow projects' caps. */
+  /** The worker's requests in flight per distribution and per project, and the projects' caps (ProjectShares). */
   load(): { targets: Map<string, number>; projects: Map<string, number>; caps: Map<string, number> } {
     const load = this.sender.load();
-    return { ...load, caps: this.shares.slowCaps(load.projects) };
+    return { ...load, caps: this.shares.caps(load.projects) };
   }
 
   /**
@@ -197,8 +197,8 @@ export class WebhookDeliveryService implements OnModuleDestroy {
   }
 
   /**
-   * The attempt a job asks for: takes a slot of the project's share, waits for a slot of the distribution,
-   * then claims the delivery. A project at its share, or slow, leaves the delivery, due in its row, to the
+   * The attempt a job asks for: takes a slot of the project's share (and window), waits for a slot of the
+   * distribution, then claims the delivery. A project at its share, or slow, leaves the delivery, due in its row, to the
    * dispatcher, whose claim takes projects in turn and keeps slow ones within their half: the job ends at
    * once instead of holding one of the worker's job slots (a hanging project's retries and tests filled all
    * of them before, and every other project's retries waited), and the dispatcher is woken when a slot of
@@ -208,7 +208,7 @@ export class WebhookDeliveryService implements OnModuleDestroy {
   async attempt(deliveryId: string, distributionId: string, projectId?: string): Promise<AttemptOutcome> {
     // A job queued by an earlier version carries no project: counted once its claim names it.
     if (projectId === undefined) return this.attemptWithin(deliveryId, distributionId, null);
-    if (this.shares.isSlow(projectId) || !this.sender.reserve(projectId, this.shares.share)) {
+    if (this.shares.isSlow(projectId) || !this.sender.reserve(projectId, Math.min(this.shares.share, this.shares.window(projectId)))) {
       this.leftToDispatcher.add(projectId);
       return { again: null, toDispatcher: true };
     }
