@@ -95,9 +95,10 @@ const room = (project: string, share: string, initial: string) =>
  *
  * The statement is planned once per connection (SESSION_SETTINGS), so each step names its rows in a way
  * that has a single sensible plan whatever the table's size was when it was planned: index probes with an
- * equality on the project (or a bound on it) in the order the index gives; the distribution's status and
- * the event's size by primary key (as an EXISTS, the plan made with a few distributions scanned the whole
- * partial index of ACTIVE ones per candidate); picked rows by primary key (`= ANY (ARRAY(…))`); and
+ * equality on the project (or a bound on it) in the order the index gives; the distribution's status by
+ * primary key (as an EXISTS, the plan made with a few distributions scanned the whole partial index of
+ * ACTIVE ones per candidate); the event's size by primary key, for the chosen only; picked rows by primary
+ * key (`= ANY (ARRAY(…))`); and
  * "unsettled" as `NOT IN ('SUCCEEDED', 'FAILED')`, which the due index (`WHERE status = 'PENDING'`) cannot
  * serve (written as `status = 'PENDING'` with `IN (SELECT …)`, a plan made while the table was small
  * scanned every due delivery of a burst on each claim). The table has no other index of PENDING rows by due

@@ -84,10 +84,13 @@ export class ProjectShares {
     const held = slow.reduce((sum, project) => sum + (inFlight.get(project) ?? 0), 0);
     const free = Math.max(0, Math.floor(this.slots * SLOW_PART) - held);
     const each = Math.floor(free / slow.length);
-    const start = (this.turn += 1) % slow.length;
+    const extra = free % slow.length;
+    // The remainder goes to the next `extra` projects after those that had it last time.
+    const start = this.turn % slow.length;
+    this.turn += Math.max(1, extra);
     for (let k = 0; k < slow.length; k += 1) {
       const project = slow[(start + k) % slow.length];
-      const part = (inFlight.get(project) ?? 0) + each + (k < free % slow.length ? 1 : 0);
+      const part = (inFlight.get(project) ?? 0) + each + (k < extra ? 1 : 0);
       caps.set(project, Math.min(this.window(project), part));
     }
     return caps;

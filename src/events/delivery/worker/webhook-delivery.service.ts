@@ -68,7 +68,7 @@ export class WebhookDeliveryService implements OnModuleDestroy {
   private readonly loader: PayloadLoader;
   private readonly claims: MicroBatcher<string, ClaimedDelivery | NotClaimed>;
   private readonly records: MicroBatcher<AttemptRecord, undefined>;
-  /** Projects whose jobs left due deliveries to the dispatcher while at their share (woken when a slot frees). */
+  /** Projects whose jobs left due deliveries to the dispatcher while at their share or slow (woken when a slot frees). */
   private readonly leftToDispatcher = new Set<string>();
   /** A job left its delivery to the dispatcher for want of payload bytes: wake it when a job's bytes free. */
   private leftForBytes = false;
