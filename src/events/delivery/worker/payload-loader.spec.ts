@@ -13,7 +13,7 @@ class Events {
     private readonly fail: (ids: string[]) => Error | null = () => null,
   ) {}
 
-  load = async (ids: string[], maxBytes: number): Promise<PayloadRow[]> => {
+  load = async (_lane: number, ids: string[], maxBytes: number): Promise<PayloadRow[]> => {
     this.loads.push(ids);
     const error = this.fail(ids);
     if (error) throw error;

@@ -3,8 +3,6 @@ import type { EventPayloadRepository, PayloadRow } from './event-payload.reposit
 
 /** Events stored at this size or more are read alone, beside the loads of the others (see PayloadLoader). */
 export const LARGE_EVENT_BYTES = 1_048_576;
-/** Loads at once per lane (small events, large events). */
-const LOADS_AT_ONCE = 2;
 
 /**
  * What a load found for one event: its payload (`data`, `bytes` long); `tooLarge` (its size) when it is
@@ -49,8 +47,9 @@ interface Waiting {
 }
 
 /**
- * Reads the payloads of claimed deliveries' events, in loads bounded in bytes, on two lanes of at most
- * LOADS_AT_ONCE loads each, so that one project's huge events never hold up another's:
+ * Reads the payloads of claimed deliveries' events, in loads bounded in bytes, on two lanes of one load at
+ * a time each (a connection each: EventPayloadRepository), so that one project's huge events never hold
+ * up another's:
  *
  * - events stored below LARGE_EVENT_BYTES: the requests waiting are read together, up to the budget's
  *   `max` of stored bytes per load (those of one claim arrive together and go in one load);
@@ -59,8 +58,8 @@ interface Waiting {
  * A load returns the payloads that fit the room left in the budget (what is free, plus what its requests
  * reserved), and always the first that fits `max` at all. A load that fails is split in halves, each tried
  * again, down to single events: a payload that cannot be read within the statement timeout fails alone,
- * and the others of its load are read. A failure that is not the events' (PostgreSQL unreachable, the
- * pool's wait) makes every request of the load `later`.
+ * and the others of its load are read. A failure that is not the events' (PostgreSQL unreachable) makes
+ * every request of the load `later`.
  */
 export class PayloadLoader {
   private readonly lanes = [new Lane(), new Lane()];
@@ -85,42 +84,41 @@ export class PayloadLoader {
 
   private pump(): void {
     for (const [i, lane] of this.lanes.entries()) {
-      while (lane.running < LOADS_AT_ONCE && lane.waiting.length) {
-        const batch = i === 1 ? lane.waiting.splice(0, 1) : lane.take(this.budget.max);
-        lane.running += 1;
-        void this.run(batch).finally(() => {
-          lane.running -= 1;
-          this.pump();
-        });
-      }
+      if (lane.running || !lane.waiting.length) continue;
+      const batch = i === 1 ? lane.waiting.splice(0, 1) : lane.take(this.budget.max);
+      lane.running = true;
+      void this.run(i, batch).finally(() => {
+        lane.running = false;
+        this.pump();
+      });
     }
   }
 
-  private async run(batch: Waiting[]): Promise<void> {
+  private async run(lane: number, batch: Waiting[]): Promise<void> {
     const now = Date.now();
     const late = batch.filter((w) => w.request.notAfter < now);
     for (const w of late) w.resolve({ later: true });
     // Whatever else goes wrong is the load's failure: no request waits for ever (resolving twice is a no-op).
-    await this.read(batch.filter((w) => w.request.notAfter >= now)).catch((error: unknown) => batch.forEach((w) => w.resolve({ failed: messageOf(error) })));
+    await this.read(lane, batch.filter((w) => w.request.notAfter >= now)).catch((error: unknown) => batch.forEach((w) => w.resolve({ failed: messageOf(error) })));
   }
 
   /** Reads the payloads of `batch`; on an error of the events' own, each half again, down to single events. */
-  private async read(batch: Waiting[]): Promise<void> {
+  private async read(lane: number, batch: Waiting[]): Promise<void> {
     const ids = [...new Set(batch.map((w) => w.request.eventId))];
     if (!ids.length) return;
     const room = this.budget.free() + batch.reduce((sum, w) => sum + w.request.reserved, 0);
     let rows: PayloadRow[];
     try {
-      rows = await this.events.load(ids, this.budget.max, room);
+      rows = await this.events.load(lane, ids, this.budget.max, room);
     } catch (error) {
-      if (unavailableDependency(error) || /timeout exceeded when trying to connect/i.test(messageOf(error))) {
+      if (unavailableDependency(error)) {
         for (const w of batch) w.resolve({ later: true });
       } else if (ids.length === 1) {
         for (const w of batch) w.resolve({ failed: messageOf(error) });
       } else {
         const half = new Set(ids.slice(0, Math.ceil(ids.length / 2)));
-        await this.read(batch.filter((w) => half.has(w.request.eventId)));
-        await this.read(batch.filter((w) => !half.has(w.request.eventId)));
+        await this.read(lane, batch.filter((w) => half.has(w.request.eventId)));
+        await this.read(lane, batch.filter((w) => !half.has(w.request.eventId)));
       }
       return;
     }
@@ -136,7 +134,7 @@ export class PayloadLoader {
 
 class Lane {
   readonly waiting: Waiting[] = [];
-  running = 0;
+  running = false;
 
   /** The first requests waiting whose events' stored sizes (each event once) stay within `max`; at least one. */
   take(max: number): Waiting[] {
