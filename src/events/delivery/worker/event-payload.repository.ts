@@ -27,8 +27,8 @@ WITH read AS MATERIALIZED (
 SELECT id, bytes, CASE WHEN bytes <= $2 AND (total = bytes OR total <= $3) THEN text END AS data FROM running`;
 
 /**
- * The events' payloads, read apart from the claims (PayloadLoader), on connections of their own, one per
- * lane of the loader: a load is one named statement (parsed and planned once per connection, as the
+ * The events' payloads, read apart from the claims (PayloadLoader), on connections of their own (numbered by
+ * the loader: three): a load is one named statement (parsed and planned once per connection, as the
  * dispatcher's claim), and a slow load of a huge event holds its own lane's connection, not one of the pool
  * the worker's other work shares. `statement_timeout` is the pool's (DATABASE_QUERY_TIMEOUT_MS): PostgreSQL
  * cancels a load that runs past it and the connection stays; any other failure drops the connection (the
@@ -43,7 +43,7 @@ export class EventPayloadRepository implements OnApplicationShutdown {
 
   /**
    * The payloads of these events, none larger than `maxBytes`, together at most `roomBytes` (but the first
-   * that fits), read on the connection of `lane`; an event not found has no row.
+   * that fits), read on connection number `lane`; an event not found has no row.
    */
   async load(lane: number, eventIds: string[], maxBytes: number, roomBytes: number): Promise<PayloadRow[]> {
     const connection = this.connections.get(lane) ?? this.connect(lane);
