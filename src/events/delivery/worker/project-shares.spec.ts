@@ -1,9 +1,10 @@
+import { jest } from '@jest/globals';
 import { INITIAL_WINDOW, ProjectShares } from './project-shares.js';
 
 const TIMEOUT_MS = 10_000;
 
 describe('ProjectShares', () => {
-  it('a project earns its window with timely attempts, up to the largest share, and goes back to the start after a slow one', () => {
+  it('a project earns its window with timely attempts, up to the largest share, and loses one per slow attempt, down to the start', () => {
     const shares = new ProjectShares(100, 50, TIMEOUT_MS);
     expect(shares.window('proj_a')).toBe(INITIAL_WINDOW);
     for (let i = 0; i < 10; i += 1) shares.observe('proj_a', 20);
@@ -12,9 +13,27 @@ describe('ProjectShares', () => {
     expect(shares.window('proj_a')).toBe(50);
     expect(shares.isSlow('proj_a')).toBe(false);
     shares.observe('proj_a', TIMEOUT_MS / 2);
-    expect(shares.window('proj_a')).toBe(INITIAL_WINDOW);
+    expect(shares.window('proj_a')).toBe(49);
     expect(shares.isSlow('proj_a')).toBe(true);
+    // A wave of timeouts (its targets all hang): back to the start, not below.
+    for (let i = 0; i < 60; i += 1) shares.observe('proj_a', TIMEOUT_MS);
+    expect(shares.window('proj_a')).toBe(INITIAL_WINDOW);
     expect(shares.window('proj_b')).toBe(INITIAL_WINDOW);
+  });
+
+  it('a window not grown for 10 s goes back to the start', () => {
+    const shares = new ProjectShares(100, 50, TIMEOUT_MS);
+    const now = Date.now();
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(now);
+    try {
+      for (let i = 0; i < 20; i += 1) shares.observe('proj_a', 20);
+      clock.mockReturnValue(now + 9_999);
+      expect(shares.window('proj_a')).toBe(INITIAL_WINDOW + 20);
+      clock.mockReturnValue(now + 10_000);
+      expect(shares.window('proj_a')).toBe(INITIAL_WINDOW);
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   it('caps each project in flight at its window', () => {

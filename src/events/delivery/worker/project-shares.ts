@@ -18,12 +18,14 @@ const PROJECTS_MAX = 10_000;
  *   n/(n+1) of the slots. The claim computes it from its walk of the projects (DispatchRepository), and
  *   keeps it here for the queue jobs' attempts.
  * - **A project earns its share.** Its window of requests in flight starts at INITIAL_WINDOW and grows by
- *   one with each attempt that ended within half the timeout (answered or refused), up to the share; an
- *   attempt that took longer sets it back, and so do 10 s without a timely attempt. A project whose
- *   targets hang, new to the worker or back after a pause, thus holds two slots until its first attempts
- *   time out, however many such projects arrive one after the other (a share computed when fewer projects
- *   had work cannot be taken back once its requests hang); projects busy at the same time are counted by
- *   the share.
+ *   one with each attempt that ended within half the timeout (answered or refused), up to the share; it
+ *   shrinks by one with each attempt that took longer (never below the start), and goes back to the start
+ *   after 10 s without a timely attempt. A project whose targets hang, new to the worker or back after a
+ *   pause, thus holds two slots until its first attempts time out, however many such projects arrive one
+ *   after the other (a share computed when fewer projects had work cannot be taken back once its requests
+ *   hang); projects busy at the same time are counted by the share. A project with one target that hangs
+ *   beside others that answer keeps the window its answers earn (one less per timeout, one more per timely
+ *   answer): its own targets share its share, as before.
  * - **Slow projects share half.** A project one of whose attempts took half the timeout or more (no answer
  *   at all, usually) is slow for a minute after it. Slow projects together get at most half of the slots,
  *   in turns: each claim gives each of them its part of what is free of that half, and their queue jobs
@@ -47,11 +49,13 @@ export class ProjectShares {
 
   /** An attempt of `project` ended after `durationMs`. */
   observe(project: string, durationMs: number): void {
+    const window = this.window(project);
     if (durationMs >= this.timeoutMs / 2) {
-      this.windows.delete(project);
       remember(this.slowUntil, project, Date.now() + Math.max(SLOW_FOR_MS, 3 * this.timeoutMs));
+      // Not below the start; kept as it was grown (a slow attempt is not a timely one).
+      if (window > INITIAL_WINDOW) this.windows.set(project, { size: window - 1, at: this.windows.get(project)?.at ?? Date.now() });
     } else {
-      remember(this.windows, project, { size: Math.min(this.maxShare, this.window(project) + 1), at: Date.now() });
+      remember(this.windows, project, { size: Math.min(this.maxShare, window + 1), at: Date.now() });
     }
   }
 
