@@ -146,7 +146,7 @@ describe('earning rule caps under concurrent creates', () => {
   const rulesOf = (where: string, param: string) => stack.db.count(`SELECT 1 FROM earning_rules WHERE ${where} = $1`, [param]);
 
   it('parallel creates on one campaign, then on three, never pass either cap; the rest are 409, none a 5xx', async () => {
-    const campaigns = [];
+    const campaigns: string[] = [];
     for (let i = 0; i < 3; i += 1) campaigns.push((await createFinishedCampaign<{ id: string }>(stack.app, stack.a, { name: `Capped campaign ${i}` })).id);
     const answers = new Answers();
     const round = async (tasks: (() => Promise<{ status: number; body: unknown }>)[]) => {

@@ -1,4 +1,6 @@
 import type { ProjectContext } from '../../src/auth/auth.service.js';
+import { CampaignsService } from '../../src/campaigns/campaigns.service.js';
+import { CreateLoyaltyCampaignDto } from '../../src/campaigns/dto/create-loyalty-campaign.dto.js';
 import { CardsModule } from '../../src/cards/cards.module.js';
 import { DatabaseKitModule } from '../../src/database/database-kit.module.js';
 import { internalCause } from '../../src/events/events.service.js';
@@ -6,6 +8,8 @@ import { BalanceService } from '../../src/points/balance/balance.service.js';
 import { BalanceChangeDto } from '../../src/points/balance/dto/balance.dto.js';
 import { ExpiryRepository } from '../../src/points/buckets/expiry.repository.js';
 import { ExpiryService } from '../../src/points/buckets/expiry.service.js';
+import { CreateEarningRuleDto } from '../../src/points/earning/dto/earning-rule.dto.js';
+import { EarningRulesService } from '../../src/points/earning/earning-rules.service.js';
 import { CreateOrderDto } from '../../src/points/orders/dto/order.dto.js';
 import { OrdersService } from '../../src/points/orders/orders.service.js';
 import { PendingPointsService } from '../../src/points/pending/pending-points.service.js';
@@ -79,6 +83,8 @@ describe('the events of one order within the caps are bounded in bytes', () => {
     for (const { data } of events) {
       expect(data.order.items.length).toBeLessThanOrEqual(10);
       expect(data.order.items.length + data.order.items_omitted).toBe(500);
+      // 480 KiB of the order's metadata do not fit in one event, even with the summary's items left out.
+      expect(data.order).toMatchObject({ metadata: {}, metadata_omitted: true });
     }
   });
 });
@@ -99,8 +105,8 @@ describe('an event of each type is cut to EVENT_PAYLOAD_MAX_BYTES', () => {
     const customer = unique('cut-holder');
     const { cards } = await enrolCustomer(services, project, programId, customer);
     const code = cards[0].code;
-    // The customer's metadata (20 KiB) leaves less room than the order summary's ten items (8.5 KB) need.
-    const customerMetadata = metadata(20);
+    // The customer's metadata (24 KiB) leaves less room than the order summary's ten items (8.5 KB) need.
+    const customerMetadata = metadata(24);
     const order = await paidOrder(services, project, { source_id: customer, metadata: customerMetadata }, { items: items(500) });
     const [first, second] = await db.entries({ orderId: order.id });
     const pending = services.get(PendingPointsService);
@@ -118,6 +124,43 @@ describe('an event of each type is cut to EVENT_PAYLOAD_MAX_BYTES', () => {
       expect(data.order.items[0]).toEqual({ ...items(1)[0], object: 'order_item' });
       expect(data.customer.metadata).toEqual(customerMetadata);
       expect(data.customer).not.toHaveProperty('metadata_omitted');
+    }
+  });
+
+  it('what no cut can shorten stays within the least bound the configuration accepts: every field at its longest, escaped six-fold', async () => {
+    // U+0001 is one character of the input and six bytes of the stored JSON (\u0001): the longest text an input limit allows.
+    const longest = (length: number) => '\u0001'.repeat(length);
+    const project = { ...(await services.project()), apiKey: { appId: 'app-id', name: longest(200) }, requestId: 'v-0123456789abcdef01' };
+    const campaignDto = await body(CreateLoyaltyCampaignDto, {
+      name: longest(200),
+      description: longest(10_000),
+      type: 'AUTO_UPDATE',
+      voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } },
+      metadata: metadata(40),
+    });
+    const campaign = await services.get(CampaignsService).create(project, campaignDto);
+    const rule = await body(CreateEarningRuleDto, { loyalty: { type: 'FIXED', points: 5 }, pending_points: { period_type: 'DAY', period_value: 30 }, source: { banner: longest(255) } });
+    await services.get(EarningRulesService).create(project, campaign.id, [rule]);
+    const customer = longest(254) + 'x';
+    const { cards } = await enrolCustomer(services, project, campaign.program_id, customer);
+    const order = await paidOrder(services, project, { source_id: customer, name: longest(255), email: `${'e'.repeat(64)}@${'d'.repeat(60)}.example.com`, metadata: metadata(40) }, {
+      source_id: longest(255),
+      items: items(500),
+      metadata: metadata(40),
+    });
+    const [entry] = await db.entries({ orderId: order.id });
+    await services.get(PendingPointsService).activate(project, cards[0].code, entry.id);
+
+    const events = await eventsOf(services, project.id);
+    expect(events.map((e) => e.type)).toEqual([`${PENDING}.added`, `${PENDING}.activated`]);
+    for (const { bytes, data } of events) {
+      expect(bytes).toBeLessThanOrEqual(MAX);
+      expect(data.customer).toMatchObject({ name: longest(255), metadata: {}, metadata_omitted: true });
+      expect(data.campaign).toMatchObject({ name: longest(200), metadata: {}, metadata_omitted: true, description_omitted: true });
+      expect(data.campaign).not.toHaveProperty('description');
+      expect(data.order).toMatchObject({ source_id: longest(255), metadata: {}, metadata_omitted: true });
+      expect(data.order.items.length + data.order.items_omitted).toBe(500);
+      expect(data.pending_points.details.earning_rule.source.banner).toBe(longest(255));
     }
   });
 
