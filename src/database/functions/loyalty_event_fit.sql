@@ -3,7 +3,7 @@
 -- size (docs/webhooks.md, "Size of an event", the table of what each event type may lose):
 -- 1. Its lists (`lists`: the ones an event has) are emptied, each counted whole in "<list>_omitted", to see
 --    what the rest needs.
--- 2. If even that is over the bound, the values that are no list but may be large (`values`: metadata up to
+-- 2. If even that is over the bound, the values that are no list but may be large (`big`: metadata up to
 --    the body limit, a campaign's description) are left out, the largest first, until it fits: a metadata
 --    becomes {} and a description goes, each with "<name>_omitted": true next to it.
 -- 3. The lists get back their first elements, as many as fit, the same number for each (an expiry's two

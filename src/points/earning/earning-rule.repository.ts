@@ -39,6 +39,7 @@ export const EARNING_NOW = prepared(
      AND c.deleted_at IS NULL AND c.active AND (c.start_date IS NULL OR c.start_date <= now()) AND (c.expiration_date IS NULL OR c.expiration_date >= now())
    ORDER BY r.created_at, r.id`,
 );
+
 /** Why a create was refused: the cap of its campaign or of its project, and the rules counted against it. */
 export interface RuleCapReached {
   scope: 'campaign' | 'project';
