@@ -32,6 +32,14 @@ describe('loadConfig', () => {
     expect(config.httpTimeouts).toEqual({ headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 });
   });
 
+  it('bounds events and earning rules by default; an event bound below what no cut can shorten is refused', () => {
+    const config = loadConfig({ EVENT_PAYLOAD_MAX_BYTES: '', EARNING_RULES_MAX_PER_CAMPAIGN: '', EARNING_RULES_MAX_PER_PROJECT: '' });
+    expect(config.events).toEqual({ payloadMaxBytes: 262_144 });
+    expect(config.earningRules).toEqual({ maxPerCampaign: 100, maxPerProject: 1_000 });
+    expect(problems({ EVENT_PAYLOAD_MAX_BYTES: '32767' })).toEqual(['EVENT_PAYLOAD_MAX_BYTES must be an integer from 32768 to 16777216 (got "32767")']);
+    expect(problems({ EARNING_RULES_MAX_PER_PROJECT: '0' })).toEqual(['EARNING_RULES_MAX_PER_PROJECT must be an integer from 1 to 100000 (got "0")']);
+  });
+
   it('applies the documented defaults', () => {
     const config = loadConfig({ PORT: '', WEBHOOK_ALLOWED_CIDRS: '', PENDING_POINTS_DAY_MS: '', WEBHOOK_TIMEOUT_MS: '', WEBHOOK_RETRY_BASE_MS: '' });
     expect(config.port).toBe(3000);

@@ -37,6 +37,10 @@ export class AppConfig {
   readonly asyncActions: { ttlMs: number };
   /** Cards a campaign gets per turn before the worker moves on to the next project's campaign (card generation is shared round-robin). */
   readonly cardGenerationTurnCards: number;
+  /** `payloadMaxBytes`: the most an event's `data` may hold (longer lists are cut, docs/webhooks.md "Size of an event"). */
+  readonly events: { payloadMaxBytes: number };
+  /** Earning rules a campaign and a project may have (live campaigns'): a paid order earns once per rule. */
+  readonly earningRules: { maxPerCampaign: number; maxPerProject: number };
   /**
    * `maxDistributionsPerProject`: distributions one project may have (deleted ones no longer count);
    * `relayMaxDeliveries`: deliveries one relay transaction makes at most (at least one event per batch).
@@ -84,6 +88,8 @@ export class AppConfig {
     this.idempotency = { ttlMs: env.IDEMPOTENCY_TTL_MS, leaseMs: env.IDEMPOTENCY_LEASE_MS };
     this.asyncActions = { ttlMs: env.ASYNC_ACTION_TTL_MS };
     this.cardGenerationTurnCards = env.CARD_GENERATION_TURN_CARDS;
+    this.events = { payloadMaxBytes: env.EVENT_PAYLOAD_MAX_BYTES };
+    this.earningRules = { maxPerCampaign: env.EARNING_RULES_MAX_PER_CAMPAIGN, maxPerProject: env.EARNING_RULES_MAX_PER_PROJECT };
     this.webhook = {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       retryBaseMs: env.WEBHOOK_RETRY_BASE_MS,

@@ -249,6 +249,24 @@ export class EnvironmentVariables {
   CARD_GENERATION_TURN_CARDS: number = 20_000;
 
   @Transform(toInt)
+  @IsInt({ message: 'EVENT_PAYLOAD_MAX_BYTES must be an integer from 32768 to 16777216' })
+  @Min(32_768, { message: 'EVENT_PAYLOAD_MAX_BYTES must be an integer from 32768 to 16777216' })
+  @Max(16_777_216, { message: 'EVENT_PAYLOAD_MAX_BYTES must be an integer from 32768 to 16777216' })
+  EVENT_PAYLOAD_MAX_BYTES: number = 262_144;
+
+  @Transform(toInt)
+  @IsInt({ message: 'EARNING_RULES_MAX_PER_CAMPAIGN must be an integer from 1 to 10000' })
+  @Min(1, { message: 'EARNING_RULES_MAX_PER_CAMPAIGN must be an integer from 1 to 10000' })
+  @Max(10_000, { message: 'EARNING_RULES_MAX_PER_CAMPAIGN must be an integer from 1 to 10000' })
+  EARNING_RULES_MAX_PER_CAMPAIGN: number = 100;
+
+  @Transform(toInt)
+  @IsInt({ message: 'EARNING_RULES_MAX_PER_PROJECT must be an integer from 1 to 100000' })
+  @Min(1, { message: 'EARNING_RULES_MAX_PER_PROJECT must be an integer from 1 to 100000' })
+  @Max(100_000, { message: 'EARNING_RULES_MAX_PER_PROJECT must be an integer from 1 to 100000' })
+  EARNING_RULES_MAX_PER_PROJECT: number = 1_000;
+
+  @Transform(toInt)
   @IsInt({ message: 'APP_KEY_CACHE_MS must be an integer from 0 to 60000 (milliseconds; 0 = no cache)' })
   @Min(0, { message: 'APP_KEY_CACHE_MS must be an integer from 0 to 60000 (milliseconds; 0 = no cache)' })
   @Max(60_000, { message: 'APP_KEY_CACHE_MS must be an integer from 0 to 60000 (milliseconds; 0 = no cache)' })

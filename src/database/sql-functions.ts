@@ -18,6 +18,8 @@ export const SQL_FUNCTIONS = [
   'loyalty_order_json',
   'loyalty_voucher_json',
   'loyalty_pending_points_json',
+  'loyalty_json_put',
+  'loyalty_event_fit',
   'loyalty_points_expiry_date',
   'loyalty_points_expire_after',
   'vouchers_initial_points_ledger',

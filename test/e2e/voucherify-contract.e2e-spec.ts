@@ -160,7 +160,8 @@ describe('answers and webhooks match Voucherify\'s schemas', () => {
       status: 'PAID',
       amount: 4_000,
       customer: { source_id: source },
-      items: [{ product_id: 'prod_tea', quantity: 4, price: 1_000, amount: 4_000 }],
+      // Twelve items: its events carry the order's summary, its first ten items and `items_omitted` (issue 36).
+      items: Array.from({ length: 12 }, (_, i) => ({ product_id: `prod_tea_${i}`, quantity: 1, price: 250, amount: i < 4 ? 1_000 : 0 })),
     });
 
     const pending = await call('GET /v1/loyalties/members/{memberId}/pending-points', 'LoyaltiesMembersPendingPointsListResponseBody', `/v1/loyalties/members/${code}/pending-points`);
@@ -211,14 +212,23 @@ describe('answers and webhooks match Voucherify\'s schemas', () => {
     const received = () => stack.receiver.on(HOOK).map((r) => JSON.parse(r.body) as { type: string; data: unknown });
     const complete = () => Object.entries(EVENTS).every(([type, { count }]) => received().filter((hook) => hook.type === type).length >= count);
     await waitFor(async () => (complete() ? true : undefined), { timeoutMs: 15_000 }).catch(() => undefined);
+    let summaries = 0;
     for (const [type, { schema, count }] of Object.entries(EVENTS)) {
       const hooks = received().filter((hook) => hook.type === type);
       if (hooks.length < count) contract.add({ operation: `webhook ${type}`, at: '(delivery)', schema, path: '(delivery)', rule: 'delivery', detail: `${hooks.length} of ${count} arrived` });
       for (const hook of hooks) {
+        const order = (hook.data as { order?: { items?: unknown[]; items_omitted?: number } }).order;
+        if (order?.items_omitted !== undefined) summaries += 1;
+        if (order && order.items_omitted !== undefined && (order.items?.length !== 10 || order.items_omitted !== 2)) {
+          contract.add({ operation: `webhook ${type}`, at: '$.order.items', schema, path: 'order.items', rule: 'scenario', detail: `a summary of 12 items should keep 10 and count 2, got ${order.items?.length} and ${order.items_omitted}` });
+        }
         contract.body(`webhook ${type}`, 'WebhookDistributionPayload', hook);
         contract.body(`webhook ${type}`, schema, hook.data);
       }
     }
+
+    // The second order's three events (two added, one canceled) carry its summary.
+    if (summaries < 3) contract.add({ operation: 'webhooks of the second order', at: '$.order', schema: 'SimpleOrder', path: 'items_omitted', rule: 'scenario', detail: `${summaries} of 3 events carried the order's summary` });
 
     await call('DELETE /v1/loyalties/{campaignId}/earning-rules/{earningRuleId}', undefined, `/v1/loyalties/${campaignId}/earning-rules/${bonusRuleId}`, undefined, 204);
     // Voucherify deletes a campaign in the background: 200 with the async action, which GET /v1/async-actions/{id} shows.

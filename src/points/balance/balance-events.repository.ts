@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config.js';
 import { prepared, runPrepared } from '../../database/prepared.js';
 import type { LockedCards } from '../../cards/card.repository.js';
 import type { EventCause } from '../../events/events.service.js';
@@ -23,13 +24,15 @@ export const RECORD = prepared(
   FROM vouchers v
   JOIN customers cu ON cu.id = v.holder_id
   JOIN campaigns ca ON ca.id = v.campaign_id
-  WHERE v.id = $1`),
+  WHERE v.id = $1`, '$7'),
 );
 
 @Injectable()
 export class BalanceEventsRepository {
+  constructor(private readonly config: AppConfig) {}
+
   async record(locked: LockedCards, cardId: string, type: EventType, data: { balance: object; transaction: object }, cause: EventCause): Promise<void> {
     locked.require([cardId]);
-    await runPrepared(locked.tx, RECORD, [cardId, type, cause.groupId, JSON.stringify(cause.source), JSON.stringify(data.balance), JSON.stringify(data.transaction)]);
+    await runPrepared(locked.tx, RECORD, [cardId, type, cause.groupId, JSON.stringify(cause.source), JSON.stringify(data.balance), JSON.stringify(data.transaction), this.config.events.payloadMaxBytes]);
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config.js';
 import { prepared, runPrepared } from '../../database/prepared.js';
 import type { Tx } from '../../database/transaction-runner.js';
 import type { LockedCards } from '../../cards/card.repository.js';
@@ -90,13 +91,15 @@ export const EXPIRE = prepared(
        FROM run r
        JOIN customers cu ON cu.id = r.holder_id
        JOIN campaigns ca ON ca.id = r.campaign_id
-       ORDER BY r.voucher_id`)}
+       ORDER BY r.voucher_id`, '$4')}
    )
    SELECT (SELECT count(*) FROM due)::int AS buckets, (SELECT count(*) FROM run)::int AS cards, (SELECT coalesce(sum(points), 0) FROM run)::bigint AS points`,
 );
 
 @Injectable()
 export class ExpiryRepository {
+  constructor(private readonly config: AppConfig) {}
+
   /** The cards of up to `limit` due buckets (a card once per bucket), and how many buckets that was. */
   async dueCards(tx: Tx, limit: number): Promise<{ cardIds: string[]; buckets: number }> {
     const rows = await runPrepared<{ voucher_id: string }[]>(tx, DUE_CARDS, [limit]);
@@ -106,7 +109,7 @@ export class ExpiryRepository {
   /** Expires every due bucket of the locked cards, with their ledger rows and events. */
   async expire(locked: LockedCards, cause: EventCause): Promise<ExpiryResult> {
     if (!locked.cardIds.length) return { buckets: 0, cards: 0, points: 0 };
-    const [row] = await runPrepared<{ buckets: number; cards: number; points: string }[]>(locked.tx, EXPIRE, [locked.cardIds, cause.groupId, JSON.stringify(cause.source)]);
+    const [row] = await runPrepared<{ buckets: number; cards: number; points: string }[]>(locked.tx, EXPIRE, [locked.cardIds, cause.groupId, JSON.stringify(cause.source), this.config.events.payloadMaxBytes]);
     return { buckets: row.buckets, cards: row.cards, points: Number(row.points) };
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config.js';
 import { prepared, runPrepared } from '../../database/prepared.js';
 import type { LockedCards } from '../../cards/card.repository.js';
 import type { EventCause } from '../../events/events.service.js';
@@ -102,7 +103,7 @@ WITH upd AS (
     JOIN customers cu ON cu.id = r.customer_id
     JOIN campaigns ca ON ca.id = r.campaign_id
     LEFT JOIN orders o ON o.id = r.order_id
-    ORDER BY r.voucher_id, r.id`)}
+    ORDER BY r.voucher_id, r.id`, '$6')}
 )
 SELECT r.id, r.voucher_id, r.points, r.total, r.balance, r.pending, d.dated
 FROM run r LEFT JOIN (SELECT voucher_id, bool_or(expires_at IS NOT NULL) AS dated FROM bk GROUP BY voucher_id) d ON d.voucher_id = r.voucher_id
@@ -112,13 +113,15 @@ export const ACTIVATE_STATEMENT = prepared('pending_activate', ACTIVATE);
 
 @Injectable()
 export class ActivationRepository {
+  constructor(private readonly config: AppConfig) {}
+
   /**
    * Activates `ids` (locked by the transaction) and writes their ledger rows and events. Only entries whose
    * card is in `locked` are activated: the statement itself keeps the lock discipline.
    */
   async activate(locked: LockedCards, ids: string[], operation: OperationType, cause: EventCause): Promise<ActivatedEntry[]> {
     if (!ids.length || !locked.cardIds.length) return [];
-    const rows = (await runPrepared(locked.tx, ACTIVATE_STATEMENT, [ids, operation, cause.groupId, JSON.stringify(cause.source), locked.cardIds])) as {
+    const rows = (await runPrepared(locked.tx, ACTIVATE_STATEMENT, [ids, operation, cause.groupId, JSON.stringify(cause.source), locked.cardIds, this.config.events.payloadMaxBytes])) as {
       id: string;
       voucher_id: string;
       points: number;

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config.js';
 import { prepared, runPrepared } from '../../database/prepared.js';
 import type { Tx } from '../../database/transaction-runner.js';
 import type { EventCause } from '../../events/events.service.js';
@@ -31,13 +32,15 @@ export const RECORD = prepared(
   JOIN loyalty_pending_points p ON p.id = ch.id
   JOIN vouchers v ON v.id = p.voucher_id
   JOIN campaigns ca ON ca.id = p.campaign_id
-  ORDER BY ch.n`),
+  ORDER BY ch.n`, '$7'),
 );
 
 @Injectable()
 export class PendingEventsRepository {
+  constructor(private readonly config: AppConfig) {}
+
   async record(tx: Tx, changes: { id: string; change: number }[], type: EventType, operation: OperationType, cause: EventCause): Promise<void> {
     if (!changes.length) return;
-    await runPrepared(tx, RECORD, [changes.map((c) => c.id), changes.map((c) => c.change), type, cause.groupId, JSON.stringify(cause.source), operation]);
+    await runPrepared(tx, RECORD, [changes.map((c) => c.id), changes.map((c) => c.change), type, cause.groupId, JSON.stringify(cause.source), operation, this.config.events.payloadMaxBytes]);
   }
 }
