@@ -159,7 +159,10 @@ describe('WORKER_METRICS_PORT without METRICS_TOKEN or METRICS_PUBLIC=true (issu
     });
     let stderr = '';
     child.stderr!.on('data', (chunk) => (stderr += chunk));
+    // A worker that starts after all is stopped, so that the failure does not leave it running.
+    const stop = setTimeout(() => child.kill('SIGKILL'), 20_000);
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    clearTimeout(stop);
     expect(code).toBe(1);
     expect(stderr).toContain('WORKER_METRICS_PORT needs METRICS_TOKEN (Prometheus sends it as a bearer token) or METRICS_PUBLIC=true');
   });
