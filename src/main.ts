@@ -18,7 +18,9 @@ async function main(): Promise<void> {
   await app.listen(config.port);
   const address = `http://${hostPart(server.address())}:${config.port}`;
   const queues = Object.values(QueueName);
-  logger.log({ address, version: SERVICE_VERSION, pid: process.pid, queues }, `API ready on ${address} (version ${SERVICE_VERSION}; docs at /docs; queues ${queues.join(', ')})`);
+  // Whether GET /metrics is served (docs/operations.md): `token` (METRICS_TOKEN), `public` (METRICS_PUBLIC=true) or `off`.
+  const metrics = !config.metrics.served ? 'off' : config.metrics.token !== null ? 'token' : 'public';
+  logger.log({ address, version: SERVICE_VERSION, pid: process.pid, queues, metrics }, `API ready on ${address} (version ${SERVICE_VERSION}; docs at /docs; queues ${queues.join(', ')}; metrics ${metrics})`);
 
   onShutdownSignal(async (signal) => {
     logger.log(`${signal} received: closing HTTP server, then connections`);

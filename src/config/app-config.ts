@@ -60,15 +60,14 @@ export class AppConfig {
   readonly rateLimitPerSecond: number;
   readonly logLevel: (typeof LOG_LEVELS)[number];
   readonly queuePrefix: string;
-  /** NODE_ENV=production: the API's /metrics is off unless METRICS_TOKEN is set (docs/operations.md). */
-  readonly production: boolean;
   /**
-   * `token`: the bearer token both /metrics endpoints require (null: open); `api`: whether the API serves GET
-   * /metrics at all (not in production without a token, since it shares the public port with the API);
-   * `workerPort`: the worker serves its /metrics there (null: not at all); `gaugeCacheMs`: how long the API
-   * keeps the gauges it reads from Redis and PostgreSQL before a scrape reads them again (0: every scrape).
+   * `token`: the bearer token both /metrics endpoints require (null: none); `served`: whether /metrics is served
+   * at all, on the API and the worker: with a token, or without one when METRICS_PUBLIC=true (issue 36: the
+   * API's port is the one tenants reach); `workerPort`: the worker serves its /metrics there (null: not at all);
+   * `gaugeCacheMs`: how long the API keeps the gauges it reads from Redis and PostgreSQL before a scrape reads
+   * them again (0: every scrape).
    */
-  readonly metrics: { token: string | null; api: boolean; workerPort: number | null; gaugeCacheMs: number };
+  readonly metrics: { token: string | null; served: boolean; workerPort: number | null; gaugeCacheMs: number };
   /** The password of bull-board at /admin/queues; null: the board is not mounted. */
   readonly adminToken: string | null;
 
@@ -107,9 +106,8 @@ export class AppConfig {
     this.rateLimitPerSecond = env.RATE_LIMIT_PER_SECOND;
     this.logLevel = env.LOG_LEVEL;
     this.queuePrefix = env.QUEUE_PREFIX;
-    this.production = env.NODE_ENV === 'production';
     const token = env.METRICS_TOKEN ?? null;
-    this.metrics = { token, api: token !== null || !this.production, workerPort: env.WORKER_METRICS_PORT ?? null, gaugeCacheMs: env.METRICS_GAUGE_CACHE_MS };
+    this.metrics = { token, served: token !== null || env.METRICS_PUBLIC === 'true', workerPort: env.WORKER_METRICS_PORT ?? null, gaugeCacheMs: env.METRICS_GAUGE_CACHE_MS };
     this.adminToken = env.ADMIN_TOKEN ?? null;
     Object.freeze(this);
   }
@@ -134,6 +132,10 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
   // Node refuses a headers timeout longer than the request timeout (the request includes its headers).
   if (env.HTTP_REQUEST_TIMEOUT_MS < env.HTTP_HEADERS_TIMEOUT_MS) {
     throw new ConfigError([`HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS (got ${env.HTTP_REQUEST_TIMEOUT_MS} and ${env.HTTP_HEADERS_TIMEOUT_MS})`]);
+  }
+  // A worker listening only to refuse every scrape is a mistake to say at start, not a port to find closed.
+  if (env.WORKER_METRICS_PORT !== undefined && env.METRICS_TOKEN === undefined && env.METRICS_PUBLIC !== 'true') {
+    throw new ConfigError(['WORKER_METRICS_PORT needs METRICS_TOKEN (Prometheus sends it as a bearer token) or METRICS_PUBLIC=true: /metrics is closed without either']);
   }
   return new AppConfig(env);
 }

@@ -337,11 +337,9 @@ export class EnvironmentVariables {
   @Max(65535, { message: 'WORKER_METRICS_PORT must be an integer between 1 and 65535' })
   WORKER_METRICS_PORT?: number = undefined;
 
-  // Only "production" changes anything (the API's /metrics then needs METRICS_TOKEN); any other value, or none,
-  // is a development or test run. Not validated further: platforms set their own values (staging, test).
-  @IsOptional()
-  @IsString({ message: 'NODE_ENV must be a string' })
-  NODE_ENV?: string = undefined;
+  // Without METRICS_TOKEN, /metrics is closed unless this says it may be open (to anyone who reaches the port).
+  @IsIn(['true', 'false'], { message: 'METRICS_PUBLIC must be true or false' })
+  METRICS_PUBLIC: string = 'false';
 
   @IsOptional()
   @Matches(/^[\x21-\x7e]{16,200}$/, { message: 'ADMIN_TOKEN must be 16-200 printable ASCII characters without spaces (it is the HTTP basic auth password of /admin/queues)' })
