@@ -113,14 +113,14 @@ export class DeliveriesRepository {
   }
 
   /**
-   * How many FAILED deliveries created since `since` a recover will send again, counted among the
-   * distribution's newest `window` FAILED ones (the recover's answer): a bounded read of the (distribution,
-   * status, seq) index.
+   * How many FAILED deliveries created since `since` a recover will send again, counted up to `window`
+   * (the recover's answer): a bounded read of the FAILED rows' (distribution, created_at, id) index, which
+   * holds no older delivery in the way.
    */
   async countFailedSince(distributionId: string, since: Date, window: number): Promise<number> {
     const [row] = (await this.dataSource.query(
-      `SELECT count(*) FILTER (WHERE created_at >= $2)::int AS n
-       FROM (SELECT created_at FROM webhook_deliveries WHERE distribution_id = $1 AND status = 'FAILED' ORDER BY seq DESC LIMIT $3) newest`,
+      `SELECT count(*)::int AS n
+       FROM (SELECT 1 FROM webhook_deliveries WHERE distribution_id = $1 AND status = 'FAILED' AND created_at >= $2 ORDER BY created_at DESC, id DESC LIMIT $3) recent`,
       [distributionId, since, window],
     )) as { n: number }[];
     return row.n;
