@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { prepared, runPrepared } from '../database/prepared.js';
 import type { Tx } from '../database/transaction-runner.js';
 
-export const LOCK = prepared('cards_lock', 'SELECT 1 FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE');
+export const LOCK = prepared('cards_lock', 'SELECT id FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE');
 export const APPLY = prepared(
   'cards_apply',
   `UPDATE vouchers v SET points = v.points + d.points, balance = v.balance + d.points - d.removed,
@@ -67,12 +67,15 @@ export class CardRepository {
 
   /**
    * Locks the cards, in id order, waiting for transactions that hold them: the first step of any write
-   * that changes them. The lock is held until the transaction ends.
+   * that changes them. The lock is held until the transaction ends. A card that no longer exists (its
+   * campaign deleted for good meanwhile, the deletion's batch committed while this waited) is not in the
+   * answer: callers check `has` and answer as for a card that is not there, never write for it.
    */
   async lock(tx: Tx, cardIds: Iterable<string>): Promise<LockedCards> {
     const ids = [...new Set(cardIds)].sort();
-    if (ids.length) await runPrepared(tx, LOCK, [ids]);
-    return new LockedCards(tx, ids);
+    if (!ids.length) return new LockedCards(tx, []);
+    const rows = (await runPrepared(tx, LOCK, [ids])) as { id: string }[];
+    return new LockedCards(tx, rows.map((row) => row.id));
   }
 
   /** Locks the cards of the order's PENDING entries (the order's row is locked by the caller, so none are added meanwhile). */
