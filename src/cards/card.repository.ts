@@ -88,6 +88,22 @@ export class CardRepository {
     return new LockedCards(tx, rows.map((row) => row.id));
   }
 
+  /** Up to `limit` cards of a campaign, in no particular order (a forced deletion's next batch). */
+  async idsOfCampaign(tx: Tx, campaignId: string, limit: number): Promise<string[]> {
+    const rows = (await tx.query('SELECT id FROM vouchers WHERE campaign_id = $1 LIMIT $2', [campaignId, limit])) as { id: string }[];
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * Deletes locked cards whose history is already deleted (a forced campaign deletion's batch: the cascade
+   * to their ledger, buckets and entries finds nothing left); the members that held them.
+   */
+  async deleteLocked(locked: LockedCards): Promise<{ deleted: number; memberIds: string[] }> {
+    if (!locked.cardIds.length) return { deleted: 0, memberIds: [] };
+    const [rows] = (await locked.tx.query('DELETE FROM vouchers WHERE id = ANY($1::text[]) RETURNING member_id', [locked.cardIds])) as [{ member_id: string | null }[], number];
+    return { deleted: rows.length, memberIds: [...new Set(rows.map((row) => row.member_id).filter((id): id is string => id !== null))] };
+  }
+
   /** Locks the cards that no other transaction holds, in id order, without waiting; the ones locked. */
   async lockAvailable(tx: Tx, cardIds: Iterable<string>): Promise<LockedCards> {
     const ids = [...new Set(cardIds)].sort();

@@ -27,7 +27,7 @@ export class AppConfig {
   readonly bootstrapKey: { appId: string; appToken: string } | null;
   readonly pendingPointsDayMs: number;
   /** How often the worker's sweeps run (in-process timers of each worker process). */
-  readonly sweeps: { pendingPointsMs: number; pointsExpiryMs: number; cardGenerationMs: number; webhooksMs: number; idempotencyMs: number; asyncActionsMs: number };
+  readonly sweeps: { pendingPointsMs: number; pointsExpiryMs: number; cardGenerationMs: number; webhooksMs: number; idempotencyMs: number; asyncActionsMs: number; campaignDeletionMs: number };
   /**
    * Idempotency-Key (docs/errors.md): `ttlMs`, how long a key and its stored answer are kept; `leaseMs`, how long
    * a claim whose request never finished (its process died) blocks the key before a retry may take it over.
@@ -80,7 +80,7 @@ export class AppConfig {
         ? { appId: env.BOOTSTRAP_APP_ID, appToken: env.BOOTSTRAP_APP_TOKEN }
         : null;
     this.pendingPointsDayMs = env.PENDING_POINTS_DAY_MS;
-    this.sweeps = { pendingPointsMs: env.PENDING_POINTS_SWEEP_MS, pointsExpiryMs: env.POINTS_EXPIRY_SWEEP_MS, cardGenerationMs: env.CARD_GENERATION_SWEEP_MS, webhooksMs: env.WEBHOOK_SWEEP_MS, idempotencyMs: env.IDEMPOTENCY_SWEEP_MS, asyncActionsMs: env.ASYNC_ACTIONS_SWEEP_MS };
+    this.sweeps = { pendingPointsMs: env.PENDING_POINTS_SWEEP_MS, pointsExpiryMs: env.POINTS_EXPIRY_SWEEP_MS, cardGenerationMs: env.CARD_GENERATION_SWEEP_MS, webhooksMs: env.WEBHOOK_SWEEP_MS, idempotencyMs: env.IDEMPOTENCY_SWEEP_MS, asyncActionsMs: env.ASYNC_ACTIONS_SWEEP_MS, campaignDeletionMs: env.CAMPAIGN_DELETION_SWEEP_MS };
     this.idempotency = { ttlMs: env.IDEMPOTENCY_TTL_MS, leaseMs: env.IDEMPOTENCY_LEASE_MS };
     this.asyncActions = { ttlMs: env.ASYNC_ACTION_TTL_MS };
     this.cardGenerationTurnCards = env.CARD_GENERATION_TURN_CARDS;

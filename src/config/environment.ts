@@ -243,6 +243,12 @@ export class EnvironmentVariables {
   ASYNC_ACTIONS_SWEEP_MS: number = 3_600_000;
 
   @Transform(toInt)
+  @IsInt({ message: 'CAMPAIGN_DELETION_SWEEP_MS must be an integer from 10 to 3600000 (milliseconds)' })
+  @Min(10, { message: 'CAMPAIGN_DELETION_SWEEP_MS must be an integer from 10 to 3600000 (milliseconds)' })
+  @Max(3_600_000, { message: 'CAMPAIGN_DELETION_SWEEP_MS must be an integer from 10 to 3600000 (milliseconds)' })
+  CAMPAIGN_DELETION_SWEEP_MS: number = 5_000;
+
+  @Transform(toInt)
   @IsInt({ message: 'CARD_GENERATION_TURN_CARDS must be an integer from 1 to 1000000 (cards)' })
   @Min(1, { message: 'CARD_GENERATION_TURN_CARDS must be an integer from 1 to 1000000 (cards)' })
   @Max(1_000_000, { message: 'CARD_GENERATION_TURN_CARDS must be an integer from 1 to 1000000 (cards)' })

@@ -1,18 +1,23 @@
+import type { ChildProcess } from 'node:child_process';
 import { useStack } from '../support/fixture.js';
-import { waitFor } from '../support/harness.js';
+import { startWorkerProcess, waitFor } from '../support/harness.js';
 import { Answers, enrol, inParallel, payOrder, pointsCampaign, unique } from '../support/points.js';
 
 /**
  * Balance changes and paid orders on a campaign's cards while the campaign is deleted, to the bin and for
- * good (issue 36): no answer is a 5xx (a change that finds its card gone is 404, as a card of a deleted
- * campaign is), and the project's other cards stay sound.
+ * good (issue 36; two workers carry out forced deletions): no answer is a 5xx (a change that finds its card
+ * gone is 404, as a card of a deleted campaign is), and the project's other cards stay sound.
  */
 describe('balance changes and orders racing a campaign deletion', () => {
+  const workers = new Set<ChildProcess>();
   const stack = useStack({
     worker: true,
     pointsDb: true,
-    config: { RATE_LIMIT_PER_SECOND: '0', PENDING_POINTS_DAY_MS: '60000' },
+    config: { RATE_LIMIT_PER_SECOND: '0', PENDING_POINTS_DAY_MS: '60000', CAMPAIGN_DELETION_SWEEP_MS: '100' },
     projects: ['Deletion races project'],
+    beforeClose: () => {
+      for (const worker of workers) worker.kill('SIGKILL');
+    },
   });
   const { db } = stack;
   const change = (code: string, body: object, campaignId?: string) =>
@@ -25,6 +30,7 @@ describe('balance changes and orders racing a campaign deletion', () => {
 
   for (const force of [false, true]) {
     it(`${force ? 'a forced deletion' : 'a move to the bin'} amid changes and orders on its cards: no 5xx, in each of 3 rounds`, async () => {
+      if (force) await startWorkerProcess({ CAMPAIGN_DELETION_SWEEP_MS: '100', PENDING_POINTS_DAY_MS: '60000', LOG_LEVEL: 'info' }, workers);
       // A bystander campaign whose cards must stay untouched and sound.
       const { campaign: other } = await pointsCampaign(stack.app, stack.a, [{ points: 10 }]);
       const bystander = unique('bystander');
