@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
-import { EnvironmentVariables, parseTrustProxy, splitList, type LOG_LEVELS } from './environment.js';
+import { EnvironmentVariables, parseDataKey, parseTrustProxy, splitList, type LOG_LEVELS } from './environment.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -67,6 +67,11 @@ export class AppConfig {
   readonly metrics: { token: string | null; api: boolean; workerPort: number | null; gaugeCacheMs: number };
   /** The password of bull-board at /admin/queues; null: the board is not mounted. */
   readonly adminToken: string | null;
+  /**
+   * Secrets at rest (DataCipher): `key` seals webhook secrets and custom header values (null: stored plain);
+   * `previousKeys` only open values sealed before a rotation.
+   */
+  readonly dataEncryption: { key: Buffer | null; previousKeys: Buffer[] };
 
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT;
@@ -105,6 +110,10 @@ export class AppConfig {
     const token = env.METRICS_TOKEN ?? null;
     this.metrics = { token, api: token !== null || !this.production, workerPort: env.WORKER_METRICS_PORT ?? null, gaugeCacheMs: env.METRICS_GAUGE_CACHE_MS };
     this.adminToken = env.ADMIN_TOKEN ?? null;
+    this.dataEncryption = {
+      key: env.DATA_ENCRYPTION_KEY ? parseDataKey(env.DATA_ENCRYPTION_KEY) : null,
+      previousKeys: splitList(env.DATA_ENCRYPTION_PREVIOUS_KEYS ?? '').map((item) => parseDataKey(item) as Buffer),
+    };
     Object.freeze(this);
   }
 }

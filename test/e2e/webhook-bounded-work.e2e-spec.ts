@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { DataCipher } from '../../src/common/crypto/data-cipher.js';
 import { TransactionRunner } from '../../src/database/transaction-runner.js';
 import { WORK_BATCH } from '../../src/events/delivery/worker/webhook-housekeeping.js';
 import { RECOVER_BATCH, RECOVER_PLAN, WebhookWorkRepository } from '../../src/events/delivery/worker/webhook-work.repository.js';
@@ -113,7 +114,7 @@ describe('webhooks: bounded work per request and per batch', () => {
     await stopWorker();
     const first = await events(project, 20);
     const batches: { relayed: number; deliveries: number; more: boolean }[] = [];
-    const relay = new WorkerDeliveryRepository(stack.app.get(DataSource));
+    const relay = new WorkerDeliveryRepository(stack.app.get(DataSource), stack.app.get(DataCipher));
     for (;;) {
       const batch = await stack.app.get(TransactionRunner).run((tx) => relay.relay(tx, 1_000, RELAY_MAX_DELIVERIES));
       batches.push(batch);

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { DataCipher } from '../../common/crypto/data-cipher.js';
 import { type ClaimRow, contextFrom, PARK, toContext } from './delivery.sql.js';
 import type { AttemptContext } from './delivery.types.js';
 import { type DeliveryStatus, WebhookAttempt, WebhookDelivery } from './webhook-delivery.entity.js';
@@ -21,7 +22,10 @@ type UpdateResult = [{ id: string }[], number];
 /** The deliveries as the API reads and changes them (lists, stats, redeliver, test, recover's count, pause). */
 @Injectable()
 export class DeliveriesRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly cipher: DataCipher,
+  ) {}
 
   /** A distribution paused by hand: its PENDING deliveries wait without a due time (PARK). */
   async park(distributionId: string): Promise<void> {
@@ -48,7 +52,7 @@ export class DeliveriesRepository {
   /** What an attempt of this delivery sends, read without claiming it; null if no such delivery. */
   async context(projectId: string, distributionId: string, id: string): Promise<AttemptContext | null> {
     const [row] = (await this.dataSource.query(CONTEXT, [id, distributionId, projectId])) as ClaimRow[];
-    return row ? toContext(row) : null;
+    return row ? toContext(row, this.cipher) : null;
   }
 
   /**
