@@ -1,7 +1,6 @@
 import { type DataCipher, UnreadableValueError } from '../../common/crypto/data-cipher.js';
-import { openHeaders } from '../distributions/distribution.repository.js';
 import type { EventSource } from '../event.entity.js';
-import { secretContext } from '../secrets/webhook-secret.repository.js';
+import { openHeaders, secretContext } from '../secrets/sealed-values.js';
 import type { AttemptContext } from './delivery.types.js';
 
 /** Everything an attempt needs, for the deliveries of the CTE `source`. */

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, Not } from 'typeorm';
 import { DataCipher } from '../../common/crypto/data-cipher.js';
 import type { Tx } from '../../database/transaction-runner.js';
+import { headersCurrent, openHeaders, sealHeaders } from '../secrets/sealed-values.js';
 import { Distribution } from './distribution.entity.js';
 
 /**
@@ -13,27 +14,6 @@ export const NOTIFY_WORK = `pg_notify('loyalty_webhook_work', '')`;
 
 /** A distribution the API no longer shows: deleted, its deliveries being deleted in the background. */
 const LIVE = `status <> 'DELETED'`;
-
-/**
- * The key under which `custom_headers` holds its sealed form, `{":sealed": "enc:v1:…"}` (the JSON of the
- * headers, sealed). No header name contains a colon, so it never is a plain header.
- */
-const SEALED = ':sealed';
-
-/** What binds a distribution's sealed headers to its row. */
-export const headersContext = (distributionId: string) => `distributions.custom_headers:${distributionId}`;
-
-/** Custom headers as stored: sealed under the current key when there is one and they are not empty, else plain. */
-export function sealHeaders(cipher: DataCipher, distributionId: string, headers: Record<string, string>): Record<string, string> {
-  if (!cipher.enabled || !Object.keys(headers).length) return headers;
-  return { [SEALED]: cipher.seal(JSON.stringify(headers), headersContext(distributionId)) };
-}
-
-/** Custom headers as stored (sealed or plain) → the headers. Throws UnreadableValueError. */
-export function openHeaders(cipher: DataCipher, distributionId: string, stored: Record<string, string>): Record<string, string> {
-  const sealed = stored[SEALED];
-  return typeof sealed === 'string' ? (JSON.parse(cipher.open(sealed, headersContext(distributionId))) as Record<string, string>) : stored;
-}
 
 /** A distribution's headers as stored (sealed or plain), for `cli.js encrypt-secrets`. */
 export interface StoredHeaders {
@@ -131,8 +111,7 @@ export class DistributionRepository {
 
   /** Whether stored headers are as a write would store them now (sealed under the current key, or plain without one). */
   headersCurrent(stored: StoredHeaders): boolean {
-    const sealed = stored.customHeaders[SEALED];
-    return typeof sealed === 'string' ? this.cipher.isCurrent(sealed) : !this.cipher.enabled || !Object.keys(stored.customHeaders).length;
+    return headersCurrent(this.cipher, stored.customHeaders);
   }
 
   /** Rewrites stored headers as a write would store them now, if the row still holds them (an update meanwhile wrote its own). Whether it was rewritten. */

@@ -3,10 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { DataCipher } from '../../common/crypto/data-cipher.js';
 import { newWebhookSecret } from '../delivery/signing.js';
+import { secretContext } from './sealed-values.js';
 import { WebhookSecret } from './webhook-secret.entity.js';
-
-/** What binds a project's sealed secrets to their row (both columns: a rotation copies `secret` to `previous_secret`). */
-export const secretContext = (projectId: string) => `webhook_secrets:${projectId}`;
 
 /** A stored secret row as it is in the table (sealed or plain), for `cli.js encrypt-secrets`. */
 export interface StoredSecrets {
