@@ -26,8 +26,9 @@ export interface AsyncActionResult {
  * An asynchronous action (`aa_` + 18 hex) of a project: the record of work an endpoint answers with an id
  * instead of a resource (`DELETE /v1/loyalties/{campaignId}` → `{"async_action_id": …}`), read back with
  * `GET /v1/async-actions/{id}`. Written in the transaction of the work it records (or hands over to the
- * worker), so an id a client was given always points at an action, and work that failed leaves none. The worker's sweep deletes actions
- * older than ASYNC_ACTION_TTL_MS (index on `created_at`); the list reads (project, created_at, id).
+ * worker), so an id a client was given always points at an action, and work that failed leaves none. The
+ * worker's sweep deletes actions older than ASYNC_ACTION_TTL_MS (index on `created_at`); the list reads
+ * (project, created_at, id).
  */
 @Entity({ name: 'async_actions' })
 @Index('idx_async_actions_project_created', ['projectId', 'createdAt', 'id'])

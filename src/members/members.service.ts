@@ -173,12 +173,12 @@ export class MembersService {
     return this.cards.hasLiveMembership(projectId, customerId, campaignId);
   }
 
-  /** A card held by a live member of a live campaign, by code; in one campaign when given. */
   /** A forced campaign deletion's batch, in its transaction: the members whose cards it deleted, once they hold none. */
   deleteCardless(tx: Tx, memberIds: string[]): Promise<void> {
     return this.members.deleteCardless(tx, memberIds);
   }
 
+  /** A card held by a live member of a live campaign, by code; in one campaign when given. */
   findPublishedCard(projectId: string, code: string, campaignId?: string): Promise<CardRef | null> {
     return this.cards.findPublished(projectId, code, campaignId);
   }
