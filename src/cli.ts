@@ -15,11 +15,15 @@ import { AppConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './app/database/database.module.js';
 import { migrateDatabase } from './app/database/migrate.js';
 import { CardsModule } from './cards/cards.module.js';
+import { DataCipher, keyId } from './common/crypto/data-cipher.js';
 import { DatabaseKitModule } from './database/database-kit.module.js';
 import { BucketRepository } from './points/buckets/bucket.repository.js';
 import { BucketScheduleService } from './points/buckets/bucket-schedule.service.js';
 import { MemberSeedRepository } from './members/member-seed.repository.js';
 import { MAX_SEED_MEMBERS, MemberSeedService } from './members/member-seed.service.js';
+import { DistributionRepository } from './events/distributions/distribution.repository.js';
+import { SecretsAtRestService } from './events/secrets/secrets-at-rest.service.js';
+import { WebhookSecretRepository } from './events/secrets/webhook-secret.repository.js';
 import { QueueModule } from './queue/queue.module.js';
 import { workerHeartbeats } from './queue/worker-heartbeat.js';
 
@@ -46,6 +50,11 @@ Commands:
   openapi [<file>]                 write the OpenAPI document (sorted keys) to <file> or stdout
   worker-health [--any]            exit 0 if a worker on this host (any host with --any) wrote its heartbeat
                                    to Redis in the last 15 s, else 1; prints the live ones as JSON
+  encrypt-secrets                  rewrite every webhook secret and distribution custom headers not stored
+                                   under the current DATA_ENCRYPTION_KEY (plain ones, and those sealed under
+                                   DATA_ENCRYPTION_PREVIOUS_KEYS); with no key set, store them plain again.
+                                   Safe beside a running service, and to run again; prints counts as JSON
+                                   and exits 1 if a value could not be decrypted (docs/operations.md)
   seed --members <n> [--project-name <name>]
                                    for benchmarks: a new project and key, an AUTO_UPDATE loyalty campaign
                                    and <n> members (1-10,000,000), each with a customer and a card, bulk
@@ -194,6 +203,26 @@ async function seed(argv: string[]): Promise<void> {
   }
 }
 
+/** Secrets at rest: every stored secret rewritten under the current key (or plain without one). */
+async function encryptSecrets(): Promise<void> {
+  const config = loadConfigOrExit();
+  await migrateDatabase(config);
+  @Module({ imports: [AppConfigModule.forRoot(config), DatabaseModule], providers: [DataCipher, WebhookSecretRepository, DistributionRepository, SecretsAtRestService] })
+  class EncryptSecretsModule {}
+  const app = await NestFactory.createApplicationContext(EncryptSecretsModule, { logger: ['error'] });
+  try {
+    const done = await app.get(SecretsAtRestService).reseal();
+    const key = config.dataEncryption.key;
+    process.stdout.write(`${JSON.stringify({ key_id: key ? keyId(key) : null, ...done })}\n`);
+    if (done.webhook_secrets.unreadable + done.distributions.unreadable > 0) {
+      process.stderr.write('Some values could not be decrypted: add the key they were sealed with to DATA_ENCRYPTION_PREVIOUS_KEYS and run again\n');
+      process.exitCode = 1;
+    }
+  } finally {
+    await app.close();
+  }
+}
+
 /** For a container's health check: is a worker of this host (or of any, with --any) alive? */
 async function workerHealth(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { any: { type: 'boolean', default: false } } });
@@ -228,6 +257,8 @@ async function main(): Promise<void> {
       return openapi(rest);
     case 'seed':
       return seed(rest);
+    case 'encrypt-secrets':
+      return encryptSecrets();
     case 'worker-health':
       return workerHealth(rest);
     default:

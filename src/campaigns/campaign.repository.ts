@@ -12,7 +12,21 @@ export const CAMPAIGN_NAME_CONSTRAINT = 'uq_campaigns_project_name_live';
 
 export type NewCampaign = Omit<
   Campaign,
-  'project' | 'category' | 'program' | 'createdAt' | 'updatedAt' | 'deletedAt' | 'vouchersCount' | 'generationError' | 'categoryId' | 'generationTurnAt' | 'generationLeaseUntil' | 'generationFailures'
+  | 'project'
+  | 'category'
+  | 'program'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'deletedAt'
+  | 'vouchersCount'
+  | 'generationError'
+  | 'categoryId'
+  | 'generationTurnAt'
+  | 'generationLeaseUntil'
+  | 'generationFailures'
+  | 'deletionActionId'
+  | 'deletionTurnAt'
+  | 'deletionLeaseUntil'
 >;
 
 /** Columns a campaign update may write; `vouchers_count` and the statuses belong to card generation. */
@@ -119,9 +133,16 @@ export class CampaignRepository {
     await tx.getRepository(Campaign).update({ projectId, id, deletedAt: IsNull() }, { deletedAt: new Date() });
   }
 
-  /** Permanent delete, of a campaign `lockForDeletion` holds: the campaign, its program and its cards. */
-  async hardDelete(tx: Tx, projectId: string, id: string): Promise<void> {
-    await tx.getRepository(Campaign).delete({ projectId, id });
+  /**
+   * Permanent delete, of a campaign `lockForDeletion` holds, handed to the worker (CampaignDeletionService):
+   * hidden at once as a move to the bin hides it (its name free again), its async action recorded, its card
+   * count frozen in `vouchers_target` (the worker counts `vouchers_count` down as it deletes them).
+   */
+  async markForDeletion(tx: Tx, projectId: string, id: string, actionId: string): Promise<void> {
+    await tx.query(
+      `UPDATE campaigns SET deleted_at = now(), deletion_action_id = $3, vouchers_target = vouchers_count WHERE project_id = $1 AND id = $2 AND deleted_at IS NULL`,
+      [projectId, id, actionId],
+    );
   }
 
   /** Worker side: the job names the campaign by id; the row carries its project. */

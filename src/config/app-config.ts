@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
-import { EnvironmentVariables, parseTrustProxy, splitList, type LOG_LEVELS } from './environment.js';
+import { EnvironmentVariables, parseDataKey, parseTrustProxy, splitList, type LOG_LEVELS } from './environment.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -27,7 +27,7 @@ export class AppConfig {
   readonly bootstrapKey: { appId: string; appToken: string } | null;
   readonly pendingPointsDayMs: number;
   /** How often the worker's sweeps run (in-process timers of each worker process). */
-  readonly sweeps: { pendingPointsMs: number; pointsExpiryMs: number; cardGenerationMs: number; webhooksMs: number; idempotencyMs: number; asyncActionsMs: number };
+  readonly sweeps: { pendingPointsMs: number; pointsExpiryMs: number; cardGenerationMs: number; webhooksMs: number; idempotencyMs: number; asyncActionsMs: number; campaignDeletionMs: number };
   /**
    * Idempotency-Key (docs/errors.md): `ttlMs`, how long a key and its stored answer are kept; `leaseMs`, how long
    * a claim whose request never finished (its process died) blocks the key before a retry may take it over.
@@ -70,6 +70,11 @@ export class AppConfig {
   readonly metrics: { token: string | null; served: boolean; workerPort: number | null; gaugeCacheMs: number };
   /** The password of bull-board at /admin/queues; null: the board is not mounted. */
   readonly adminToken: string | null;
+  /**
+   * Secrets at rest (DataCipher): `key` seals webhook secrets and custom header values (null: stored plain);
+   * `previousKeys` only open values sealed before a rotation.
+   */
+  readonly dataEncryption: { key: Buffer | null; previousKeys: Buffer[] };
 
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT;
@@ -83,7 +88,7 @@ export class AppConfig {
         ? { appId: env.BOOTSTRAP_APP_ID, appToken: env.BOOTSTRAP_APP_TOKEN }
         : null;
     this.pendingPointsDayMs = env.PENDING_POINTS_DAY_MS;
-    this.sweeps = { pendingPointsMs: env.PENDING_POINTS_SWEEP_MS, pointsExpiryMs: env.POINTS_EXPIRY_SWEEP_MS, cardGenerationMs: env.CARD_GENERATION_SWEEP_MS, webhooksMs: env.WEBHOOK_SWEEP_MS, idempotencyMs: env.IDEMPOTENCY_SWEEP_MS, asyncActionsMs: env.ASYNC_ACTIONS_SWEEP_MS };
+    this.sweeps = { pendingPointsMs: env.PENDING_POINTS_SWEEP_MS, pointsExpiryMs: env.POINTS_EXPIRY_SWEEP_MS, cardGenerationMs: env.CARD_GENERATION_SWEEP_MS, webhooksMs: env.WEBHOOK_SWEEP_MS, idempotencyMs: env.IDEMPOTENCY_SWEEP_MS, asyncActionsMs: env.ASYNC_ACTIONS_SWEEP_MS, campaignDeletionMs: env.CAMPAIGN_DELETION_SWEEP_MS };
     this.idempotency = { ttlMs: env.IDEMPOTENCY_TTL_MS, leaseMs: env.IDEMPOTENCY_LEASE_MS };
     this.asyncActions = { ttlMs: env.ASYNC_ACTION_TTL_MS };
     this.cardGenerationTurnCards = env.CARD_GENERATION_TURN_CARDS;
@@ -109,6 +114,10 @@ export class AppConfig {
     const token = env.METRICS_TOKEN ?? null;
     this.metrics = { token, served: token !== null || env.METRICS_PUBLIC === 'true', workerPort: env.WORKER_METRICS_PORT ?? null, gaugeCacheMs: env.METRICS_GAUGE_CACHE_MS };
     this.adminToken = env.ADMIN_TOKEN ?? null;
+    this.dataEncryption = {
+      key: env.DATA_ENCRYPTION_KEY ? parseDataKey(env.DATA_ENCRYPTION_KEY) : null,
+      previousKeys: splitList(env.DATA_ENCRYPTION_PREVIOUS_KEYS ?? '').map((item) => parseDataKey(item) as Buffer),
+    };
     Object.freeze(this);
   }
 }

@@ -70,6 +70,26 @@ class TrustProxy implements ValidatorConstraintInterface {
   }
 }
 
+/** A data encryption key: the base64 (or base64url) of exactly 32 random bytes (`openssl rand -base64 32`). */
+export function parseDataKey(value: string): Buffer | null {
+  const text = value.trim();
+  if (!/^[A-Za-z0-9+/_-]{43}=?$/.test(text)) return null;
+  const key = Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+  return key.length === 32 ? key : null;
+}
+
+@ValidatorConstraint({ name: 'dataKeys' })
+class DataKeys implements ValidatorConstraintInterface {
+  validate(value: unknown, args: ValidationArguments): boolean {
+    if (typeof value !== 'string') return false;
+    const items = args.property === 'DATA_ENCRYPTION_KEY' ? [value] : splitList(value);
+    return items.length > 0 && items.every((item) => parseDataKey(item) !== null);
+  }
+  defaultMessage(args: ValidationArguments): string {
+    return `${args.property} must be ${args.property === 'DATA_ENCRYPTION_KEY' ? 'the base64 of 32 random bytes' : 'a comma-separated list of base64 keys of 32 bytes each'} (openssl rand -base64 32)`;
+  }
+}
+
 export function splitList(value: string): string[] {
   return value
     .split(',')
@@ -243,6 +263,12 @@ export class EnvironmentVariables {
   ASYNC_ACTIONS_SWEEP_MS: number = 3_600_000;
 
   @Transform(toInt)
+  @IsInt({ message: 'CAMPAIGN_DELETION_SWEEP_MS must be an integer from 10 to 3600000 (milliseconds)' })
+  @Min(10, { message: 'CAMPAIGN_DELETION_SWEEP_MS must be an integer from 10 to 3600000 (milliseconds)' })
+  @Max(3_600_000, { message: 'CAMPAIGN_DELETION_SWEEP_MS must be an integer from 10 to 3600000 (milliseconds)' })
+  CAMPAIGN_DELETION_SWEEP_MS: number = 5_000;
+
+  @Transform(toInt)
   @IsInt({ message: 'CARD_GENERATION_TURN_CARDS must be an integer from 1 to 1000000 (cards)' })
   @Min(1, { message: 'CARD_GENERATION_TURN_CARDS must be an integer from 1 to 1000000 (cards)' })
   @Max(1_000_000, { message: 'CARD_GENERATION_TURN_CARDS must be an integer from 1 to 1000000 (cards)' })
@@ -344,4 +370,14 @@ export class EnvironmentVariables {
   @IsOptional()
   @Matches(/^[\x21-\x7e]{16,200}$/, { message: 'ADMIN_TOKEN must be 16-200 printable ASCII characters without spaces (it is the HTTP basic auth password of /admin/queues)' })
   ADMIN_TOKEN?: string = undefined;
+
+  // Webhook secrets and custom header values are sealed with it (AES-256-GCM) when set (docs/operations.md).
+  @IsOptional()
+  @Validate(DataKeys)
+  DATA_ENCRYPTION_KEY?: string = undefined;
+
+  // Keys that still open values sealed before a rotation; never used to seal.
+  @IsOptional()
+  @Validate(DataKeys)
+  DATA_ENCRYPTION_PREVIOUS_KEYS?: string = undefined;
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DataCipher } from '../common/crypto/data-cipher.js';
 import { PaginationModule } from '../common/pagination/pagination.module.js';
 import { DatabaseKitModule } from '../database/database-kit.module.js';
 import { DeliveriesController } from './delivery/deliveries.controller.js';
@@ -34,7 +35,8 @@ import { WebhookSecretService } from './secrets/webhook-secret.service.js';
     DeliveriesRepository,
     DeliveriesService,
     DeliveryJobs,
+    DataCipher,
   ],
-  exports: [EventsService, DistributionRepository, WebhookSecretRepository, DeliveryJobs],
+  exports: [EventsService, DistributionRepository, WebhookSecretRepository, DeliveryJobs, DataCipher],
 })
 export class EventsModule {}

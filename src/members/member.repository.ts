@@ -111,4 +111,10 @@ export class MemberRepository {
     if (rows.length === 0) return null;
     return rows.filter((row): row is MemberRow => row.id !== null);
   }
+
+  /** These members, of those that no longer hold a card (a forced campaign deletion deleted them), deleted. */
+  async deleteCardless(tx: Tx, ids: string[]): Promise<void> {
+    if (!ids.length) return;
+    await tx.query('DELETE FROM members m WHERE m.id = ANY($1::text[]) AND NOT EXISTS (SELECT 1 FROM vouchers v WHERE v.member_id = m.id)', [ids]);
+  }
 }

@@ -3,6 +3,7 @@ import { lookup } from 'node:dns/promises';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import { createHmac } from 'node:crypto';
+import { DataCipher } from '../../src/common/crypto/data-cipher.js';
 import { TransactionRunner } from '../../src/database/transaction-runner.js';
 import { WorkerDeliveryRepository } from '../../src/events/delivery/worker/worker-delivery.repository.js';
 import { deleteKeysWithPrefix } from '../../src/queue/redis-keys.js';
@@ -393,7 +394,7 @@ describe('webhook distributions: signed, retried, never-lost delivery', () => {
     // Relayed (deliveries made and enqueued) by a process with no worker, then the jobs are lost.
     const after = await Promise.all(Array.from({ length: 5 }, () => activateByHand()));
     // The worker's relay statement, batch after batch, from this process.
-    const relay = new WorkerDeliveryRepository(stack.app.get(DataSource));
+    const relay = new WorkerDeliveryRepository(stack.app.get(DataSource), stack.app.get(DataCipher));
     while ((await stack.app.get(TransactionRunner).run((tx) => relay.relay(tx, 1_000, config.webhook.relayMaxDeliveries))).more);
     await deleteKeysWithPrefix(config.redisUrl, config.queuePrefix);
     await stack.startWorker();

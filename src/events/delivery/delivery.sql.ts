@@ -1,4 +1,6 @@
+import { type DataCipher, UnreadableValueError } from '../../common/crypto/data-cipher.js';
 import type { EventSource } from '../event.entity.js';
+import { openHeaders, secretContext } from '../secrets/sealed-values.js';
 import type { AttemptContext } from './delivery.types.js';
 
 /** Everything an attempt needs, for the deliveries of the CTE `source`. */
@@ -47,7 +49,24 @@ export interface ClaimRow {
   previous_expires_at: Date | null;
 }
 
-export function toContext(row: ClaimRow): AttemptContext {
+/**
+ * A row of `contextFrom` → what an attempt needs: the one place where a delivery's secrets and custom
+ * headers are opened (stored sealed under DATA_ENCRYPTION_KEY, or plain: DataCipher). A value no configured
+ * key opens does not fail the other rows read with it: the context says so (`unreadable`), and the attempt
+ * is recorded as a failure (webhook-delivery.service.ts), so the retry schedule applies.
+ */
+export function toContext(row: ClaimRow, cipher: DataCipher): AttemptContext {
+  let customHeaders: Record<string, string> = {};
+  let secret: AttemptContext['secret'] = null;
+  let unreadable: string | undefined;
+  try {
+    customHeaders = openHeaders(cipher, row.distribution_id, row.custom_headers);
+    const context = secretContext(row.project_id);
+    secret = row.secret ? { current: cipher.open(row.secret, context), previous: row.previous_secret && cipher.open(row.previous_secret, context), previousExpiresAt: row.previous_expires_at } : null;
+  } catch (error) {
+    if (!(error instanceof UnreadableValueError)) throw error;
+    unreadable = 'the webhook secret or custom headers cannot be decrypted with the configured keys (DATA_ENCRYPTION_KEY)';
+  }
   return {
     id: row.id,
     projectId: row.project_id,
@@ -58,12 +77,13 @@ export function toContext(row: ClaimRow): AttemptContext {
     test: row.test,
     distributionId: row.distribution_id,
     targetUrl: row.target_url,
-    customHeaders: row.custom_headers,
+    customHeaders,
     eventName: row.event_name,
     trigger: row.trigger,
     event: row.event_id
       ? { id: row.event_id, type: row.event_type, createdAt: row.event_created_at, entityId: row.entity_id, groupId: row.group_id, eventSource: row.event_source, data: row.data }
       : null,
-    secret: row.secret ? { current: row.secret, previous: row.previous_secret, previousExpiresAt: row.previous_expires_at } : null,
+    secret,
+    ...(unreadable ? { unreadable } : {}),
   };
 }

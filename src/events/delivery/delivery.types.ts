@@ -13,12 +13,16 @@ export interface AttemptContext {
   test: boolean;
   distributionId: string;
   targetUrl: string;
+  /** Opened (DataCipher). */
   customHeaders: Record<string, string>;
   eventName: string | null;
   trigger: string;
   /** `data` is JSON text, as the events table holds it (the envelope embeds it as it is). */
   event: { id: string; type: string; createdAt: Date; entityId: string; groupId: string; eventSource: EventSource; data: string } | null;
+  /** Opened (DataCipher). Null: the project has none yet (the attempt makes it). */
   secret: { current: string; previous: string | null; previousExpiresAt: Date | null } | null;
+  /** Why the secret or the headers could not be opened (a key missing): the attempt is recorded as failed. */
+  unreadable?: string;
 }
 
 /** What a delivery job carries (the payload of JobName.DeliverWebhook, see DeliveryJobs). */

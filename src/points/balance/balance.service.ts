@@ -51,6 +51,8 @@ export class BalanceService {
       const cause = requestCause(project);
       return this.transactions.run(async (tx) => {
         const locked = await this.cards.lock(tx, [card.id]);
+        // Gone since it was looked up: its campaign was deleted for good (issue 36).
+        if (!locked.has(card.id)) throw ApiError.notFound('voucher', code);
         if (dto.points < 0) {
           const { balance } = await this.cards.current(locked, card.id);
           if (-dto.points > balance) throw pointsExceeded(code, card.id, -dto.points, balance);

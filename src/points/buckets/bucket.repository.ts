@@ -183,4 +183,14 @@ export class BucketRepository {
     )) as [unknown, number];
     return count;
   }
+
+  /** Up to `limit` buckets of locked cards deleted, whatever their status (a forced campaign deletion's batch); how many. */
+  async deleteOfCards(locked: LockedCards, limit: number): Promise<number> {
+    if (!locked.cardIds.length) return 0;
+    const [, deleted] = (await locked.tx.query(
+      'DELETE FROM loyalty_points_buckets WHERE id IN (SELECT id FROM loyalty_points_buckets WHERE voucher_id = ANY($1::text[]) LIMIT $2)',
+      [locked.cardIds, limit],
+    )) as [unknown, number];
+    return deleted;
+  }
 }

@@ -20,6 +20,8 @@ export type BucketStatus = (typeof BUCKET_STATUSES)[number];
 @Index('idx_points_buckets_card', ['voucherId', 'expiresAt'], { where: `"status" = 'ACTIVE'` })
 // The expiry sweep: each project's buckets whose moment has come, soonest first.
 @Index('idx_points_buckets_due', ['projectId', 'expireAfter'], { where: `"status" = 'ACTIVE' AND "expire_after" IS NOT NULL` })
+// A card's buckets whatever their status: a forced campaign deletion's batches, and the cascade of a card's deletion.
+@Index('idx_points_buckets_voucher', ['voucherId'])
 export class PointsBucket {
   @PrimaryColumn({ type: 'text' })
   id: string;

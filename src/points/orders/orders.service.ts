@@ -90,7 +90,12 @@ export class OrdersService {
         const earning = (saved.customerId === customerId ? plan : [])
           .map((planned) => ({ planned, points: earnedPoints(planned, saved.amount) }))
           .filter((e) => e.points > 0);
-        if (earning.length) created = await this.earn(await this.cards.lock(tx, earning.map((e) => e.planned.cardId)), saved, earning, cause);
+        if (earning.length) {
+          const locked = await this.cards.lock(tx, earning.map((e) => e.planned.cardId));
+          // A card gone since the plan (its campaign deleted for good) earns nothing.
+          const live = earning.filter((e) => locked.has(e.planned.cardId));
+          if (live.length) created = await this.earn(locked, saved, live, cause);
+        }
       } else if (saved.status === 'CANCELED') {
         await this.pending.cancelForOrder(tx, saved.id, cause);
       }

@@ -216,4 +216,14 @@ export class PendingPointsRepository implements CardActivations {
     )) as Row[];
     return rows.map(entity);
   }
+
+  /** Up to `limit` entries of locked cards deleted, whatever their status (a forced campaign deletion's batch); how many. */
+  async deleteOfCards(locked: LockedCards, limit: number): Promise<number> {
+    if (!locked.cardIds.length) return 0;
+    const [, deleted] = (await locked.tx.query(
+      'DELETE FROM loyalty_pending_points WHERE id IN (SELECT id FROM loyalty_pending_points WHERE voucher_id = ANY($1::text[]) LIMIT $2)',
+      [locked.cardIds, limit],
+    )) as [unknown, number];
+    return deleted;
+  }
 }

@@ -119,6 +119,8 @@ export class PendingPointsService {
     await this.entryOf(project, card, entryId);
     const after = await this.transactions.run(async (tx) => {
       const locked = await this.cards.lock(tx, [card.id]);
+      // Gone since it was looked up (its campaign deleted for good): so is the entry, 404 below.
+      if (!locked.has(card.id)) return null;
       const entry = await this.pending.adjust(locked, entryId, project.id, points);
       if (!entry) return null;
       const cards = await this.changed(locked, [entry], [points], PENDING.UPDATED, 'MANUAL', requestCause(project));
@@ -141,6 +143,7 @@ export class PendingPointsService {
     await this.entryOf(project, card, entryId);
     const canceled = await this.transactions.run(async (tx) => {
       const locked = await this.cards.lock(tx, [card.id]);
+      if (!locked.has(card.id)) return false;
       const rows = await this.pending.cancel(locked, { id: entryId, projectId: project.id });
       await this.changed(locked, rows, rows.map((e) => -e.points), PENDING.CANCELED, 'MANUAL', requestCause(project));
       return rows.length > 0;
@@ -181,9 +184,11 @@ export class PendingPointsService {
   }
 
   private async stateError(project: ProjectContext, entryId: string, verb: 'activated' | 'updated' | 'canceled'): Promise<ApiError> {
-    const status = (await this.pending.find(project.id, entryId))?.status ?? 'UNKNOWN';
+    const entry = await this.pending.find(project.id, entryId);
+    // Deleted meanwhile, with its card (a campaign deleted for good).
+    if (!entry) return ApiError.notFound('pending_points', entryId);
     return new ApiError(400, 'invalid_pending_points_state', 'Invalid pending points state', {
-      details: `Only pending points in 'PENDING' status can be ${verb}. Current status: '${status}'.`,
+      details: `Only pending points in 'PENDING' status can be ${verb}. Current status: '${entry.status}'.`,
       resourceId: entryId,
       resourceType: 'pending_points',
     });

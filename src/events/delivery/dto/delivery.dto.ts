@@ -159,7 +159,7 @@ export class RecoveryDto {
   @ApiProperty({ format: 'date-time' })
   since: string;
 
-  @ApiProperty({ description: 'The FAILED deliveries created since `since` that are sent again (each one attempt, same `webhook-id`), counted among the distribution\'s newest 10,000 FAILED deliveries when the request was answered: 10,000 means at least that many. The worker makes them PENDING in the background.' })
+  @ApiProperty({ description: 'The FAILED deliveries created since `since` that are sent again (each one attempt, same `webhook-id`), counted up to 10,000 when the request was answered: 10,000 means at least that many. The worker makes them PENDING in the background.' })
   deliveries_count: number;
 }
 

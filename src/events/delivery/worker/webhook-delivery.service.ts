@@ -194,6 +194,7 @@ export class WebhookDeliveryService implements OnModuleDestroy {
 
   /** Signs the envelope with the project's secrets and sends it. */
   private async sendSigned(delivery: AttemptContext, at: Date): Promise<WebhookResult> {
+    if (delivery.unreadable) throw new Error(delivery.unreadable);
     const secret = delivery.secret ?? { current: await this.secrets.ensure(delivery.projectId), previous: null, previousExpiresAt: null };
     const body = envelopeOf(delivery);
     const timestamp = Math.floor(at.getTime() / 1000);
