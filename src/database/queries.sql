@@ -24,7 +24,7 @@ WITH gone AS (
 )
 SELECT count(*)::int AS n FROM gone;
 
--- auth/project.repository.ts: ProjectRepository.findKey
+-- auth/project.repository.ts: FIND_KEY
 SELECT k.project_id, k.token_sha256, k.name, p.areas_and_stores FROM app_keys k JOIN projects p ON p.id = k.project_id WHERE k.app_id = $1;
 
 -- auth/project.repository.ts: ProjectRepository.setTimeZone
@@ -76,6 +76,9 @@ SELECT 1 FROM vouchers WHERE campaign_id = $1 LIMIT 1;
 -- campaigns/campaign-deletion.repository.ts: CampaignDeletionRepository.finish #3
 DELETE FROM campaigns WHERE id = $1;
 
+-- campaigns/campaign.repository.ts: COUNT_ENROLMENT_CARD
+UPDATE campaigns SET vouchers_count = vouchers_count + 1, vouchers_target = vouchers_target + 1 WHERE id = $1;
+
 -- campaigns/campaign.repository.ts: CampaignRepository.lockForDeletion
 SELECT protected, vouchers_count FROM campaigns WHERE project_id = $1 AND id = $2 AND deleted_at IS NULL FOR NO KEY UPDATE;
 
@@ -86,9 +89,6 @@ UPDATE campaigns SET deleted_at = now(), deletion_action_id = $3, vouchers_targe
 UPDATE campaigns SET vouchers_count = vouchers_count + $2
 WHERE id = $1 AND deleted_at IS NULL AND vouchers_generation_status = 'IN_PROGRESS' AND vouchers_count + $2 <= vouchers_target
 RETURNING 1;
-
--- campaigns/campaign.repository.ts: CampaignRepository.countEnrolmentCard
-UPDATE campaigns SET vouchers_count = vouchers_count + 1, vouchers_target = vouchers_target + 1 WHERE id = $1;
 
 -- campaigns/card-turn.repository.ts: CardTurnRepository.claim
 UPDATE campaigns c
@@ -121,21 +121,21 @@ WHERE vouchers_generation_status = 'IN_PROGRESS' AND deleted_at IS NULL AND (gen
 INSERT INTO vouchers (id, project_id, campaign_id, code, initial_points, points, balance)
 SELECT t.id, $3, $4, t.code, $5::int, $5::int, $5::int FROM unnest($1::text[], $2::text[]) AS t(id, code);
 
+-- cards/card-issue.repository.ts: PUBLISH_FREE
+UPDATE vouchers SET member_id = $1, holder_id = $2, published_at = now(), updated_at = now()
+WHERE id = (SELECT id FROM vouchers WHERE campaign_id = $3 AND member_id IS NULL LIMIT 1 FOR UPDATE SKIP LOCKED)
+RETURNING id;
+
+-- cards/card-issue.repository.ts: CREATE_PUBLISHED
+INSERT INTO vouchers (id, project_id, campaign_id, code, initial_points, points, balance, member_id, holder_id, published_at, updated_at)
+VALUES ($1, $2, $3, $4, $5::int, $5::int, $5::int, $6, $7, now(), now())
+ON CONFLICT (project_id, code) DO NOTHING RETURNING id;
+
 -- cards/card-issue.repository.ts: CardIssueRepository.insertBatch (per call)
 WITH ins AS (${insert} RETURNING 1) SELECT count(*)::int AS n FROM ins;
 
 -- cards/card-issue.repository.ts: CardIssueRepository.publishCode
 UPDATE vouchers SET member_id = $1, holder_id = $2, published_at = now(), updated_at = now() WHERE project_id = $3 AND campaign_id = $4 AND code = $5 AND member_id IS NULL RETURNING id;
-
--- cards/card-issue.repository.ts: CardIssueRepository.publishFree
-UPDATE vouchers SET member_id = $1, holder_id = $2, published_at = now(), updated_at = now()
-WHERE id = (SELECT id FROM vouchers WHERE campaign_id = $3 AND member_id IS NULL LIMIT 1 FOR UPDATE SKIP LOCKED)
-RETURNING id;
-
--- cards/card-issue.repository.ts: CardIssueRepository.createPublished
-INSERT INTO vouchers (id, project_id, campaign_id, code, initial_points, points, balance, member_id, holder_id, published_at, updated_at)
-VALUES ($1, $2, $3, $4, $5::int, $5::int, $5::int, $6, $7, now(), now())
-ON CONFLICT (project_id, code) DO NOTHING RETURNING id;
 
 -- cards/card.repository.ts: LOCK (prepared cards_lock)
 SELECT id FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE;
@@ -548,7 +548,7 @@ SELECT v.campaign_id, v.id FROM vouchers v
 JOIN members m ON m.id = v.member_id AND m.status = 'ACTIVE' AND m.customer_id = $2
 WHERE v.holder_id = $2 AND v.project_id = $1 AND v.campaign_id = ANY($3::text[]);
 
--- members/member-card.repository.ts: MemberCardRepository.findPublished
+-- members/member-card.repository.ts: PUBLISHED_BY_CODE
 SELECT v.id, v.code, v.campaign_id, v.holder_id, v.project_id
 FROM vouchers v
 JOIN members m ON m.id = v.member_id AND m.status <> 'DELETED'
@@ -602,7 +602,7 @@ FROM g;
 -- members/member-seed.repository.ts: MemberSeedRepository.insertChunk #2
 UPDATE campaigns SET vouchers_count = vouchers_count + $2, vouchers_target = vouchers_target + $2 WHERE id = $1 AND project_id = $3;
 
--- members/member.repository.ts: MemberRepository.insert
+-- members/member.repository.ts: INSERT
 INSERT INTO members (id, project_id, program_id, customer_id, status, metadata)
 VALUES ($1, $2, $3, $4, $5, $6)
 ON CONFLICT (program_id, customer_id) WHERE status <> 'DELETED' DO NOTHING
@@ -802,6 +802,11 @@ SELECT count(*) AS count, coalesce(sum(amount), 0) AS total,
        (array_agg(amount ORDER BY created_at DESC, id DESC))[1] AS last_amount, max(created_at) AS last_date
 FROM orders WHERE customer_id = $2 AND project_id = $1 AND status IN ('PAID', 'FULFILLED');
 
+-- points/orders/order.repository.ts: insertOrderSql (per call)
+INSERT INTO orders (id, project_id, source_id, status, amount${others.map((c) => `, ${c}`).join('')})
+VALUES ($1, $2, $3, $4, $5${others.map((_, i) => `, $${i + 6}`).join('')})
+${update} RETURNING ${ORDER_COLUMNS};
+
 -- points/orders/order.repository.ts: CLAIM (prepared orders_claim)
 INSERT INTO order_earnings (order_id, earning_rule_id, project_id, voucher_id, points)
 SELECT $1, c.rule, $2, c.card, c.points FROM unnest($3::text[], $4::text[], $5::int[]) AS c(rule, card, points)
@@ -809,11 +814,6 @@ ON CONFLICT (order_id, earning_rule_id) DO NOTHING RETURNING earning_rule_id;
 
 -- points/orders/order.repository.ts: OrderRepository.save (per call)
 UPDATE orders SET ${[...set, 'updated_at = now()'].join(', ')} WHERE id = $1 AND project_id = $2 RETURNING ${ORDER_COLUMNS};
-
--- points/orders/order.repository.ts: OrderRepository.save (per call) #2
-INSERT INTO orders (id, project_id, source_id, status, amount${columns.filter((c) => c !== 'status' && c !== 'amount').map((c) => `, ${c}`).join('')})
-VALUES ($1, $2, $3, $4, $5${columns.filter((c) => c !== 'status' && c !== 'amount').map((_, i) => `, $${i + 6}`).join('')})
-${update} RETURNING ${ORDER_COLUMNS};
 
 -- points/pending/activation.repository.ts: ACTIVATE, ACTIVATE_STATEMENT (prepared pending_activate)
 WITH upd AS (
@@ -912,6 +912,17 @@ SELECT voucher_id, to_char(activates_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day
 FROM loyalty_pending_points WHERE voucher_id = ANY($2::text[]) AND status = 'PENDING' AND project_id = $1
 GROUP BY 1, 2 ORDER BY 1, 2;
 
+-- points/pending/pending-points.repository.ts: BY_ID
+SELECT id, project_id, voucher_id, campaign_id, customer_id, order_id, earning_rule_id, points, status, activates_at,
+details, activation_error, created_at, updated_at, settled_at FROM loyalty_pending_points WHERE id = $1 AND project_id = $2;
+
+-- points/pending/pending-points.repository.ts: LOCK_PENDING
+SELECT id, voucher_id FROM loyalty_pending_points WHERE id = $1 AND project_id = $2 AND status = 'PENDING' FOR UPDATE;
+
+-- points/pending/pending-points.repository.ts: DUE_FOR_ACTIVATION
+SELECT id, voucher_id FROM loyalty_pending_points WHERE status = 'PENDING' AND activation_error IS NULL AND activates_at <= now() AND NOT (id = ANY($1::text[]))
+ORDER BY activates_at, voucher_id LIMIT $2 FOR UPDATE SKIP LOCKED;
+
 -- points/pending/pending-points.repository.ts: INSERT (prepared pending_insert)
 INSERT INTO loyalty_pending_points (id, project_id, voucher_id, campaign_id, customer_id, order_id, earning_rule_id, points, activates_at, details)
      SELECT e.id, e.project_id, e.voucher_id, e.campaign_id, e.customer_id, e.order_id, e.earning_rule_id, e.points,
@@ -921,15 +932,8 @@ INSERT INTO loyalty_pending_points (id, project_id, voucher_id, campaign_id, cus
      RETURNING id, project_id, voucher_id, campaign_id, customer_id, order_id, earning_rule_id, points, status, activates_at,
 details, activation_error, created_at, updated_at, settled_at;
 
--- points/pending/pending-points.repository.ts: PendingPointsRepository.lockPending
-SELECT id, voucher_id FROM loyalty_pending_points WHERE id = $1 AND project_id = $2 AND status = 'PENDING' FOR UPDATE;
-
 -- points/pending/pending-points.repository.ts: PendingPointsRepository.lockForActivation
 SELECT id, voucher_id FROM loyalty_pending_points WHERE id = ANY($1::text[]) AND status = 'PENDING' AND activation_error IS NULL FOR UPDATE SKIP LOCKED;
-
--- points/pending/pending-points.repository.ts: PendingPointsRepository.lockForActivation #2
-SELECT id, voucher_id FROM loyalty_pending_points WHERE status = 'PENDING' AND activation_error IS NULL AND activates_at <= now() AND NOT (id = ANY($1::text[]))
-ORDER BY activates_at, voucher_id LIMIT $2 FOR UPDATE SKIP LOCKED;
 
 -- points/pending/pending-points.repository.ts: PendingPointsRepository.setAside
 UPDATE loyalty_pending_points p SET activation_error = f.error, updated_at = now()
@@ -949,10 +953,6 @@ details, activation_error, created_at, updated_at, settled_at;
 UPDATE loyalty_pending_points SET points = points + $3, updated_at = now()
      WHERE id = $1 AND project_id = $2 AND status = 'PENDING' AND points + $3 > 0 RETURNING id, project_id, voucher_id, campaign_id, customer_id, order_id, earning_rule_id, points, status, activates_at,
 details, activation_error, created_at, updated_at, settled_at;
-
--- points/pending/pending-points.repository.ts: PendingPointsRepository.find
-SELECT id, project_id, voucher_id, campaign_id, customer_id, order_id, earning_rule_id, points, status, activates_at,
-details, activation_error, created_at, updated_at, settled_at FROM loyalty_pending_points WHERE id = $1 AND project_id = $2;
 
 -- points/pending/pending-points.repository.ts: PendingPointsRepository.list (per call)
 SELECT ${COLUMNS} FROM loyalty_pending_points WHERE ${where.join(' AND ')} ORDER BY id ${query.desc ? 'DESC' : 'ASC'} LIMIT $${params.push(query.limit)};

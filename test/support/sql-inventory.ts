@@ -85,12 +85,20 @@ export function inventoryDiff(committed: string, current: string): string[] {
   const before = entries(committed);
   const after = entries(current);
   const report: string[] = [];
+  // A statement that only moved (its constant or method renamed) is one line.
+  const gone = new Map([...before].filter(([key]) => !after.has(key)).map(([key, lines]) => [lines.join('\n'), key]));
   for (const [key, lines] of after) {
     const old = before.get(key);
-    if (!old) report.push(`added ${key}`, ...lines.map((line) => `  + ${line}`));
+    const movedFrom = old ? undefined : gone.get(lines.join('\n'));
+    if (movedFrom) {
+      const [from, to] = [movedFrom.slice(3), key.slice(3)];
+      const file = from.slice(0, from.indexOf(': ') + 2);
+      report.push(`moved ${from} → ${to.startsWith(file) ? to.slice(file.length) : to}`);
+      gone.delete(lines.join('\n'));
+    } else if (!old) report.push(`added ${key}`, ...lines.map((line) => `  + ${line}`));
     else if (old.join('\n') !== lines.join('\n')) report.push(`changed ${key}`, ...lineDiff(old, lines));
   }
-  for (const [key, lines] of before) if (!after.has(key)) report.push(`removed ${key}`, ...lines.map((line) => `  - ${line}`));
+  for (const key of gone.values()) report.push(`removed ${key}`, ...(before.get(key) as string[]).map((line) => `  - ${line}`));
   if (!report.length && committed !== current) report.push('the order of the entries or the header differs');
   return report;
 }
