@@ -58,7 +58,10 @@ function committedBatches(output) {
 }
 
 
-/** 10,000 PENDING entries (10 per card) due at `due`, with their orders, as earning would have made them. */
+/**
+ * 10,000 PENDING entries (10 per card) due at `due`, with their orders, as earning would have made them: set-up
+ * in bulk SQL of its own, not the service's statements (which make one order's entries at a time).
+ */
 async function makeEntries(db, seed, due, round) {
   const ruleId = `ern_bench${round}${randomBytes(6).toString('hex')}`;
   await db.query(
