@@ -10,6 +10,9 @@ import { LoyaltyProgram } from './loyalty-program.entity.js';
 
 export const CAMPAIGN_NAME_CONSTRAINT = 'uq_campaigns_project_name_live';
 
+/** A card made at enrolment counted by its campaign (bench/'s plain baseline sends it too). */
+export const COUNT_ENROLMENT_CARD = 'UPDATE campaigns SET vouchers_count = vouchers_count + 1, vouchers_target = vouchers_target + 1 WHERE id = $1';
+
 export type NewCampaign = Omit<
   Campaign,
   | 'project'
@@ -178,7 +181,7 @@ export class CampaignRepository {
    * makes exactly the cards it was asked for. The campaign's row stays locked from here to the commit.
    */
   async countEnrolmentCard(tx: Tx, id: string): Promise<void> {
-    await tx.query('UPDATE campaigns SET vouchers_count = vouchers_count + 1, vouchers_target = vouchers_target + 1 WHERE id = $1', [id]);
+    await tx.query(COUNT_ENROLMENT_CARD, [id]);
   }
 
   /** Live campaigns whose cards are still being generated (the sweep re-queues their jobs). */

@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { applySqlFunctions } from '../sql-functions.js';
+import { applySqlFunctions, type SqlFunctionPins } from '../sql-functions.js';
 
 /**
  * Issue 36: events have a size bound. `loyalty_event_fit` (with `loyalty_json_put`) cuts an event over
@@ -8,9 +8,15 @@ import { applySqlFunctions } from '../sql-functions.js';
  */
 export class BoundedEvents1795620000000 implements MigrationInterface {
   name = 'BoundedEvents1795620000000';
+  /** The SQL functions it applies, pinned to their files as they were (docs/architecture.md, "SQL functions"). */
+  static readonly sqlFunctions: SqlFunctionPins = {
+    loyalty_order_json: 'f872255c8fb318f60f714a74ebf50bbaff5886448ee9dd18945cfd6f1e5bfb39',
+    loyalty_json_put: 'a129675ff04533072b747cf1eb7d127ab0d358a87a4b051fb1a89c37d23810ba',
+    loyalty_event_fit: 'de164f33b8118d84fc6106a481be4b120c38ae926865ae7dc8bd3c467cf97a95',
+  };
 
   public async up(queryRunner: QueryRunner): Promise<void> {
-    await applySqlFunctions(queryRunner, ['loyalty_order_json', 'loyalty_json_put', 'loyalty_event_fit']);
+    await applySqlFunctions(queryRunner, BoundedEvents1795620000000.sqlFunctions);
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
