@@ -2,41 +2,12 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { useStack } from '../support/fixture.js';
 import { testConfig, waitFor } from '../support/harness.js';
-import { PointsDb, enrol, pointsCampaign, projectViolations, unique } from '../support/points.js';
+import { PointsDb, addDueBuckets, enrol, pointsCampaign, projectViolations, unique } from '../support/points.js';
 
 const SWEEP_MS = 100;
 /** The worker's statement timeout here: far below what one statement over a card's 30,000 due buckets takes. */
 const WORKER_QUERY_TIMEOUT_MS = 200;
 const EXPIRED = 'customer.voucher.loyalty_card.points_expired';
-
-/**
- * `count` due ACTIVE buckets of one point each on a card, one per past day (a card has at most one ACTIVE bucket
- * per day), as if the sweep had been away while they came due; the card's columns and one POINTS_ADDITION
- * ledger row follow, so the card's invariants hold before the expiry.
- */
-async function dueBuckets(db: PointsDb, cardId: string, count: number): Promise<void> {
-  await db.query(
-    `WITH b AS (
-       INSERT INTO loyalty_points_buckets (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after, created_at)
-       SELECT 'lopb_' || left(md5(v.id || g), 18), v.project_id, v.id, v.campaign_id, 1, 1, current_date - g, now() - make_interval(secs => g), now() - make_interval(days => g)
-       FROM vouchers v, generate_series(1, $2::int) g WHERE v.id = $1
-       RETURNING voucher_id, remaining
-     ), c AS (
-       UPDATE vouchers v SET points = v.points + s.n, balance = v.balance + s.n, added_points = v.added_points + s.n
-       FROM (SELECT voucher_id, sum(remaining)::bigint AS n FROM b GROUP BY voucher_id) s WHERE v.id = s.voucher_id
-       RETURNING v.id, v.project_id, v.campaign_id, v.balance, s.n
-     )
-     INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, details)
-     SELECT 'vtx_' || left(md5(id || 'due'), 18), project_id, id, campaign_id, 'POINTS_ADDITION', n, balance, '{"reason": "test: due buckets"}' FROM c`,
-    [cardId, count],
-  );
-  await db.query(
-    `UPDATE vouchers v SET next_expiration_date = n.d, next_expiration_points = n.p
-     FROM (SELECT expires_at AS d, sum(remaining)::bigint AS p FROM loyalty_points_buckets WHERE voucher_id = $1 AND status = 'ACTIVE' AND remaining > 0 AND expires_at IS NOT NULL
-           GROUP BY expires_at ORDER BY expires_at LIMIT 1) n WHERE v.id = $1`,
-    [cardId],
-  );
-}
 
 /**
  * Expiry is bounded per card: one card's due buckets are expired in chunks, and a card whose expiry still
@@ -69,8 +40,8 @@ describe('point expiry bounded per card', () => {
   it('another project\'s due bucket expires beside a card with 30,000 due buckets; that card\'s expire in chunks of 100, one ledger row and one event each', async () => {
     const poison = await card(stack.a);
     const neighbour = await card(stack.b);
-    await dueBuckets(db, poison.id, 30_000);
-    await dueBuckets(db, neighbour.id, 1);
+    await addDueBuckets(db, poison.id, 30_000);
+    await addDueBuckets(db, neighbour.id, 1);
     await worker();
     await waitFor(async () => ((await status(neighbour.id))[0]?.status === 'EXPIRED' ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
     await waitFor(async () => ((await status(poison.id)).map((s) => `${s.status} ${s.n}`).join() === 'EXPIRED 30000' ? true : undefined), { timeoutMs: 60_000, intervalMs: 200 });
@@ -91,8 +62,8 @@ describe('point expiry bounded per card', () => {
   it('a card whose expiry cannot finish (a statement past the timeout) is set aside and shown; the others expire; released, it expires', async () => {
     const poison = await card(stack.a);
     const neighbour = await card(stack.b);
-    await dueBuckets(db, poison.id, 3);
-    await dueBuckets(db, neighbour.id, 2);
+    await addDueBuckets(db, poison.id, 3);
+    await addDueBuckets(db, neighbour.id, 2);
     // Another session holds one of the card's buckets: the expiry statement waits on it past its timeout.
     const holder = new PointsDb();
     await holder.connect();
