@@ -52,7 +52,8 @@ export const DUE_CARDS = prepared(
  * - `pick`: each card's soonest due buckets, at most a chunk (through `idx_points_buckets_card_due`, so a
  *   card's later buckets are never read); `chunk`: whole chunks, cards in id order, while the buckets before
  *   them stay within the statement's budget (a card's chunk always goes in whole);
- * - `due`: ACTIVE → EXPIRED (conditional: a bucket expired by another worker is not in it);
+ * - `due`: ACTIVE → EXPIRED (conditional: a bucket expired by another worker is not in it), by their ids (the
+ *   primary key: a join with the CTE would read the whole table);
  * - `agg`: per card, the points that leave and the buckets as the event shows them;
  * - `cards`: the balance lowered and `expired_points` raised, once per card, and its next expiration set;
  * - `tx`: one POINTS_EXPIRATION ledger row per card and chunk (negative), naming its buckets;
@@ -75,10 +76,10 @@ export const EXPIRE = prepared(
      WHERE before < $5
    ), due AS (
      UPDATE loyalty_points_buckets b SET status = 'EXPIRED', updated_at = now()
-     FROM chunk WHERE b.id = chunk.id AND b.status = 'ACTIVE'
+     WHERE b.id = ANY(ARRAY(SELECT id FROM chunk)) AND b.status = 'ACTIVE'
      RETURNING b.id, b.voucher_id, b.campaign_id, b.remaining, b.expires_at, b.created_at
    ), agg AS (
-     SELECT voucher_id, sum(remaining)::bigint AS points,
+     SELECT voucher_id, sum(remaining)::bigint AS points, array_agg(id) AS ids,
             json_agg(json_build_object('id', id, 'voucher_id', voucher_id, 'campaign_id', campaign_id, 'bucket', json_build_object('total_points', remaining),
                                        'status', 'EXPIRED', 'expires_at', to_char(expires_at, 'YYYY-MM-DD'), 'created_at', loyalty_iso(created_at),
                                        'updated_at', loyalty_iso(now()), 'object', 'loyalty_points_bucket') ORDER BY expires_at, created_at, id) AS buckets,
@@ -89,9 +90,9 @@ export const EXPIRE = prepared(
                            next_expiration_date = n.d, next_expiration_points = coalesce(n.p, 0)
      FROM agg
      LEFT JOIN LATERAL (
-       -- The statement sees the chunk's buckets as they were (ACTIVE): the others are what is left.
+       -- The statement sees the buckets it expires as they were (ACTIVE): the others are what is left.
        SELECT b.expires_at AS d, sum(b.remaining)::bigint AS p FROM loyalty_points_buckets b
-       WHERE b.voucher_id = agg.voucher_id AND b.status = 'ACTIVE' AND b.remaining > 0 AND b.expires_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM chunk WHERE chunk.id = b.id)
+       WHERE b.voucher_id = agg.voucher_id AND b.status = 'ACTIVE' AND b.remaining > 0 AND b.expires_at IS NOT NULL AND b.id <> ALL(agg.ids)
        GROUP BY b.expires_at ORDER BY b.expires_at LIMIT 1
      ) n ON true
      WHERE v.id = agg.voucher_id
