@@ -72,8 +72,12 @@ export const EXPIRE = prepared(
        ORDER BY b.expire_after LIMIT $4
      ) b
    ), chunk AS MATERIALIZED (
+     -- Within the budget (nearly always) every pick goes; otherwise (and only then: the second branch's sort
+     -- is not run when its one-time filter is false) the buckets of whole cards while those before stay in it.
+     SELECT id FROM pick WHERE (SELECT count(*) FROM pick) <= $5
+     UNION ALL
      SELECT id FROM (SELECT id, count(*) OVER (ORDER BY voucher_id) - count(*) OVER (PARTITION BY voucher_id) AS before FROM pick) p
-     WHERE before < $5
+     WHERE (SELECT count(*) FROM pick) > $5 AND before < $5
    ), due AS (
      UPDATE loyalty_points_buckets b SET status = 'EXPIRED', updated_at = now()
      WHERE b.id = ANY(ARRAY(SELECT id FROM chunk)) AND b.status = 'ACTIVE'
@@ -125,7 +129,7 @@ export const EXPIRE = prepared(
        ORDER BY r.voucher_id`)}
    )
    SELECT (SELECT count(*) FROM due)::int AS buckets, (SELECT count(*) FROM run)::int AS cards, (SELECT coalesce(sum(points), 0) FROM run)::bigint AS points,
-          (SELECT count(*) FROM pick) > (SELECT count(*) FROM chunk) OR EXISTS (SELECT 1 FROM pick GROUP BY voucher_id HAVING count(*) >= $4) AS more`,
+          (SELECT count(*) FROM pick) > $5 OR EXISTS (SELECT 1 FROM pick GROUP BY voucher_id HAVING count(*) >= $4) AS more`,
 );
 
 /** The cards set aside for `retryMs` or longer (or the given ones), released in id order without waiting for a card another transaction holds. */
