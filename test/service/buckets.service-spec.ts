@@ -155,6 +155,10 @@ describe('point buckets per day and their bounded expiry (services on PostgreSQL
     try {
       await holder.query('BEGIN');
       await holder.query(`SELECT 1 FROM loyalty_points_buckets WHERE voucher_id = $1 LIMIT 1 FOR UPDATE`, [poison.card.id]);
+      // The batch's statement times out, then the cards alone for one more timeout at most: the card is set aside,
+      // and the other card expires in the same sweep or, if its turn came after that timeout, in the next.
+      await expiry.sweep(1_000, internalCause());
+      expect((await expiry.setAsideCards(poison.project.id)).map((c) => c.id)).toEqual([poison.card.id]);
       await expiry.sweep(1_000, internalCause());
     } finally {
       await holder.query('ROLLBACK');
@@ -180,5 +184,27 @@ describe('point buckets per day and their bounded expiry (services on PostgreSQL
     expect(await expiry.release({})).toEqual([]);
     expect(await bucketViolations(db, poison.project.id)).toEqual([]);
     expect(await bucketViolations(db, other.project.id)).toEqual([]);
+  }, 30_000);
+
+  it('when every card\'s statement times out (a database too slow), a sweep sets one card aside, not every card in turn', async () => {
+    const cards = [await member(0), await member(0), await member(0)];
+    for (const { card } of cards) await addDueBuckets(db, card.id, 1);
+    const expiry = services.get(ExpiryService);
+    const holder = new PointsDb();
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM loyalty_points_buckets WHERE voucher_id = ANY($1) FOR UPDATE`, [cards.map((c) => c.card.id)]);
+      await expiry.sweep(1_000, internalCause());
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    // The batch's statement timed out, then the first card alone: card by card stops there, and so does the sweep.
+    const setAside = await db.count(`SELECT 1 FROM vouchers WHERE id = ANY($1) AND expiry_error IS NOT NULL`, [cards.map((c) => c.card.id)]);
+    expect(setAside).toBe(1);
+    expect(await expiry.release({ cardIds: cards.map((c) => c.card.id) })).toHaveLength(1);
+    await expiry.sweep(1_000, internalCause());
+    expect(await db.count(`SELECT 1 FROM loyalty_points_buckets WHERE voucher_id = ANY($1) AND status = 'ACTIVE'`, [cards.map((c) => c.card.id)])).toBe(0);
   }, 30_000);
 });

@@ -42,6 +42,8 @@ export class ExpiryService {
   private readonly logger = new Logger(ExpiryService.name);
   private readonly bounds: { chunk: number; budget: number };
   private readonly retryMs: number;
+  /** How long a batch goes on card by card after its statement failed: one statement timeout (none: no limit). */
+  private readonly isolationMs: number;
 
   constructor(
     config: AppConfig,
@@ -51,6 +53,7 @@ export class ExpiryService {
   ) {
     this.bounds = { chunk: config.pointsExpiry.chunkBuckets, budget: POINTS_EXPIRY_STATEMENT_BUCKETS };
     this.retryMs = config.pointsExpiry.retryMs;
+    this.isolationMs = config.databaseQueryTimeoutMs > 0 ? config.databaseQueryTimeoutMs : Number.POSITIVE_INFINITY;
   }
 
   /** One batch: the cards of up to `batchSize` due buckets, a chunk of each. */
@@ -66,8 +69,10 @@ export class ExpiryService {
 
   /**
    * Batches until one finds fewer due buckets than it could take and left no card with more to expire, or
-   * does nothing (every card it found is held by another transaction, which will be done with it by the next
-   * sweep); first, the cards set aside for POINTS_EXPIRY_RETRY_MS are released. Returns the buckets expired.
+   * expires nothing (every card it found is held by another transaction, which will be done with it by the
+   * next sweep, or failed: a database too slow for any card waits for the next sweep rather than have every
+   * card set aside in turn); first, the cards set aside for POINTS_EXPIRY_RETRY_MS are released. Returns the
+   * buckets expired.
    */
   async sweep(batchSize: number, cause: EventCause): Promise<number> {
     if (this.retryMs > 0) {
@@ -79,7 +84,7 @@ export class ExpiryService {
       const batch = await this.expireBatch(batchSize, cause);
       total += batch.buckets;
       if (batch.points) this.logger.debug({ buckets: batch.buckets, cards: batch.cards, points: batch.points }, 'points expired');
-      if (batch.buckets === 0 && !batch.setAside.length) return total;
+      if (batch.buckets === 0) return total;
       if (batch.candidates < batchSize && !batch.more) return total;
     }
   }
@@ -94,7 +99,13 @@ export class ExpiryService {
     return this.expiry.release(filter);
   }
 
-  /** The batch's statement; if it fails for its cards, each card alone, and the ones that still fail are set aside. */
+  /**
+   * The batch's statement; if it fails for its cards, each card alone, and the ones that still fail are set
+   * aside. Card by card goes on for one statement timeout at most (the failed statement took one already):
+   * the cards not reached are left for the next batch, without the ones set aside. So a poison card costs a
+   * batch two timeouts, and a database where every statement times out costs it two and sets one card aside,
+   * not one timeout per card of the batch.
+   */
   private async expireOrSetAside(locked: LockedCards, cause: EventCause): Promise<ExpiryResult & { setAside: ExpiryBatch['setAside'] }> {
     const tx = locked.tx;
     const ids = locked.cardIds.sort();
@@ -110,7 +121,12 @@ export class ExpiryService {
     // One card alone has failed alone already: no second statement timeout for it.
     if (ids.length === 1) setAside.push({ cardId: ids[0], error: failure });
     else {
+      const started = performance.now();
       for (const id of ids) {
+        if (performance.now() - started >= this.isolationMs) {
+          result.more = true;
+          break;
+        }
         try {
           const one = await this.transactions.savepoint(tx, () => this.expiry.expire(locked, [id], this.bounds, cause));
           result.buckets += one.buckets;
