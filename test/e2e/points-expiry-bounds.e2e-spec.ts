@@ -57,7 +57,7 @@ describe('point expiry bounded per card', () => {
     );
     expect(events).toEqual({ n: 300, most: 100 });
     expect((await db.card((await db.query<{ code: string }>('SELECT code FROM vouchers WHERE id = $1', [poison.id]))[0].code)).balance).toBe(0);
-  }, 130_000);
+  }, 120_000);
 
   it('a card whose expiry cannot finish (a statement past the timeout) is set aside and shown; the others expire; released, it expires', async () => {
     const poison = await card(stack.a);
@@ -92,5 +92,5 @@ describe('point expiry bounded per card', () => {
     await waitFor(async () => ((await status(poison.id))[0]?.status === 'EXPIRED' ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
     expect((await db.query<{ error: string | null }>('SELECT expiry_error AS error FROM vouchers WHERE id = $1', [poison.id]))[0].error).toBeNull();
     expect((await stack.http().get('/metrics')).text).toMatch(/^loyalty_points_expiry_set_aside_cards 0$/m);
-  }, 130_000);
+  }, 120_000);
 });

@@ -34,8 +34,8 @@ function cardFailure(error: unknown): string | null {
  * A statement that fails for its cards (a statement past its timeout, a value PostgreSQL refuses) is undone to
  * a savepoint and run card by card, as activation does with its entries: the cards that still fail alone are
  * set aside (`vouchers.expiry_error`), out of the sweep until POINTS_EXPIRY_RETRY_MS has passed or an operator
- * releases them (`cli.js expiry-set-aside`), and the others' buckets expire. So one card can cost the sweep a
- * statement timeout now and then, never its progress for everyone else.
+ * releases them (`cli.js expiry-set-aside`), and the others' buckets expire. So one card can cost the sweep two
+ * statement timeouts now and then, never its progress for everyone else.
  */
 @Injectable()
 export class ExpiryService {
