@@ -19,6 +19,8 @@ import { DataCipher, keyId } from './common/crypto/data-cipher.js';
 import { DatabaseKitModule } from './database/database-kit.module.js';
 import { BucketRepository } from './points/buckets/bucket.repository.js';
 import { BucketScheduleService } from './points/buckets/bucket-schedule.service.js';
+import { ExpiryRepository } from './points/buckets/expiry.repository.js';
+import { ExpiryService } from './points/buckets/expiry.service.js';
 import { MemberSeedRepository } from './members/member-seed.repository.js';
 import { MAX_SEED_MEMBERS, MemberSeedService } from './members/member-seed.service.js';
 import { DistributionRepository } from './events/distributions/distribution.repository.js';
@@ -47,6 +49,11 @@ Commands:
   set-time-zone <project_id> <zone>
                                    the IANA time zone of the project's days (default UTC): points expire
                                    at 00:00 after their last day there; buckets not yet expired follow
+  expiry-set-aside [--project <project_id>] [--release <card_id>]... [--release-all]
+                                   the cards whose point expiry failed and that the worker set aside (as
+                                   JSON, at most 1,000); with --release (repeatable) or --release-all (of
+                                   --project, or of every project), release them: the next sweep expires
+                                   their due buckets (docs/points-expiry.md)
   openapi [<file>]                 write the OpenAPI document (sorted keys) to <file> or stdout
   worker-health [--any]            exit 0 if a worker on this host (any host with --any) wrote its heartbeat
                                    to Redis in the last 15 s, else 1; prints the live ones as JSON
@@ -159,6 +166,33 @@ async function setTimeZone(argv: string[]): Promise<void> {
   }
 }
 
+/** The cards the point expiry set aside, listed or released (docs/points-expiry.md, "Cards set aside"). */
+async function expirySetAside(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { project: { type: 'string' }, release: { type: 'string', multiple: true }, 'release-all': { type: 'boolean', default: false } },
+  });
+  if (values.release?.length && values['release-all']) throw new Error('usage: expiry-set-aside [--project <project_id>] [--release <card_id>]... [--release-all]');
+  const config = loadConfigOrExit();
+  await migrateDatabase(config);
+  @Module({ imports: [AppConfigModule.forRoot(config), DatabaseModule, DatabaseKitModule, CardsModule], providers: [ExpiryRepository, ExpiryService] })
+  class ExpirySetAsideModule {}
+  const app = await NestFactory.createApplicationContext(ExpirySetAsideModule, { logger: ['error'] });
+  try {
+    const expiry = app.get(ExpiryService);
+    if (values.release?.length || values['release-all']) {
+      const released = await expiry.release({ cardIds: values.release, projectId: values.project });
+      process.stdout.write(`${JSON.stringify({ released })}\n`);
+      return;
+    }
+    const cards = await expiry.setAsideCards(values.project ?? null);
+    const listed = cards.map((card) => ({ id: card.id, project_id: card.projectId, code: card.code, error: card.error, set_aside_at: card.setAsideAt.toISOString() }));
+    process.stdout.write(`${JSON.stringify({ cards: listed }, null, 2)}\n`);
+  } finally {
+    await app.close();
+  }
+}
+
 async function openapi(argv: string[]): Promise<void> {
   const config = loadConfigOrExit({ LOG_LEVEL: 'warn' });
   await migrateDatabase(config);
@@ -253,6 +287,8 @@ async function main(): Promise<void> {
       return setFeature(rest);
     case 'set-time-zone':
       return setTimeZone(rest);
+    case 'expiry-set-aside':
+      return expirySetAside(rest);
     case 'openapi':
       return openapi(rest);
     case 'seed':

@@ -29,6 +29,12 @@ export class AppConfig {
   /** How often the worker's sweeps run (in-process timers of each worker process). */
   readonly sweeps: { pendingPointsMs: number; pointsExpiryMs: number; cardGenerationMs: number; webhooksMs: number; idempotencyMs: number; asyncActionsMs: number; campaignDeletionMs: number };
   /**
+   * Point expiry (docs/points-expiry.md): `chunkBuckets`, the most due buckets of one card one statement expires
+   * (one ledger row and one event each); `retryMs`, how long a card whose expiry failed stays set aside before
+   * the sweep tries it again (0: until an operator releases it).
+   */
+  readonly pointsExpiry: { chunkBuckets: number; retryMs: number };
+  /**
    * Idempotency-Key (docs/errors.md): `ttlMs`, how long a key and its stored answer are kept; `leaseMs`, how long
    * a claim whose request never finished (its process died) blocks the key before a retry may take it over.
    */
@@ -89,6 +95,7 @@ export class AppConfig {
         : null;
     this.pendingPointsDayMs = env.PENDING_POINTS_DAY_MS;
     this.sweeps = { pendingPointsMs: env.PENDING_POINTS_SWEEP_MS, pointsExpiryMs: env.POINTS_EXPIRY_SWEEP_MS, cardGenerationMs: env.CARD_GENERATION_SWEEP_MS, webhooksMs: env.WEBHOOK_SWEEP_MS, idempotencyMs: env.IDEMPOTENCY_SWEEP_MS, asyncActionsMs: env.ASYNC_ACTIONS_SWEEP_MS, campaignDeletionMs: env.CAMPAIGN_DELETION_SWEEP_MS };
+    this.pointsExpiry = { chunkBuckets: env.POINTS_EXPIRY_CHUNK_BUCKETS, retryMs: env.POINTS_EXPIRY_RETRY_MS };
     this.idempotency = { ttlMs: env.IDEMPOTENCY_TTL_MS, leaseMs: env.IDEMPOTENCY_LEASE_MS };
     this.asyncActions = { ttlMs: env.ASYNC_ACTION_TTL_MS };
     this.cardGenerationTurnCards = env.CARD_GENERATION_TURN_CARDS;

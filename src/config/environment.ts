@@ -225,6 +225,18 @@ export class EnvironmentVariables {
   POINTS_EXPIRY_SWEEP_MS: number = 60_000;
 
   @Transform(toInt)
+  @IsInt({ message: 'POINTS_EXPIRY_CHUNK_BUCKETS must be an integer from 1 to 10000' })
+  @Min(1, { message: 'POINTS_EXPIRY_CHUNK_BUCKETS must be an integer from 1 to 10000' })
+  @Max(10_000, { message: 'POINTS_EXPIRY_CHUNK_BUCKETS must be an integer from 1 to 10000' })
+  POINTS_EXPIRY_CHUNK_BUCKETS: number = 100;
+
+  @Transform(toInt)
+  @IsInt({ message: 'POINTS_EXPIRY_RETRY_MS must be an integer from 0 to 2592000000 (milliseconds; 0 = only when released)' })
+  @Min(0, { message: 'POINTS_EXPIRY_RETRY_MS must be an integer from 0 to 2592000000 (milliseconds; 0 = only when released)' })
+  @Max(2_592_000_000, { message: 'POINTS_EXPIRY_RETRY_MS must be an integer from 0 to 2592000000 (milliseconds; 0 = only when released)' })
+  POINTS_EXPIRY_RETRY_MS: number = 3_600_000;
+
+  @Transform(toInt)
   @IsInt({ message: 'CARD_GENERATION_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
   @Min(10, { message: 'CARD_GENERATION_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
   @Max(86_400_000, { message: 'CARD_GENERATION_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })

@@ -623,6 +623,9 @@ DELETE FROM members m WHERE m.id = ANY($1::text[]) AND NOT EXISTS (SELECT 1 FROM
 -- metrics/metrics.repository.ts: MetricsRepository.duePendingPoints
 SELECT count(*) AS n FROM loyalty_pending_points WHERE status = 'PENDING' AND activation_error IS NULL AND activates_at <= now();
 
+-- metrics/metrics.repository.ts: MetricsRepository.expirySetAsideCards
+SELECT count(*) AS n FROM vouchers WHERE expiry_error IS NOT NULL;
+
 -- metrics/metrics.repository.ts: MetricsRepository.deliveriesByStatus
 SELECT (SELECT count(*) FROM webhook_deliveries WHERE status = 'PENDING') AS pending,
 (SELECT coalesce(sum(f.n), 0) FROM distributions d
@@ -646,18 +649,22 @@ JOIN campaigns ca ON ca.id = v.campaign_id
 WHERE v.id = $1 OFFSET 0) s;
 
 -- points/buckets/bucket.repository.ts: CREDIT (prepared buckets_credit)
-INSERT INTO loyalty_points_buckets (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after)
-SELECT c.id, c.project_id, c.voucher_id, c.campaign_id, c.points, c.points, e.expires_at, loyalty_points_expire_after(e.expires_at, p.time_zone)
-FROM json_to_recordset($1::json) AS c(id text, project_id text, voucher_id text, campaign_id text, points bigint, date date, never boolean, earning_rule_id text)
-JOIN projects p ON p.id = c.project_id
-JOIN campaigns ca ON ca.id = c.campaign_id
-LEFT JOIN earning_rules er ON er.id = c.earning_rule_id
-CROSS JOIN LATERAL (SELECT CASE
-    WHEN c.date IS NOT NULL THEN c.date
-    WHEN c.never THEN NULL
-    ELSE loyalty_points_expiry_date(coalesce(er.expiration_rules, ca.voucher->'loyalty_card'->'expiration_rules'), (now() AT TIME ZONE p.time_zone)::date)
-  END AS expires_at) e
-RETURNING voucher_id, expires_at IS NOT NULL AS dated;
+INSERT INTO loyalty_points_buckets AS b (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after)
+ SELECT min(c.id), c.project_id, c.voucher_id, c.campaign_id, sum(c.points), sum(c.points), e.expires_at, max(loyalty_points_expire_after(e.expires_at, p.time_zone))
+ FROM json_to_recordset($1::json) AS c(id text, project_id text, voucher_id text, campaign_id text, points bigint, date date, never boolean, earning_rule_id text)
+ JOIN projects p ON p.id = c.project_id
+ JOIN campaigns ca ON ca.id = c.campaign_id
+ LEFT JOIN earning_rules er ON er.id = c.earning_rule_id
+ CROSS JOIN LATERAL (SELECT CASE
+     WHEN c.date IS NOT NULL THEN c.date
+     WHEN c.never THEN NULL
+     ELSE loyalty_points_expiry_date(coalesce(er.expiration_rules, ca.voucher->'loyalty_card'->'expiration_rules'), (now() AT TIME ZONE p.time_zone)::date)
+   END AS expires_at) e
+ GROUP BY c.project_id, c.voucher_id, c.campaign_id, e.expires_at
+ ON CONFLICT (voucher_id, (coalesce(expires_at, 'infinity'::date))) WHERE status = 'ACTIVE'
+ DO UPDATE SET total_points = b.total_points + EXCLUDED.total_points, remaining = b.remaining + EXCLUDED.remaining,
+expire_after = EXCLUDED.expire_after, updated_at = now()
+ RETURNING voucher_id, expires_at IS NOT NULL AS dated;
 
 -- points/buckets/bucket.repository.ts: REFRESH_NEXT (prepared buckets_refresh_next)
 UPDATE vouchers v SET next_expiration_date = n.d, next_expiration_points = coalesce(n.p, 0)
@@ -686,7 +693,7 @@ SELECT to_char(now() AT TIME ZONE time_zone, 'YYYY-MM-DD') AS today FROM project
 -- points/buckets/bucket.repository.ts: BucketRepository.list
 SELECT id, voucher_id, campaign_id, remaining, status, to_char(expires_at, 'YYYY-MM-DD') AS expires_at, created_at, updated_at
 FROM loyalty_points_buckets WHERE voucher_id = $1 AND project_id = $2 AND status = 'ACTIVE'
-ORDER BY expires_at NULLS LAST, created_at, id LIMIT $3 OFFSET $4;
+ORDER BY coalesce(expires_at, 'infinity'::date) LIMIT $3 OFFSET $4;
 
 -- points/buckets/bucket.repository.ts: BucketRepository.list #2
 SELECT count(*)::int AS total FROM loyalty_points_buckets WHERE voucher_id = $1 AND project_id = $2 AND status = 'ACTIVE';
@@ -710,16 +717,31 @@ CROSS JOIN LATERAL (
   WHERE b.project_id = p.id AND b.status = 'ACTIVE' AND b.expire_after <= now()
     AND NOT EXISTS (SELECT 1 FROM loyalty_pending_points pp
                     WHERE pp.voucher_id = b.voucher_id AND pp.status = 'PENDING' AND pp.activation_error IS NULL AND pp.activates_at <= now())
+    AND NOT EXISTS (SELECT 1 FROM vouchers v WHERE v.id = b.voucher_id AND v.expiry_error IS NOT NULL)
   ORDER BY b.expire_after LIMIT $1) b
 LIMIT $1;
 
 -- points/buckets/expiry.repository.ts: EXPIRE (prepared buckets_expire)
-WITH due AS (
+WITH pick AS MATERIALIZED (
+  SELECT b.id, c.id AS voucher_id FROM unnest($1::text[]) AS c(id)
+  CROSS JOIN LATERAL (
+    SELECT b.id FROM loyalty_points_buckets b
+    WHERE b.voucher_id = c.id AND b.status = 'ACTIVE' AND b.expire_after IS NOT NULL AND b.expire_after <= now()
+    ORDER BY b.expire_after LIMIT $4
+  ) b
+), chunk AS MATERIALIZED (
+  -- Within the budget (nearly always) every pick goes; otherwise (and only then: the second branch's sort
+  -- is not run when its one-time filter is false) the buckets of whole cards while those before stay in it.
+  SELECT id FROM pick WHERE (SELECT count(*) FROM pick) <= $5
+  UNION ALL
+  SELECT id FROM (SELECT id, count(*) OVER (ORDER BY voucher_id) - count(*) OVER (PARTITION BY voucher_id) AS before FROM pick) p
+  WHERE (SELECT count(*) FROM pick) > $5 AND before < $5
+), due AS (
   UPDATE loyalty_points_buckets b SET status = 'EXPIRED', updated_at = now()
-  WHERE b.voucher_id = ANY($1::text[]) AND b.status = 'ACTIVE' AND b.expire_after <= now()
+  WHERE b.id = ANY(ARRAY(SELECT id FROM chunk)) AND b.status = 'ACTIVE'
   RETURNING b.id, b.voucher_id, b.campaign_id, b.remaining, b.expires_at, b.created_at
 ), agg AS (
-  SELECT voucher_id, sum(remaining)::bigint AS points,
+  SELECT voucher_id, sum(remaining)::bigint AS points, array_agg(id) AS ids,
          json_agg(json_build_object('id', id, 'voucher_id', voucher_id, 'campaign_id', campaign_id, 'bucket', json_build_object('total_points', remaining),
                                     'status', 'EXPIRED', 'expires_at', to_char(expires_at, 'YYYY-MM-DD'), 'created_at', loyalty_iso(created_at),
                                     'updated_at', loyalty_iso(now()), 'object', 'loyalty_points_bucket') ORDER BY expires_at, created_at, id) AS buckets,
@@ -730,9 +752,9 @@ WITH due AS (
                         next_expiration_date = n.d, next_expiration_points = coalesce(n.p, 0)
   FROM agg
   LEFT JOIN LATERAL (
-    -- The statement sees the due buckets as they were (ACTIVE): the ones not due are what is left.
+    -- The statement sees the buckets it expires as they were (ACTIVE): the others are what is left.
     SELECT b.expires_at AS d, sum(b.remaining)::bigint AS p FROM loyalty_points_buckets b
-    WHERE b.voucher_id = agg.voucher_id AND b.status = 'ACTIVE' AND b.remaining > 0 AND b.expires_at IS NOT NULL AND b.expire_after > now()
+    WHERE b.voucher_id = agg.voucher_id AND b.status = 'ACTIVE' AND b.remaining > 0 AND b.expires_at IS NOT NULL AND b.id <> ALL(agg.ids)
     GROUP BY b.expires_at ORDER BY b.expires_at LIMIT 1
   ) n ON true
   WHERE v.id = agg.voucher_id
@@ -750,7 +772,7 @@ WITH due AS (
 ), ev AS (
   INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
  SELECT 'evcus_' || left(md5(random()::text || clock_timestamp()::text || s.entity_id), 18), s.project_id, s.type, s.entity_id, s.group_id, s.event_source,
-        CASE WHEN octet_length(s.data::text) <= $4::int THEN s.data ELSE loyalty_event_fit(s.data, $4::int) END
+        CASE WHEN octet_length(s.data::text) <= $6::int THEN s.data ELSE loyalty_event_fit(s.data, $6::int) END
  FROM (
     SELECT r.project_id, 'customer.voucher.loyalty_card.points_expired'::text AS type, r.holder_id AS entity_id, $2::text AS group_id, $3::jsonb AS event_source,
            json_build_object(
@@ -767,7 +789,21 @@ WITH due AS (
     JOIN campaigns ca ON ca.id = r.campaign_id
     ORDER BY r.voucher_id OFFSET 0) s
 )
-SELECT (SELECT count(*) FROM due)::int AS buckets, (SELECT count(*) FROM run)::int AS cards, (SELECT coalesce(sum(points), 0) FROM run)::bigint AS points;
+SELECT (SELECT count(*) FROM due)::int AS buckets, (SELECT count(*) FROM run)::int AS cards, (SELECT coalesce(sum(points), 0) FROM run)::bigint AS points,
+       (SELECT count(*) FROM pick) > $5 OR EXISTS (SELECT 1 FROM pick GROUP BY voucher_id HAVING count(*) >= $4) AS more;
+
+-- points/buckets/expiry.repository.ts: RELEASE
+UPDATE vouchers v SET expiry_error = NULL, expiry_set_aside_at = NULL
+WHERE v.id IN (SELECT id FROM vouchers WHERE expiry_error IS NOT NULL AND ($1::text[] IS NULL OR id = ANY($1::text[])) AND ($2::text IS NULL OR project_id = $2)
+                 AND expiry_set_aside_at <= now() - make_interval(secs => $3::float8 / 1000)
+               ORDER BY id FOR NO KEY UPDATE SKIP LOCKED)
+RETURNING v.id;
+
+-- points/buckets/expiry.repository.ts: ExpiryRepository.setAside
+UPDATE vouchers v SET expiry_error = f.error, expiry_set_aside_at = now() FROM unnest($1::text[], $2::text[]) AS f(id, error) WHERE v.id = f.id;
+
+-- points/buckets/expiry.repository.ts: ExpiryRepository.setAsideCards
+SELECT id, project_id, code, expiry_error, expiry_set_aside_at FROM vouchers WHERE expiry_error IS NOT NULL AND ($1::text IS NULL OR project_id = $1) ORDER BY id LIMIT $2;
 
 -- points/earning/earning-rule.repository.ts: EARNING_NOW (prepared earning_rules_now)
 SELECT r.id, r.project_id, r.campaign_id, r.event, r.loyalty, r.pending_points, r.expiration_rules, r.banner, r.active, r.start_date, r.expiration_date,
@@ -854,10 +890,14 @@ WITH upd AS (
   CROSS JOIN LATERAL (SELECT loyalty_points_expiry_date(coalesce(er.expiration_rules, ca.voucher->'loyalty_card'->'expiration_rules'),
                                                          (now() AT TIME ZONE pr.time_zone)::date) AS expires_at) e
 ), bk AS (
-  INSERT INTO loyalty_points_buckets (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after)
-  SELECT 'lopb_' || left(md5(random()::text || clock_timestamp()::text || u.id), 18), u.project_id, u.voucher_id, u.campaign_id, u.points, u.points,
-         d.expires_at, d.expire_after
+  INSERT INTO loyalty_points_buckets AS b (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after)
+  SELECT 'lopb_' || left(md5(random()::text || clock_timestamp()::text || min(u.id)), 18), u.project_id, u.voucher_id, u.campaign_id, sum(u.points), sum(u.points),
+         d.expires_at, max(d.expire_after)
   FROM upd u JOIN dates d ON d.campaign_id = u.campaign_id AND d.earning_rule_id = u.earning_rule_id
+  GROUP BY u.project_id, u.voucher_id, u.campaign_id, d.expires_at
+  ON CONFLICT (voucher_id, (coalesce(expires_at, 'infinity'::date))) WHERE status = 'ACTIVE'
+  DO UPDATE SET total_points = b.total_points + EXCLUDED.total_points, remaining = b.remaining + EXCLUDED.remaining,
+  expire_after = EXCLUDED.expire_after, updated_at = now()
   RETURNING voucher_id, expires_at
 ), ev AS (
   INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)

@@ -4,7 +4,8 @@ import { prepared, runPrepared } from '../../database/prepared.js';
 import type { LockedCards } from '../../cards/card.repository.js';
 import type { EventCause } from '../../events/events.service.js';
 import { eventsInsertSql } from '../../events/event.repository.js';
-import { REFRESH_NEXT } from '../buckets/bucket.repository.js';
+import { MERGE_CREDIT, REFRESH_NEXT } from '../buckets/bucket.repository.js';
+import { BUCKET_DAY_KEY } from '../buckets/points-bucket.entity.js';
 import { EVENTS } from '../../events/event-catalogue.js';
 import type { OperationType } from './pending-events.repository.js';
 
@@ -29,10 +30,12 @@ export interface ActivatedEntry {
  *   the ledger row's `details.pending_points` and the event's `pending_points` are that one value (`joined` has
  *   a window function, so PostgreSQL does not pull it up into `run` and compute it twice);
  * - `tx`: one PENDING_POINTS_ACTIVATION ledger row per entry (unique per entry: the last line of defence);
- * - `dates`/`bk`: one point bucket per entry, its expiry counted from today (pending points start their clock
- *   at activation) under the earning rule's expiration rules, else the campaign's: computed once per rule of
- *   the batch (MATERIALIZED: inlined, the CTE would call the date function, which PostgreSQL cannot inline,
- *   once per entry, which cost a third of the throughput; bench/README.md, "Point buckets");
+ * - `dates`/`bk`: the entries' points go to their card's bucket of their day (one per card and day: the entries
+ *   of a card and day summed, added to the bucket when the card has it, as `BucketRepository.credit` does),
+ *   the day counted from today (pending points start their clock at activation) under the earning rule's
+ *   expiration rules, else the campaign's: computed once per rule of the batch (MATERIALIZED: inlined, the CTE
+ *   would call the date function, which PostgreSQL cannot inline, once per entry, which cost a third of the
+ *   throughput; bench/README.md, "Point buckets");
  * - `ev`: one `customer.voucher.loyalty_card.pending_points.activated` event per entry, its `data` built by
  *   the payload functions of src/database/functions/ (customer, campaign, voucher, order, pending_points)
  *   and in the statement (balance, transaction).
@@ -79,10 +82,13 @@ WITH upd AS (
   CROSS JOIN LATERAL (SELECT loyalty_points_expiry_date(coalesce(er.expiration_rules, ca.voucher->'loyalty_card'->'expiration_rules'),
                                                          (now() AT TIME ZONE pr.time_zone)::date) AS expires_at) e
 ), bk AS (
-  INSERT INTO loyalty_points_buckets (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after)
-  SELECT 'lopb_' || left(md5(random()::text || clock_timestamp()::text || u.id), 18), u.project_id, u.voucher_id, u.campaign_id, u.points, u.points,
-         d.expires_at, d.expire_after
+  INSERT INTO loyalty_points_buckets AS b (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after)
+  SELECT 'lopb_' || left(md5(random()::text || clock_timestamp()::text || min(u.id)), 18), u.project_id, u.voucher_id, u.campaign_id, sum(u.points), sum(u.points),
+         d.expires_at, max(d.expire_after)
   FROM upd u JOIN dates d ON d.campaign_id = u.campaign_id AND d.earning_rule_id = u.earning_rule_id
+  GROUP BY u.project_id, u.voucher_id, u.campaign_id, d.expires_at
+  ON CONFLICT (${BUCKET_DAY_KEY}) WHERE status = 'ACTIVE'
+  DO UPDATE SET ${MERGE_CREDIT}
   RETURNING voucher_id, expires_at
 ), ev AS (
   ${eventsInsertSql(`
