@@ -96,7 +96,7 @@ describe('the events of one order within the caps are bounded in bytes', () => {
  */
 describe('an event of each type is cut to EVENT_PAYLOAD_MAX_BYTES', () => {
   const MAX = 32_768;
-  const services = useServices({ imports: [PointsModule, CardsModule, DatabaseKitModule], providers: [ExpiryRepository, ExpiryService], config: { EVENT_PAYLOAD_MAX_BYTES: String(MAX) } });
+  const services = useServices({ imports: [PointsModule, CardsModule, DatabaseKitModule], providers: [ExpiryRepository, ExpiryService], config: { EVENT_PAYLOAD_MAX_BYTES: String(MAX), POINTS_EXPIRY_CHUNK_BUCKETS: '1000' } });
   const { db } = services;
 
   it('the pending-points events (added, updated, activated, canceled): the order\'s items cut, counted in order.items_omitted', async () => {
@@ -189,7 +189,8 @@ describe('an event of each type is cut to EVENT_PAYLOAD_MAX_BYTES', () => {
     const customer = unique('many-buckets-holder');
     const { cards } = await enrolCustomer(services, project, programId, customer);
     const buckets = 400;
-    // Due buckets of 400 distinct past days (one bucket per card and day), and the card's points that they hold.
+    // Due buckets of 400 distinct past days (one bucket per card and day), and the card's points that they hold;
+    // the chunk (POINTS_EXPIRY_CHUNK_BUCKETS above) takes them in one statement, hence one event.
     await db.query(
       `INSERT INTO loyalty_points_buckets (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after, created_at)
        SELECT 'lopb_' || left(md5(random()::text || n), 18), v.project_id, v.id, v.campaign_id, 2, 2, current_date - n, now() - interval '1 second', now() - n * interval '1 day'
