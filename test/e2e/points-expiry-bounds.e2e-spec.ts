@@ -15,7 +15,7 @@ const EXPIRED = 'customer.voucher.loyalty_card.points_expired';
  * timeout for the worker stands in for a card of 100,000 buckets.
  */
 describe('point expiry bounded per card', () => {
-  const config = { PENDING_POINTS_DAY_MS: '1000', RATE_LIMIT_PER_SECOND: '0', POINTS_EXPIRY_SWEEP_MS: String(SWEEP_MS), METRICS_GAUGE_CACHE_MS: '0' };
+  const config = { PENDING_POINTS_DAY_MS: '1000', RATE_LIMIT_PER_SECOND: '0', POINTS_EXPIRY_SWEEP_MS: String(SWEEP_MS), METRICS_GAUGE_CACHE_MS: '0', METRICS_PUBLIC: 'true' };
   const stack = useStack({
     config,
     projects: ['Poison card project', 'Neighbour project'],
