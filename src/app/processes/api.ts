@@ -1,15 +1,14 @@
-import 'reflect-metadata';
 import type { Server } from 'node:http';
 import { Logger } from '@nestjs/common';
-import { createApiApp } from './app/http-app.js';
-import { loadConfigOrExit } from './config/app-config.js';
-import { migrateDatabase } from './app/database/migrate.js';
-import { onShutdownSignal } from './common/process/shutdown.js';
-import { SERVICE_VERSION } from './common/process/version.js';
-import { QueueName } from './queue/queue.definitions.js';
+import { createApiApp } from '../http-app.js';
+import { loadConfigOrExit } from '../../config/app-config.js';
+import { migrateDatabase } from '../database/migrate.js';
+import { onShutdownSignal } from '../../common/process/shutdown.js';
+import { SERVICE_VERSION } from '../../common/process/version.js';
+import { QueueName } from '../../queue/queue.definitions.js';
 
-/** HTTP API process. Migrates first (advisory lock), so one `node dist/main.js` is enough in a container. */
-async function main(): Promise<void> {
+/** The HTTP API process (`dist/main.js`). Migrates first (advisory lock), so one `node dist/main.js` is enough in a container. */
+export async function startApi(): Promise<void> {
   const config = loadConfigOrExit();
   await migrateDatabase(config);
   const app = await createApiApp(config);
@@ -39,8 +38,3 @@ function hostPart(address: ReturnType<Server['address']>): string {
   if (!address || typeof address === 'string') return 'localhost';
   return address.family === 'IPv6' ? `[${address.address}]` : address.address;
 }
-
-main().catch((error: unknown) => {
-  process.stderr.write(`API failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});

@@ -1,33 +1,32 @@
-import 'reflect-metadata';
 import { writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { NestFactory } from '@nestjs/core';
 import { Module } from '@nestjs/common';
-import { createApiApp } from './app/http-app.js';
-import { buildOpenApiDocument, serializeOpenApi } from './app/openapi.js';
-import { AuthModule } from './auth/auth.module.js';
-import { FIRST_KEY_NAME } from './auth/app-key.entity.js';
-import { AuthService } from './auth/auth.service.js';
-import { CampaignsModule } from './campaigns/campaigns.module.js';
-import { loadConfigOrExit } from './config/app-config.js';
-import { AppConfigModule } from './config/config.module.js';
-import { DatabaseModule } from './app/database/database.module.js';
-import { migrateDatabase } from './app/database/migrate.js';
-import { CardsModule } from './cards/cards.module.js';
-import { DataCipher, keyId } from './common/crypto/data-cipher.js';
-import { DatabaseKitModule } from './database/database-kit.module.js';
-import { BucketRepository } from './points/buckets/bucket.repository.js';
-import { BucketScheduleService } from './points/buckets/bucket-schedule.service.js';
-import { ExpiryRepository } from './points/buckets/expiry.repository.js';
-import { ExpiryService } from './points/buckets/expiry.service.js';
-import { MemberSeedRepository } from './members/member-seed.repository.js';
-import { MAX_SEED_MEMBERS, MemberSeedService } from './members/member-seed.service.js';
-import { DistributionRepository } from './events/distributions/distribution.repository.js';
-import { SecretsAtRestService } from './events/secrets/secrets-at-rest.service.js';
-import { WebhookSecretRepository } from './events/secrets/webhook-secret.repository.js';
-import { QueueModule } from './queue/queue.module.js';
-import { workerHeartbeats } from './queue/worker-heartbeat.js';
+import { createApiApp } from '../http-app.js';
+import { buildOpenApiDocument, serializeOpenApi } from '../openapi.js';
+import { AuthModule } from '../../auth/auth.module.js';
+import { FIRST_KEY_NAME } from '../../auth/app-key.entity.js';
+import { AuthService } from '../../auth/auth.service.js';
+import { CampaignsModule } from '../../campaigns/campaigns.module.js';
+import { loadConfigOrExit } from '../../config/app-config.js';
+import { AppConfigModule } from '../../config/config.module.js';
+import { DatabaseModule } from '../database/database.module.js';
+import { migrateDatabase } from '../database/migrate.js';
+import { CardsModule } from '../../cards/cards.module.js';
+import { DataCipher, keyId } from '../../common/crypto/data-cipher.js';
+import { DatabaseKitModule } from '../../database/database-kit.module.js';
+import { BucketRepository } from '../../points/buckets/bucket.repository.js';
+import { BucketScheduleService } from '../../points/buckets/bucket-schedule.service.js';
+import { ExpiryRepository } from '../../points/buckets/expiry.repository.js';
+import { ExpiryService } from '../../points/buckets/expiry.service.js';
+import { MemberSeedRepository } from '../../members/member-seed.repository.js';
+import { MAX_SEED_MEMBERS, MemberSeedService } from '../../members/member-seed.service.js';
+import { DistributionRepository } from '../../events/distributions/distribution.repository.js';
+import { SecretsAtRestService } from '../../events/secrets/secrets-at-rest.service.js';
+import { WebhookSecretRepository } from '../../events/secrets/webhook-secret.repository.js';
+import { QueueModule } from '../../queue/queue.module.js';
+import { workerHeartbeats } from '../../queue/worker-heartbeat.js';
 
 const USAGE = `Usage: node dist/cli.js <command>
 
@@ -266,8 +265,9 @@ async function workerHealth(args: string[]): Promise<void> {
   process.exitCode = live.length ? 0 : 1;
 }
 
-async function main(): Promise<void> {
-  const [command, ...rest] = process.argv.slice(2);
+/** `node dist/cli.js <command> [args]`: `argv` is what follows the script's name. */
+export async function runCli(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
   switch (command) {
     case 'migrate': {
       const config = loadConfigOrExit();
@@ -302,8 +302,3 @@ async function main(): Promise<void> {
       process.exitCode = command === undefined || command === 'help' || command === '--help' ? 0 : 2;
   }
 }
-
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-});

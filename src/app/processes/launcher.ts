@@ -1,9 +1,14 @@
-import 'reflect-metadata';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadConfigOrExit } from './config/app-config.js';
-import { migrateDatabase } from './app/database/migrate.js';
+import { join } from 'node:path';
+import { loadConfigOrExit } from '../../config/app-config.js';
+import { migrateDatabase } from '../database/migrate.js';
+
+/** How often the launcher checks that the process that started it is still there. */
+const PARENT_CHECK_MS = 250;
+
+function log(message: string): void {
+  process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), context: 'Launcher', msg: message })}\n`);
+}
 
 /**
  * `npm start`: validate config, create the database and migrate (under the advisory lock), then run the
@@ -17,16 +22,10 @@ import { migrateDatabase } from './app/database/migrate.js';
  * parent check) but holds a SIGINT until its command ends, expecting a terminal's Ctrl-C to have reached the
  * whole group, so a SIGINT sent to npm alone stopped nothing. With `exec` the shell becomes this process and
  * npm's signals arrive here.
+ *
+ * `entryDir` is the entry files' directory (dist/), where `main.js` and `worker.js` are.
  */
-const here = dirname(fileURLToPath(import.meta.url));
-/** How often the launcher checks that the process that started it is still there. */
-const PARENT_CHECK_MS = 250;
-
-function log(message: string): void {
-  process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), context: 'Launcher', msg: message })}\n`);
-}
-
-async function main(): Promise<void> {
+export async function startLauncher(entryDir: string): Promise<void> {
   const config = loadConfigOrExit();
   const applied = await migrateDatabase(config);
   log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
@@ -40,7 +39,7 @@ async function main(): Promise<void> {
   };
 
   for (const name of ['main', 'worker']) {
-    const child = spawn(process.execPath, [join(here, `${name}.js`)], { stdio: 'inherit' });
+    const child = spawn(process.execPath, [join(entryDir, `${name}.js`)], { stdio: 'inherit' });
     children.set(name, child);
     child.on('exit', (code, signal) => {
       children.delete(name);
@@ -72,8 +71,3 @@ async function main(): Promise<void> {
     if (process.ppid !== parent) stop(`parent process ${parent} is gone`);
   }, PARENT_CHECK_MS).unref();
 }
-
-main().catch((error: unknown) => {
-  process.stderr.write(`start failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});

@@ -1,17 +1,16 @@
-import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { WorkerModule } from './app/worker.module.js';
-import { AppLogger } from './common/logging/app-logger.js';
-import { StartupQuietLogger } from './common/logging/startup-quiet.logger.js';
-import { SERVICE_VERSION } from './common/process/version.js';
-import { WORKER_ID } from './common/process/worker-id.js';
-import { loadConfigOrExit } from './config/app-config.js';
-import { onShutdownSignal } from './common/process/shutdown.js';
-import { QueueName } from './queue/queue.definitions.js';
+import { WorkerModule } from '../worker.module.js';
+import { AppLogger } from '../../common/logging/app-logger.js';
+import { StartupQuietLogger } from '../../common/logging/startup-quiet.logger.js';
+import { SERVICE_VERSION } from '../../common/process/version.js';
+import { WORKER_ID } from '../../common/process/worker-id.js';
+import { loadConfigOrExit } from '../../config/app-config.js';
+import { onShutdownSignal } from '../../common/process/shutdown.js';
+import { QueueName } from '../../queue/queue.definitions.js';
 
-/** BullMQ worker process: no HTTP API (GET /metrics on WORKER_METRICS_PORT, when set). Closing waits for the job in progress to finish. */
-async function main(): Promise<void> {
+/** The BullMQ worker process (`dist/worker.js`): no HTTP API (GET /metrics on WORKER_METRICS_PORT, when set). Closing waits for the job in progress to finish. */
+export async function startWorker(): Promise<void> {
   const config = loadConfigOrExit();
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { bufferLogs: true, abortOnError: false });
   app.useLogger(new StartupQuietLogger(app.get(AppLogger)));
@@ -30,8 +29,3 @@ async function main(): Promise<void> {
     logger.log({ signal }, 'Worker stopped');
   });
 }
-
-main().catch((error: unknown) => {
-  process.stderr.write(`Worker failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
