@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, normalize, relative } from 'node:path';
+import { dirname, join, normalize } from 'node:path';
 import ts from 'typescript';
 
 /**
@@ -49,8 +49,9 @@ function resolve(from: string, specifier: string, known: Set<string>): string | 
   return null;
 }
 
-function parse(path: string, known: Set<string>): SourceFile {
-  const ast = ts.createSourceFile(path, readFileSync(join(ROOT, path), 'utf8'), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+/** Parses one file's text; `known` are the files its relative imports may resolve to. */
+export function parseSource(path: string, text: string, known: Set<string>): SourceFile {
+  const ast = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const top = path.split('/')[1];
   const file: SourceFile = {
     path,
@@ -128,11 +129,9 @@ export function readSourceTree(): SourceTree {
   const all = walk('src');
   const tsFiles = all.filter((path) => path.endsWith('.ts') && !path.endsWith('.spec.ts'));
   const known = new Set(tsFiles);
-  const files = new Map(tsFiles.map((path) => [path, parse(path, known)]));
+  const files = new Map(tsFiles.map((path) => [path, parseSource(path, readFileSync(join(ROOT, path), 'utf8'), known)]));
   const sql = all
     .filter((path) => path.endsWith('.sql'))
     .map((path) => ({ path, text: readFileSync(join(ROOT, path), 'utf8').replace(/--[^\n]*/g, '') }));
   return { files, sql, folders: new Set(tsFiles.map((path) => path.split('/')[1])) };
 }
-
-export const relativePath = (absolute: string) => relative(ROOT, absolute);
