@@ -18,7 +18,8 @@ const LAYERS = 'docs/architecture.md, "Layers"';
 
 /** Fails with every finding on its own line, and how to fix them. */
 function expectNone(findings: string[], fix: string): void {
-  if (findings.length) throw new Error(`${findings.length} finding(s):\n  ${[...new Set(findings)].join('\n  ')}\n\n${fix}`);
+  const unique = [...new Set(findings)];
+  if (unique.length) throw new Error(`${unique.length} finding(s):\n  ${unique.join('\n  ')}\n\n${fix}`);
 }
 
 interface Floors {
@@ -322,7 +323,7 @@ describe('persistence and configuration', () => {
     const findings: string[] = [];
     for (const file of files) {
       if (SQL_PLACES.some((place) => place.test(file.path)) || SQL_ELSEWHERE[file.path]) continue;
-      const packages = [...file.packages].filter(([name]) => PERSISTENCE_PACKAGES.test(name)).map(([name, { line }]) => `${file.path}:${line} imports ${name}`);
+      const packages = [...file.packages].filter(([name]) => PERSISTENCE_PACKAGES.test(name)).map(([name, line]) => `${file.path}:${line} imports ${name}`);
       const sql = file.strings.filter((s) => SQL_TEXT.test(s.text)).map((s) => `${file.path}:${s.line} holds SQL: ${s.text.trim().slice(0, 60)}`);
       findings.push(...packages, ...sql);
     }

@@ -60,7 +60,7 @@ export function readNestGraph(files: Iterable<SourceFile>): NestGraph {
   const controllers = new Map<string, string>();
   const workerParts = new Map<string, string>();
   const aliases = new Map<string, string>();
-  const metadata: { module: string; file: string; object: ts.ObjectLiteralExpression; consts: Map<string, ts.Expression> }[] = [];
+  const metadata: { module: string; object: ts.ObjectLiteralExpression; consts: Map<string, ts.Expression> }[] = [];
 
   for (const file of files) {
     const consts = new Map<string, ts.Expression>();
@@ -74,14 +74,14 @@ export function readNestGraph(files: Iterable<SourceFile>): NestGraph {
       }
       if (ts.isClassDeclaration(node) && node.name) {
         const name = node.name.text;
-        if (classes.has(name) && classes.get(name) !== file.path) throw new Error(`class ${name} is declared in ${classes.get(name)} and ${file.path}: the architecture test needs unique class names`);
+        if (classes.has(name) && classes.get(name) !== file.path) throw new Error(`class ${name} is declared in ${classes.get(name)} and ${file.path}: class names are unique in src/ (OpenAPI names schemas by class; this test finds modules by name)`);
         classes.set(name, file.path);
         for (const decorator of ts.getDecorators(node) ?? []) {
           const kind = decoratorName(decorator);
           const args = (decorator.expression as ts.CallExpression).arguments ?? [];
           if (kind === 'Module') {
             modules.set(name, { name, file: file.path, imports: new Set(), controllers: new Set(), providers: new Set() });
-            if (args[0] && ts.isObjectLiteralExpression(args[0])) metadata.push({ module: name, file: file.path, object: args[0], consts });
+            if (args[0] && ts.isObjectLiteralExpression(args[0])) metadata.push({ module: name, object: args[0], consts });
           }
           if (kind === 'Controller') controllers.set(name, file.path);
           if (kind === 'QueueWorker' || kind === 'WorkerSweep' || kind === 'WorkerLoopProvider') workerParts.set(name, file.path);
@@ -89,11 +89,11 @@ export function readNestGraph(files: Iterable<SourceFile>): NestGraph {
       }
       if (ts.isObjectLiteralExpression(node)) {
         const module = node.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && p.name.text === 'module');
-        if (module && ts.isIdentifier(module.initializer)) metadata.push({ module: module.initializer.text, file: file.path, object: node, consts });
+        if (module && ts.isIdentifier(module.initializer)) metadata.push({ module: module.initializer.text, object: node, consts });
       }
       if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'workerFeature') {
         const [module, object] = node.arguments;
-        if (module && ts.isIdentifier(module) && object && ts.isObjectLiteralExpression(object)) metadata.push({ module: module.text, file: file.path, object, consts });
+        if (module && ts.isIdentifier(module) && object && ts.isObjectLiteralExpression(object)) metadata.push({ module: module.text, object, consts });
       }
       ts.forEachChild(node, visit);
     };
@@ -109,10 +109,13 @@ export function readNestGraph(files: Iterable<SourceFile>): NestGraph {
     if (!entry) continue;
     for (const property of object.properties) {
       if (!ts.isPropertyAssignment(property) || !ts.isIdentifier(property.name)) continue;
-      const names = namesIn(property.initializer, consts);
-      if (property.name.text === 'imports') for (const name of names) { const target = moduleOf(name); if (target) entry.imports.add(target); }
-      if (property.name.text === 'controllers') for (const name of names) entry.controllers.add(name);
-      if (property.name.text === 'providers' || property.name.text === 'processors') for (const name of names) if (classes.has(name)) entry.providers.add(name);
+      const key = property.name.text;
+      for (const name of namesIn(property.initializer, consts)) {
+        const target = moduleOf(name);
+        if (key === 'imports' && target) entry.imports.add(target);
+        if (key === 'controllers') entry.controllers.add(name);
+        if ((key === 'providers' || key === 'processors') && classes.has(name)) entry.providers.add(name);
+      }
     }
   }
   const closure = (root: string) => {

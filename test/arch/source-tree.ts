@@ -4,7 +4,7 @@ import ts from 'typescript';
 
 /**
  * What the architecture test reads of src/: every TypeScript file parsed once (syntax only, no type checker,
- * so the whole tree takes well under a second), its imports resolved to files, its string literals, the
+ * so the whole tree takes about a second), its imports resolved to files, its string literals, the
  * places it names `forwardRef` or reads `process.env`, and the Nest modules it declares; and the SQL files.
  */
 export interface SourceFile {
@@ -14,8 +14,8 @@ export interface SourceFile {
   folder: string;
   /** Imports of other files of src/ (value and type imports, re-exports, `import()`). */
   imports: { target: string; line: number }[];
-  /** Package imports by specifier (`typeorm`), with whether any of them brings a value (not only types). */
-  packages: Map<string, { line: number; value: boolean }>;
+  /** Package imports (value or type) by specifier (`typeorm`), with the line of the first. */
+  packages: Map<string, number>;
   /** String and template literals (a template's placeholders as `$?`), with their lines. */
   strings: { text: string; line: number }[];
   forwardRefs: number[];
@@ -63,22 +63,19 @@ export function parseSource(path: string, text: string, known: Set<string>): Sou
     envReads: [],
     ast,
   };
-  const addImport = (specifier: string, node: ts.Node, value: boolean) => {
+  const addImport = (specifier: string, node: ts.Node) => {
     const line = lineOf(ast, node);
+    if (specifier.endsWith('.json')) return; // data, not code of the house
     if (specifier.startsWith('.')) {
       const target = resolve(path, specifier, known);
       if (!target) throw new Error(`${path}:${line}: cannot resolve '${specifier}'`);
       file.imports.push({ target, line });
-    } else {
-      const seen = file.packages.get(specifier);
-      file.packages.set(specifier, { line: seen?.line ?? line, value: (seen?.value ?? false) || value });
-    }
+    } else if (!file.packages.has(specifier)) file.packages.set(specifier, line);
   };
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
       const clause = node.importClause;
-      const typeOnly = !!clause && (clause.isTypeOnly || (!clause.name && !!clause.namedBindings && ts.isNamedImports(clause.namedBindings) && clause.namedBindings.elements.every((e) => e.isTypeOnly)));
-      addImport(node.moduleSpecifier.text, node, !typeOnly);
+      addImport(node.moduleSpecifier.text, node);
       if (node.moduleSpecifier.text === 'node:process' || node.moduleSpecifier.text === 'process') {
         const named = clause?.namedBindings;
         if (named && ts.isNamedImports(named) && named.elements.some((e) => (e.propertyName ?? e.name).text === 'env')) file.envReads.push(lineOf(ast, node));
@@ -87,15 +84,15 @@ export function parseSource(path: string, text: string, known: Set<string>): Sou
       return; // its specifier is not a string of the file's own
     }
     if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
-      addImport(node.moduleSpecifier.text, node, !node.isTypeOnly);
+      addImport(node.moduleSpecifier.text, node);
       return;
     }
     if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
-      addImport(node.arguments[0].text, node, true);
+      addImport(node.arguments[0].text, node);
       return;
     }
     if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
-      addImport(node.argument.literal.text, node, false);
+      addImport(node.argument.literal.text, node);
       return;
     }
     if (ts.isIdentifier(node) && node.text === 'forwardRef') file.forwardRefs.push(lineOf(ast, node));
