@@ -22,7 +22,7 @@ export const TABLE_WRITERS: Record<string, string[]> = {
     'src/cards/card-issue.repository.ts', // generation, publication, creation at enrolment
     'src/members/member-seed.repository.ts', // `cli.js seed`: bulk members for benchmarks
     'src/points/buckets/bucket.repository.ts', // next_expiration_date / _points after a bucket change
-    'src/points/buckets/expiry.repository.ts', // the expiry statement: buckets, ledger and card together
+    'src/points/buckets/expiry.repository.ts', // the expiry statement (buckets, ledger and card together); cards set aside, released
     'src/points/pending/activation.repository.ts', // the activation statement: entry, card, ledger, bucket together
     'src/database/functions/vouchers_initial_points_ledger.sql', // trigger: a card made with initial points
   ],
