@@ -1,7 +1,6 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, OneToOne, PrimaryColumn, type Relation } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
 import { Project } from '../auth/project.entity.js';
 import { Category } from './category.entity.js';
-import { LoyaltyProgram } from './loyalty-program.entity.js';
 
 export const CAMPAIGN_TYPES = ['AUTO_UPDATE', 'STATIC'] as const;
 export type CampaignType = (typeof CAMPAIGN_TYPES)[number];
@@ -48,7 +47,8 @@ export interface AccessAssignment {
 /**
  * A loyalty campaign (`camp_`). Soft-deleted rows keep their program (status DELETED) but free their
  * name; `vouchers_count` is only ever changed by card creation (and a forced deletion's batches), never by
- * a campaign update.
+ * a campaign update. The program row points at the campaign, which has no relation back (so that the two
+ * entities do not import each other): CampaignRepository joins the program by its foreign key.
  */
 @Entity({ name: 'campaigns' })
 @Index('uq_campaigns_project_name_live', ['projectId', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
@@ -112,10 +112,6 @@ export class Campaign {
   @ManyToOne(() => Category, { onDelete: 'SET NULL', nullable: true })
   @JoinColumn({ name: 'category_id' })
   category?: Relation<Category> | null;
-
-  /** Inverse side (no column): the program row points at the campaign. */
-  @OneToOne(() => LoyaltyProgram, (program) => program.campaign)
-  program?: Relation<LoyaltyProgram>;
 
   @Column({ type: 'jsonb', default: {} })
   metadata: Record<string, unknown>;

@@ -17,7 +17,6 @@ export type NewCampaign = Omit<
   Campaign,
   | 'project'
   | 'category'
-  | 'program'
   | 'createdAt'
   | 'updatedAt'
   | 'deletedAt'
@@ -197,14 +196,21 @@ export class CampaignRepository {
     return campaign ? stored(campaign) : null;
   }
 
-  /** Campaign with its category and program: one query (both are to-one joins, so limits stay exact). */
+  /**
+   * Campaign with its category and program: one query (both are to-one joins, so limits stay exact). The
+   * program is mapped onto `program` by its foreign key: Campaign has no relation to it (docs/decisions.md, issue 37).
+   */
   private withRelations(campaigns: Repository<Campaign>) {
-    return campaigns.createQueryBuilder('c').leftJoinAndSelect('c.category', 'category').innerJoinAndSelect('c.program', 'program');
+    return campaigns
+      .createQueryBuilder('c')
+      .leftJoinAndSelect('c.category', 'category')
+      .innerJoinAndMapOne('c.program', LoyaltyProgram, 'program', 'program.campaign_id = c.id');
   }
 }
 
 function stored(campaign: Campaign): StoredCampaign {
-  return { campaign, category: campaign.category ?? null, programId: (campaign.program as LoyaltyProgram).id };
+  const { program } = campaign as Campaign & { program: LoyaltyProgram };
+  return { campaign, category: campaign.category ?? null, programId: program.id };
 }
 
 /** TypeORM's deep-partial type cannot see through `unknown` inside jsonb columns; the values are plain JSON. */
