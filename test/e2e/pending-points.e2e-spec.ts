@@ -1,6 +1,6 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
-import { internalCause } from '../../src/events/events.service.js';
+import { internalCause } from '../../src/events/recording/event-recording.js';
 import { ActivationService } from '../../src/points/pending/activation.service.js';
 import { useStack } from '../support/fixture.js';
 import { REQUEST_ID, waitFor } from '../support/harness.js';

@@ -1,4 +1,4 @@
-import { internalCause } from '../../src/events/events.service.js';
+import { internalCause } from '../../src/events/recording/event-recording.js';
 import { ActivationService } from '../../src/points/pending/activation.service.js';
 import { PointsModule } from '../../src/points/points.module.js';
 import { waitFor } from '../support/harness.js';

@@ -2,9 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config.js';
 import { prepared, runPrepared } from '../../database/prepared.js';
 import type { LockedCards } from '../../cards/card.repository.js';
-import type { EventCause } from '../../events/events.service.js';
-import { eventsInsertSql } from '../../events/event.repository.js';
-import type { EventType } from '../../events/event-catalogue.js';
+import { type EventCause, eventsInsertSql, type EventType } from '../../events/recording/event-recording.js';
 
 /**
  * The event of a balance change made by hand (`points_added`, `points_removed`), in its transaction after the

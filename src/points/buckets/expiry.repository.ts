@@ -3,9 +3,7 @@ import { AppConfig } from '../../config/app-config.js';
 import { prepared, runPrepared } from '../../database/prepared.js';
 import type { Tx } from '../../database/transaction-runner.js';
 import type { LockedCards } from '../../cards/card.repository.js';
-import type { EventCause } from '../../events/events.service.js';
-import { eventsInsertSql } from '../../events/event.repository.js';
-import { EVENTS } from '../../events/event-catalogue.js';
+import { type EventCause, EVENTS, eventsInsertSql } from '../../events/recording/event-recording.js';
 
 /** What one expiry statement did. */
 export interface ExpiryResult {

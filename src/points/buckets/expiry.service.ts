@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { TransactionRunner } from '../../database/transaction-runner.js';
-import type { EventCause } from '../../events/events.service.js';
+import type { EventCause } from '../../events/recording/event-recording.js';
 import { CardRepository } from '../../cards/card.repository.js';
 import { type ExpiryResult, ExpiryRepository } from './expiry.repository.js';
 

@@ -6,7 +6,7 @@ import { hexId } from '../../common/ids.js';
 import { AppConfig } from '../../config/app-config.js';
 import { CustomersService } from '../../customers/customers.service.js';
 import { TransactionRunner } from '../../database/transaction-runner.js';
-import { type EventCause, requestCause } from '../../events/events.service.js';
+import { type EventCause, requestCause } from '../../events/recording/event-recording.js';
 import { type CardBalance, CardRepository, type LockedCards } from '../../cards/card.repository.js';
 import { EarningPlanner, earnedPoints, type PlannedEarning } from '../earning/earning-planner.service.js';
 import { BucketRepository } from '../buckets/bucket.repository.js';

@@ -2,10 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config.js';
 import { prepared, runPrepared } from '../../database/prepared.js';
 import type { LockedCards } from '../../cards/card.repository.js';
-import type { EventCause } from '../../events/events.service.js';
-import { eventsInsertSql } from '../../events/event.repository.js';
+import { type EventCause, EVENTS, eventsInsertSql } from '../../events/recording/event-recording.js';
 import { REFRESH_NEXT } from '../buckets/bucket.repository.js';
-import { EVENTS } from '../../events/event-catalogue.js';
 import type { OperationType } from './pending-events.repository.js';
 
 /** An entry this statement activated, and its card right after it. */
