@@ -16,7 +16,7 @@ export const RECORD = prepared(
          json_build_object(
            'customer', loyalty_customer_json(cu),
            'campaign', loyalty_campaign_json(ca),
-           'voucher', loyalty_voucher_json(v, ca.name, v.points, v.balance, v.pending_points, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = v.member_id)),
+           'voucher', loyalty_voucher_json(v, ca.name, v.points, v.balance, v.pending_points, v.next_expiration_date, v.next_expiration_points, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = v.member_id)),
            'balance', $5::json,
            'transaction', $6::json) AS data
   FROM vouchers v
