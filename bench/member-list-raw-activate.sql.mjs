@@ -3,8 +3,9 @@
 // (bench/member-list-raw-server.mjs): the card by code (CardRepository), the entry (PendingPointsRepository),
 // then in one transaction the card locked, its entry locked while PENDING, and the activation itself
 // (ActivationRepository's text, copied on 2026-11-26 after issue 28: with the point buckets, and the cards' next
-// expiration set again when a bucket is dated; again after issue 29: the ledger row carries the whole entry).
-// Change them when the API's change.
+// expiration set again when a bucket is dated; again after issue 29: the ledger row carries the whole entry;
+// issue 37: the event's card takes a next expiration, here the card's as it was, where the API computes each
+// entry's). Change them when the API's change.
 export const ACTIVATE_SQL = {
   card: `SELECT v.id, v.code, v.campaign_id, v.holder_id, v.project_id
        FROM vouchers v
@@ -68,7 +69,7 @@ WITH upd AS (
            json_build_object(
              'customer', loyalty_customer_json(cu),
              'campaign', loyalty_campaign_json(ca),
-             'voucher', loyalty_voucher_json(r.card, ca.name, r.total, r.balance, r.pending, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = (r.card).member_id)),
+             'voucher', loyalty_voucher_json(r.card, ca.name, r.total, r.balance, r.pending, (r.card).next_expiration_date, (r.card).next_expiration_points, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = (r.card).member_id)),
              'balance', json_build_object('points', r.points, 'total', r.total, 'balance', r.balance, 'type', 'loyalty_card', 'object', 'balance',
                                           'related_object', json_build_object('type', 'voucher', 'id', r.voucher_id), 'operation_type', $2::text),
              'order', loyalty_order_json(o),

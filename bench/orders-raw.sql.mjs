@@ -8,7 +8,7 @@
 // the cards (accruals and pending totals), one `…pending_points.added` event per entry (its trigger writes the
 // webhook outbox), the accruals' ledger rows and point buckets. The API sends the statements with a name (prepared once per
 // connection) where it does; so does the baseline. Change them when the API's change.
-import { eventsInsertSql } from '../dist/events/event.repository.js';
+import { eventsInsertSql } from '../dist/events/recording/event-recording.js';
 
 const named = (name, text) => ({ name: `raw_${name}`, text });
 const CUSTOMER_COLUMNS = 'id, project_id, source_id, name, description, email, phone, birthdate, address, metadata, created_at, updated_at';
@@ -81,7 +81,7 @@ export const ORDER_SQL = {
          json_build_object(
            'customer', (SELECT loyalty_customer_json(cu) FROM customers cu WHERE cu.id = p.customer_id),
            'campaign', loyalty_campaign_json(ca),
-           'voucher', loyalty_voucher_json(v, ca.name, v.points, v.balance, v.pending_points, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = v.member_id)),
+           'voucher', loyalty_voucher_json(v, ca.name, v.points, v.balance, v.pending_points, v.next_expiration_date, v.next_expiration_points, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = v.member_id)),
            'order', (SELECT loyalty_order_json(o) FROM orders o WHERE o.id = p.order_id),
            'voucher_pending_points_balance', json_build_object('points', ch.change, 'total', v.pending_points, 'object', 'balance',
                                                                'related_object', json_build_object('type', 'voucher', 'id', v.id), 'operation_type', $6::text),

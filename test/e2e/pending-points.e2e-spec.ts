@@ -76,7 +76,7 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
       status: 'PENDING',
       details: {
         event: { id: expect.stringMatching(/^evcus_/), type: 'customer.order.paid', group_id: expect.stringMatching(REQUEST_ID), entity_id: customerId, created_at: expect.any(String), category: 'ACTION', event_source: { channel: 'API', api_key: { name: 'Primary', app_id: stack.a.app_id } } },
-        earning_rule: { id: ruleId, source: {} },
+        earning_rule: { id: ruleId, source: { banner: '' } },
         order: { id: order.id, source_id: order.source_id },
       },
       created_at: expect.stringMatching(ISO),
