@@ -68,10 +68,9 @@ export function sampleKey(suffix: string): { name: string; app_id: string } {
 /**
  * The samples have the shapes a real event's pieces have (the payload functions of src/database/functions/
  * build those): fields without a value are left out, ids are made up and marked `test`. Every card holds
- * `initial` points before the change the sample shows; its next points to expire are `expiring`, a year on.
+ * `initial` points before the change the sample shows; all of its balance expires a year on.
  */
 const initial = 150;
-const expiring = 150;
 
 function sampleParts({ suffix, customerId, voucherId, at }: SampleIds) {
   const campaignId = `camp_test_${suffix}`;
@@ -88,7 +87,7 @@ function sampleParts({ suffix, customerId, voucherId, at }: SampleIds) {
       campaign: 'Test Campaign',
       campaign_id: campaignId,
       holder_id: customerId,
-      loyalty_card: { points, balance, next_expiration_date: yearOn, next_expiration_points: expiring, pending_points: pending },
+      loyalty_card: { points, balance, next_expiration_date: yearOn, next_expiration_points: balance, pending_points: pending },
       is_referral_code: false,
       active: true,
       metadata: {},
