@@ -126,7 +126,7 @@ async function handle(req, res) {
                 earning_rule_id: e.rule.id,
                 points: e.points,
                 delay_ms: (e.rule.pending_points.period_value ?? 0) * config.pendingPointsDayMs,
-                details: { ...paid, earning_rule: { id: e.rule.id, source: e.rule.banner === null ? {} : { banner: e.rule.banner } } },
+                details: { ...paid, earning_rule: { id: e.rule.id, source: { banner: e.rule.banner ?? '' } } },
               })),
             ),
           ])
@@ -167,7 +167,7 @@ async function handle(req, res) {
                 balance: { type: 'loyalty_card', total: balances[i].points, object: 'balance', points: e.points, balance: balances[i].balance, related_object: { id: e.cardId, type: 'voucher' } },
                 order: paid.order,
                 event: { id: paid.event.id, type: paid.event.type },
-                earning_rule: { id: e.rule.id, source: { banner: e.rule.banner } },
+                earning_rule: { id: e.rule.id, source: { banner: e.rule.banner ?? '' } },
               },
             })),
           ),

@@ -484,7 +484,7 @@ UPDATE distributions SET custom_headers = $3 WHERE id = $1 AND custom_headers = 
 -- events/distributions/distribution.repository.ts: DistributionRepository.changeStatus
 UPDATE distributions SET status = $2, updated_at = now() WHERE id = $1 AND (CASE WHEN $2 = 'PAUSED' THEN status = 'ACTIVE' ELSE status NOT IN ('DISABLED', 'DELETED') END) RETURNING id;
 
--- events/event.repository.ts: eventsInsertSql (per call)
+-- events/recording/event-recording.ts: eventsInsertSql (per call)
 INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
 SELECT 'evcus_' || left(md5(random()::text || clock_timestamp()::text || s.entity_id), 18), s.project_id, s.type, s.entity_id, s.group_id, s.event_source,
        CASE WHEN octet_length(s.data::text) <= ${maxBytes}::int THEN s.data ELSE loyalty_event_fit(s.data, ${maxBytes}::int) END
@@ -640,7 +640,7 @@ SELECT v.project_id, $2::text AS type, v.holder_id AS entity_id, $3::text AS gro
        json_build_object(
          'customer', loyalty_customer_json(cu),
          'campaign', loyalty_campaign_json(ca),
-         'voucher', loyalty_voucher_json(v, ca.name, v.points, v.balance, v.pending_points, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = v.member_id)),
+         'voucher', loyalty_voucher_json(v, ca.name, v.points, v.balance, v.pending_points, v.next_expiration_date, v.next_expiration_points, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = v.member_id)),
          'balance', $5::json,
          'transaction', $6::json) AS data
 FROM vouchers v
@@ -778,7 +778,7 @@ WITH pick AS MATERIALIZED (
            json_build_object(
              'customer', loyalty_customer_json(cu),
              'campaign', loyalty_campaign_json(ca),
-             'voucher', loyalty_voucher_json(r.card, ca.name, r.total, r.balance, (r.card).pending_points, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = (r.card).member_id)),
+             'voucher', loyalty_voucher_json(r.card, ca.name, r.total, r.balance, (r.card).pending_points, (r.card).next_expiration_date, (r.card).next_expiration_points, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = (r.card).member_id)),
              'points', r.points,
              'buckets', r.buckets,
              'transaction', json_build_object('id', r.transaction_id, 'source_id', NULL, 'voucher_id', r.voucher_id, 'campaign_id', r.campaign_id, 'source', NULL,
@@ -863,13 +863,25 @@ WITH upd AS (
     pending_activated_points = v.pending_activated_points + agg.points, updated_at = now()
   FROM agg WHERE v.id = agg.voucher_id
   RETURNING v.*
+), dates AS MATERIALIZED (
+  SELECT k.campaign_id, k.earning_rule_id, e.expires_at, loyalty_points_expire_after(e.expires_at, pr.time_zone) AS expire_after
+  FROM (SELECT DISTINCT project_id, campaign_id, earning_rule_id FROM upd) k
+  JOIN projects pr ON pr.id = k.project_id
+  JOIN campaigns ca ON ca.id = k.campaign_id
+  LEFT JOIN earning_rules er ON er.id = k.earning_rule_id
+  CROSS JOIN LATERAL (SELECT loyalty_points_expiry_date(coalesce(er.expiration_rules, ca.voucher->'loyalty_card'->'expiration_rules'),
+                                                         (now() AT TIME ZONE pr.time_zone)::date) AS expires_at) e
 ), joined AS (
   SELECT ROW(u.*)::loyalty_pending_points AS entry, ROW(c.*)::vouchers AS card, loyalty_pending_points_json(ROW(u.*)::loyalty_pending_points) AS entry_json,
-         coalesce(sum(u.points) OVER (PARTITION BY u.voucher_id ORDER BY u.id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)::bigint AS later
+         coalesce(sum(u.points) OVER (PARTITION BY u.voucher_id ORDER BY u.id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)::bigint AS later,
+         d.expires_at AS bucket_day, min(d.expires_at) OVER (PARTITION BY u.voucher_id ORDER BY u.id ROWS UNBOUNDED PRECEDING) AS new_day
   FROM upd u JOIN cards c ON c.id = u.voucher_id
+  LEFT JOIN dates d ON d.campaign_id = u.campaign_id AND d.earning_rule_id = u.earning_rule_id
 ), run AS (
   SELECT entry, card, entry_json, (entry).id, (entry).project_id, (entry).voucher_id, (entry).campaign_id, (entry).customer_id, (entry).order_id, (entry).points,
          (card).points - later AS total, (card).balance - later AS balance, (card).pending_points + later AS pending,
+         least((card).next_expiration_date, new_day) AS next_day, new_day,
+         sum(CASE WHEN bucket_day = new_day THEN (entry).points ELSE 0 END) OVER (PARTITION BY (entry).voucher_id, new_day ORDER BY (entry).id ROWS UNBOUNDED PRECEDING)::bigint AS new_day_points,
          'vtx_' || left(md5(random()::text || clock_timestamp()::text || (entry).id), 18) AS transaction_id,
          json_build_object(
            'balance', json_build_object('type', 'loyalty_card', 'total', (card).points - later, 'object', 'balance', 'points', (entry).points,
@@ -881,14 +893,6 @@ WITH upd AS (
   INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, details, created_at)
   SELECT transaction_id, project_id, voucher_id, campaign_id, 'PENDING_POINTS_ACTIVATION', points, balance, order_id, id, transaction_details, now()
   FROM run ORDER BY voucher_id, id
-), dates AS MATERIALIZED (
-  SELECT k.campaign_id, k.earning_rule_id, e.expires_at, loyalty_points_expire_after(e.expires_at, pr.time_zone) AS expire_after
-  FROM (SELECT DISTINCT project_id, campaign_id, earning_rule_id FROM upd) k
-  JOIN projects pr ON pr.id = k.project_id
-  JOIN campaigns ca ON ca.id = k.campaign_id
-  LEFT JOIN earning_rules er ON er.id = k.earning_rule_id
-  CROSS JOIN LATERAL (SELECT loyalty_points_expiry_date(coalesce(er.expiration_rules, ca.voucher->'loyalty_card'->'expiration_rules'),
-                                                         (now() AT TIME ZONE pr.time_zone)::date) AS expires_at) e
 ), bk AS (
   INSERT INTO loyalty_points_buckets AS b (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after)
   SELECT 'lopb_' || left(md5(random()::text || clock_timestamp()::text || min(u.id)), 18), u.project_id, u.voucher_id, u.campaign_id, sum(u.points), sum(u.points),
@@ -909,7 +913,10 @@ WITH upd AS (
            json_build_object(
              'customer', loyalty_customer_json(cu),
              'campaign', loyalty_campaign_json(ca),
-             'voucher', loyalty_voucher_json(r.card, ca.name, r.total, r.balance, r.pending, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = (r.card).member_id)),
+             'voucher', loyalty_voucher_json(r.card, ca.name, r.total, r.balance, r.pending, r.next_day,
+                                             CASE WHEN (r.card).next_expiration_date = r.next_day THEN (r.card).next_expiration_points ELSE 0 END
+                                             + CASE WHEN r.new_day = r.next_day THEN r.new_day_points ELSE 0 END,
+                                             (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = (r.card).member_id)),
              'balance', json_build_object('points', r.points, 'total', r.total, 'balance', r.balance, 'type', 'loyalty_card', 'object', 'balance',
                                           'related_object', json_build_object('type', 'voucher', 'id', r.voucher_id), 'operation_type', $2::text),
              'order', loyalty_order_json(o),
@@ -936,7 +943,7 @@ SELECT p.project_id, $3::text AS type, p.customer_id AS entity_id, $4::text AS g
        json_build_object(
          'customer', (SELECT loyalty_customer_json(cu) FROM customers cu WHERE cu.id = p.customer_id),
          'campaign', loyalty_campaign_json(ca),
-         'voucher', loyalty_voucher_json(v, ca.name, v.points, v.balance, v.pending_points, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = v.member_id)),
+         'voucher', loyalty_voucher_json(v, ca.name, v.points, v.balance, v.pending_points, v.next_expiration_date, v.next_expiration_points, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = v.member_id)),
          'order', (SELECT loyalty_order_json(o) FROM orders o WHERE o.id = p.order_id),
          'voucher_pending_points_balance', json_build_object('points', ch.change, 'total', v.pending_points, 'balance', v.pending_points, 'object', 'balance',
                                                              'related_object', json_build_object('type', 'voucher', 'id', v.id), 'operation_type', $6::text),

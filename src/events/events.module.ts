@@ -19,7 +19,7 @@ import { WebhookSecretService } from './secrets/webhook-secret.service.js';
 /**
  * The events domain: the outbox and event log, the relay from events to webhook deliveries, the
  * distributions, the signing secret and the delivery of webhooks. It depends on no feature module: features
- * record events through EventsService (or `eventsInsertSql`) inside their transactions. The relay, the
+ * record events inside their transactions through recording/event-recording.ts (a file, no provider). The relay, the
  * dispatcher and the delivery processor run in the worker only (delivery/worker/, DeliveryWorkerModule).
  */
 @Module({
@@ -37,6 +37,6 @@ import { WebhookSecretService } from './secrets/webhook-secret.service.js';
     DeliveryJobs,
     DataCipher,
   ],
-  exports: [EventsService, DistributionRepository, WebhookSecretRepository, DeliveryJobs, DataCipher],
+  exports: [DistributionRepository, WebhookSecretRepository, DeliveryJobs, DataCipher],
 })
 export class EventsModule {}

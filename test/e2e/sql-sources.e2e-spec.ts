@@ -32,7 +32,7 @@ const PER_CALL = [
   'cards/card-issue.repository.ts: WITH ins AS (${insert} RETURNING 1)',
   'customers/customer.repository.ts: INSERT INTO customers (id, project_id, source_id${',
   'events/delivery/delivery.sql.ts: SELECT c.id, c.project_id',
-  'events/event.repository.ts: INSERT INTO events',
+  'events/recording/event-recording.ts: INSERT INTO events',
   'members/member-page.sql.ts: SELECT page.* FROM loyalty_programs p',
   'points/orders/order.repository.ts: INSERT INTO orders (id, project_id, source_id, status, amount${',
   'points/orders/order.repository.ts: UPDATE orders SET ${',

@@ -9,8 +9,9 @@ import { QueueName } from '../../src/queue/queue.definitions.js';
 import { useStack } from '../support/fixture.js';
 import { type TestProject, createProject, waitFor } from '../support/harness.js';
 import { unique } from '../support/points.js';
+import { sampleEventData } from '../support/sample-events.js';
 
-const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated';
+const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated' as const;
 
 /** Every node of an EXPLAIN (FORMAT JSON) plan. */
 function planNodes(plan: unknown): Record<string, unknown>[] {
@@ -58,9 +59,9 @@ describe('webhooks: bounded work per request and per batch', () => {
     (
       await db.query<{ id: string }>(
         `INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
-         SELECT 'evcus_' || left(md5(random()::text || g), 18), $1, $2, 'cust_bounded', 'v-bounded', '{"channel":"INTERNAL"}', json_build_object('n', g)
+         SELECT 'evcus_' || left(md5(random()::text || g), 18), $1, $2, 'cust_bounded', 'v-bounded', '{"channel":"INTERNAL"}', $4::json
          FROM generate_series(1, $3) g RETURNING id`,
-        [who.project.id, ACTIVATED, count],
+        [who.project.id, ACTIVATED, count, sampleEventData(ACTIVATED)],
       )
     ).map((row) => row.id);
   /** Deliveries of these events to the distribution, made as the relay makes them, in `status`. */

@@ -1,7 +1,7 @@
 import { AuthService, type ProjectContext } from '../../src/auth/auth.service.js';
 import { CardsModule } from '../../src/cards/cards.module.js';
 import { DatabaseKitModule } from '../../src/database/database-kit.module.js';
-import { internalCause } from '../../src/events/events.service.js';
+import { internalCause } from '../../src/events/recording/event-recording.js';
 import { BalanceService } from '../../src/points/balance/balance.service.js';
 import { BalanceChangeDto } from '../../src/points/balance/dto/balance.dto.js';
 import { BucketRepository } from '../../src/points/buckets/bucket.repository.js';

@@ -3,7 +3,7 @@ import { CampaignsService } from '../../src/campaigns/campaigns.service.js';
 import { CreateLoyaltyCampaignDto } from '../../src/campaigns/dto/create-loyalty-campaign.dto.js';
 import { CardsModule } from '../../src/cards/cards.module.js';
 import { DatabaseKitModule } from '../../src/database/database-kit.module.js';
-import { internalCause } from '../../src/events/events.service.js';
+import { internalCause } from '../../src/events/recording/event-recording.js';
 import { BalanceService } from '../../src/points/balance/balance.service.js';
 import { BalanceChangeDto } from '../../src/points/balance/dto/balance.dto.js';
 import { ExpiryRepository } from '../../src/points/buckets/expiry.repository.js';

@@ -10,9 +10,10 @@ import { EventsModule } from '../../src/events/events.module.js';
 import { WebhookSecretService } from '../../src/events/secrets/webhook-secret.service.js';
 import { unique } from '../support/points.js';
 import { Receiver } from '../support/receiver.js';
+import { sampleEventData } from '../support/sample-events.js';
 import { body, useServices } from '../support/services.js';
 
-const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated';
+const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated' as const;
 
 /**
  * One attempt of a delivery by the worker's service, without the worker: the delivery row (as the relay
@@ -31,8 +32,8 @@ describe('WebhookDeliveryService: a delivery sent to a local receiver (no worker
     const distribution = await services.get(DistributionsService).create(project, await body(CreateDistributionDto, { name: unique('Service distribution'), trigger: ACTIVATED, target_url: receiver.url(path) }));
     const [event] = await db.query<{ id: string }>(
       `INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
-       VALUES ('evcus_' || left(md5(random()::text), 18), $1, $2, 'cust_service', 'v-service', '{"channel":"INTERNAL"}', '{"pending_points":{"points":5}}') RETURNING id`,
-      [project.id, ACTIVATED],
+       VALUES ('evcus_' || left(md5(random()::text), 18), $1, $2, 'cust_service', 'v-service', '{"channel":"INTERNAL"}', $3::json) RETURNING id`,
+      [project.id, ACTIVATED, sampleEventData(ACTIVATED)],
     );
     const [delivery] = await db.query<{ id: string }>(
       `INSERT INTO webhook_deliveries (id, project_id, distribution_id, event_id, event_type, next_attempt_at)

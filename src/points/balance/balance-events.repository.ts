@@ -2,9 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config.js';
 import { prepared, runPrepared } from '../../database/prepared.js';
 import type { LockedCards } from '../../cards/card.repository.js';
-import type { EventCause } from '../../events/events.service.js';
-import { eventsInsertSql } from '../../events/event.repository.js';
-import type { EventType } from '../../events/event-catalogue.js';
+import { type EventCause, eventsInsertSql, type EventType } from '../../events/recording/event-recording.js';
 
 /**
  * The event of a balance change made by hand (`points_added`, `points_removed`), in its transaction after the
@@ -18,7 +16,7 @@ export const RECORD = prepared(
          json_build_object(
            'customer', loyalty_customer_json(cu),
            'campaign', loyalty_campaign_json(ca),
-           'voucher', loyalty_voucher_json(v, ca.name, v.points, v.balance, v.pending_points, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = v.member_id)),
+           'voucher', loyalty_voucher_json(v, ca.name, v.points, v.balance, v.pending_points, v.next_expiration_date, v.next_expiration_points, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = v.member_id)),
            'balance', $5::json,
            'transaction', $6::json) AS data
   FROM vouchers v

@@ -5,9 +5,7 @@ import type { DataSource } from 'typeorm';
 import { prepared, runPrepared } from '../../database/prepared.js';
 import type { Tx } from '../../database/transaction-runner.js';
 import type { LockedCards } from '../../cards/card.repository.js';
-import type { EventCause } from '../../events/events.service.js';
-import { eventsInsertSql } from '../../events/event.repository.js';
-import { EVENTS } from '../../events/event-catalogue.js';
+import { type EventCause, EVENTS, eventsInsertSql } from '../../events/recording/event-recording.js';
 
 /** What one expiry statement did. */
 export interface ExpiryResult {
@@ -118,7 +116,7 @@ export const EXPIRE = prepared(
               json_build_object(
                 'customer', loyalty_customer_json(cu),
                 'campaign', loyalty_campaign_json(ca),
-                'voucher', loyalty_voucher_json(r.card, ca.name, r.total, r.balance, (r.card).pending_points, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = (r.card).member_id)),
+                'voucher', loyalty_voucher_json(r.card, ca.name, r.total, r.balance, (r.card).pending_points, (r.card).next_expiration_date, (r.card).next_expiration_points, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = (r.card).member_id)),
                 'points', r.points,
                 'buckets', r.buckets,
                 'transaction', json_build_object('id', r.transaction_id, 'source_id', NULL, 'voucher_id', r.voucher_id, 'campaign_id', r.campaign_id, 'source', NULL,

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { dataError } from '../../common/errors/infrastructure-errors.js';
 import { AppConfig } from '../../config/app-config.js';
 import { TransactionRunner } from '../../database/transaction-runner.js';
-import type { EventCause } from '../../events/events.service.js';
+import type { EventCause } from '../../events/recording/event-recording.js';
 import { CardRepository, type LockedCards } from '../../cards/card.repository.js';
 import { type ExpiryResult, ExpiryRepository, type SetAsideCard } from './expiry.repository.js';
 

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { dataError } from '../../common/errors/infrastructure-errors.js';
 import { TransactionRunner } from '../../database/transaction-runner.js';
-import type { EventCause } from '../../events/events.service.js';
+import type { EventCause } from '../../events/recording/event-recording.js';
 import { type ActivationTrigger, Metrics } from '../../metrics/metrics.js';
 import { CardRepository, type LockedCards } from '../../cards/card.repository.js';
 import { type ActivatedEntry, ActivationRepository } from './activation.repository.js';
