@@ -13,16 +13,15 @@
 // It supports what the benchmark sends (limit, cursor, order); anything else is a 400.
 //
 // And the write path, POST /v2/loyalties/programs/{programId}/members (enrolment by customer source id),
-// with the statements the API sends for it, in the same order and transaction, as PostgreSQL logged them
-// (log_statement = all) on 2026-11-25: the program with its campaign, the customer's upsert and read, then
-// in one transaction the member's insert, the search for a free card, the new card (an AUTO_UPDATE
-// campaign), the card's and the member's reads, and the campaign's card count
-// (bench/member-list-raw-enrol.sql.mjs). Ids and codes come from the API's own generators (dist/), and the
-// answer has the API's shape.
+// with the statements the API sends for it, in the same order and transaction: the program with its campaign,
+// the customer made or found, then in one transaction the member's insert, the search for a free card, the new
+// card (an AUTO_UPDATE campaign), the card's and the member's reads, and the campaign's card count; after it,
+// the card's next activation (bench/member-list-raw-enrol.sql.mjs: the service's statements from dist/, and
+// TypeORM's three reads as logged). Ids and codes come from the API's own generators (dist/), and the answer
+// has the API's shape.
 //
 // And the manual activation, POST /v1/loyalties/members/{code}/pending-points/{id}/activate, with the API's
-// statements (bench/member-list-raw-activate.sql.mjs, and the activation statement itself from dist/, named
-// as the API prepares it once per connection).
+// statements (bench/member-list-raw-activate.sql.mjs, from dist/, named as the API prepares them).
 //
 // No logging, no request ids, no rate limit. Started by bench/member-list.mjs with DATABASE_URL and PORT in
 // the environment; prints "listening" when ready.
@@ -32,6 +31,7 @@ import pg from 'pg';
 import { keyChecker, send } from './lib/raw-server.mjs';
 import { CodeGenerator } from '../dist/campaigns/code-config.js';
 import { base62Id, hexId } from '../dist/common/ids.js';
+import { loadConfig } from '../dist/config/app-config.js';
 import { planMemberList } from '../dist/members/member-list-query.js';
 import { memberPageQuery } from '../dist/members/member-page.sql.js';
 import { ACTIVATE_SQL } from './member-list-raw-activate.sql.mjs';
@@ -45,6 +45,8 @@ const MAC_BYTES = 16;
 const DEFAULT_LIMIT = 10;
 const PATH = /^\/v2\/loyalties\/programs\/([^/?]+)\/members$/;
 const ACTIVATE_PATH = /^\/v1\/loyalties\/members\/([^/?]+)\/pending-points\/([^/?]+)\/activate$/;
+
+const EVENT_MAX_BYTES = loadConfig().events.payloadMaxBytes;
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: POOL_SIZE, application_name: 'loyalty-raw-baseline', keepAlive: true, query_timeout: 15_000 });
 const [{ value: cursorKey }] = (await pool.query(`SELECT value FROM instance_secrets WHERE name = 'cursor'`)).rows;
@@ -150,6 +152,44 @@ function programStatus(campaign, now = new Date()) {
   return campaign.c_active && started && notExpired ? 'ACTIVE' : 'INACTIVE';
 }
 
+/** `v_…` → `lcrd_…`, `camp_…` → `lcdef_…`: the API's v2 ids (the suffix's characters as hex). */
+const v2Id = (prefix, id) => prefix + Buffer.from(id.slice(id.indexOf('_') + 1), 'latin1').toString('hex');
+
+/** The API's v2 card, from TypeORM's row of it and its next activation (a row of the next-activation statement, or none). */
+function v2Card(c, next) {
+  const n = (column) => Number(c[`LoyaltyCard_${column}`]);
+  const added = n('initial_points') + n('added_points');
+  return {
+    id: v2Id('lcrd_', c.LoyaltyCard_id),
+    card_definition_id: v2Id('lcdef_', c.LoyaltyCard_campaign_id),
+    code: c.LoyaltyCard_code,
+    campaign_id: c.LoyaltyCard_campaign_id,
+    card_type: 'INDIVIDUAL',
+    lifetime_bucket: {
+      points: {
+        total: n('points'),
+        earned: n('points') - added,
+        added,
+        purchased: 0,
+        purchased_reversed: 0,
+        subtracted: n('subtracted_points'),
+        expired: n('expired_points'),
+        spent: 0,
+        refunded: 0,
+        returned: 0,
+        locked: 0,
+        unlocked: 0,
+      },
+      pending_points: { total: n('pending_activated_points') + n('pending_canceled_points') + n('pending_points'), activated: n('pending_activated_points'), canceled: n('pending_canceled_points') },
+    },
+    balance: { points: n('balance'), pending_points: n('pending_points') },
+    next_expiration: c.LoyaltyCard_next_expiration_date ? { points: n('next_expiration_points'), date: c.LoyaltyCard_next_expiration_date } : null,
+    next_activation: next ? { points: Number(next.points), type: 'PERIOD_BASED', date: next.day } : null,
+    points_total: n('points'),
+    object: 'card',
+  };
+}
+
 async function enrol(req, res, projectId, programId) {
   const body = await jsonBody(req);
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return send(res, 400, invalid('the body must be a JSON object'));
@@ -165,8 +205,9 @@ async function enrol(req, res, projectId, programId) {
   const [program] = (await pool.query(ENROL_SQL.program, [projectId, programId])).rows;
   if (!program) return send(res, 404, error(404, 'not_found', 'Resource not found', `Cannot find program with id ${programId}`));
   if (programStatus(program) !== 'ACTIVE') return send(res, 423, error(423, 'non_active_program', 'Invalid program status', 'Cannot create member when program status is not ACTIVE'));
-  const [{ id: customerId }] = (await pool.query(ENROL_SQL.upsertCustomer, [base62Id('cust_', 24), projectId, identification.customer_source_id])).rows;
-  await pool.query(ENROL_SQL.customer, [customerId]);
+  const sourceId = identification.customer_source_id;
+  const [made] = (await pool.query(ENROL_SQL.customer, [base62Id('cust_', 24), projectId, sourceId])).rows;
+  const customerId = (made ?? (await pool.query(ENROL_SQL.customerAgain, [projectId, sourceId])).rows[0]).id;
 
   const memberId = hexId('lmbr_');
   const client = await pool.connect();
@@ -179,14 +220,14 @@ async function enrol(req, res, projectId, programId) {
       return send(res, 409, error(409, 'member_already_exists', 'Member already exists', `Customer '${customerId}' already is a member of program '${programId}'`));
     }
     let [card] = (await client.query(ENROL_SQL.freeCard, [memberId, customerId, program.c_id])).rows;
-    let made = false;
+    let madeCard = false;
     if (!card && program.c_type === 'AUTO_UPDATE') {
       const codes = new CodeGenerator(program.c_voucher.code_config);
       const points = program.c_voucher.loyalty_card.points;
       for (let attempt = 0; attempt < 10 && !card; attempt += 1) {
         [card] = (await client.query(ENROL_SQL.newCard, [base62Id('v_', 32), projectId, program.c_id, codes.next(), points, memberId, customerId])).rows;
       }
-      made = Boolean(card);
+      madeCard = Boolean(card);
     }
     if (!card) {
       await client.query('ROLLBACK');
@@ -194,8 +235,10 @@ async function enrol(req, res, projectId, programId) {
     }
     const [c] = (await client.query(ENROL_SQL.card, [card.id])).rows;
     const [m] = (await client.query(ENROL_SQL.member, [memberId])).rows;
-    if (made) await client.query(ENROL_SQL.countCard, [program.c_id]);
+    if (madeCard) await client.query(ENROL_SQL.countCard, [program.c_id]);
     await client.query('COMMIT');
+    // After the commit, as the API reads it; on this connection, which the request still holds.
+    const [next] = (await client.query(ENROL_SQL.nextActivations, [projectId, [c.LoyaltyCard_id]])).rows;
     answer = {
       id: m.Member_id,
       customer_id: m.Member_customer_id,
@@ -209,15 +252,7 @@ async function enrol(req, res, projectId, programId) {
         {
           member_role: 'OWNER',
           created_at: (c.LoyaltyCard_published_at ?? c.LoyaltyCard_created_at).toISOString(),
-          card: {
-            id: c.LoyaltyCard_id,
-            code: c.LoyaltyCard_code,
-            campaign_id: c.LoyaltyCard_campaign_id,
-            card_type: 'INDIVIDUAL',
-            balance: { points: Number(c.LoyaltyCard_balance), pending_points: Number(c.LoyaltyCard_pending_points) },
-            points_total: Number(c.LoyaltyCard_points),
-            object: 'card',
-          },
+          card: v2Card(c, next),
           object: 'member_card',
         },
       ],
@@ -244,8 +279,8 @@ async function activate(res, projectId, appId, code, entryId) {
     await client.query(ACTIVATE_SQL.lockCards, [[card.id]]);
     const [locked] = (await client.query(ACTIVATE_SQL.lockPending, [entryId, projectId])).rows;
     if (locked && locked.voucher_id === card.id) {
-      [done] = (await client.query({ name: 'raw_pending_activate', text: ACTIVATE_SQL.activate }, [[locked.id], 'MANUAL', hexId('v-'), JSON.stringify({ channel: 'API', api_key: { app_id: appId } }), [card.id]])).rows;
-      if (done?.dated) await client.query({ name: 'raw_buckets_refresh_next', text: ACTIVATE_SQL.refreshNext }, [[card.id]]);
+      [done] = (await client.query(ACTIVATE_SQL.activate, [[locked.id], 'MANUAL', hexId('v-'), JSON.stringify({ channel: 'API', api_key: { app_id: appId } }), [card.id], EVENT_MAX_BYTES])).rows;
+      if (done?.dated) await client.query(ACTIVATE_SQL.refreshNext, [[card.id]]);
     }
     await client.query('COMMIT');
   } catch (failure) {

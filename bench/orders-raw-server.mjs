@@ -1,7 +1,7 @@
 // The baseline of the paid orders benchmark (bench/orders.mjs, part c): POST /v1/orders served by a plain
 // `node:http` server and a `pg` pool, with none of the service's framework around it. For a PAID order by
 // source id with a customer by source id it sends the statements the API sends, in the same order and
-// transaction (bench/orders-raw.sql.mjs, from PostgreSQL's statement log), with the same ids and payloads:
+// transaction (bench/orders-raw.sql.mjs: the service's own, imported from dist/), with the same ids and payloads:
 //
 //   - the same application key check as bench/member-list-raw-server.mjs (one statement, cached for
 //     APP_KEY_CACHE_MS, SHA-256 of the token compared in constant time);
@@ -9,7 +9,8 @@
 //     customer's cards in those campaigns;
 //   - in one transaction: the order's upsert (its row returned), the cards locked in id order, the claims, the
 //     pending entries, one update of the cards, one `added` event per entry (whose trigger writes the webhook
-//     outbox), the accruals' ledger rows with the API's details and their point buckets, COMMIT;
+//     outbox), the accruals' ledger rows with the API's details and their point buckets (and the cards' next
+//     expiration when a bucket is dated), COMMIT;
 //   - after the commit, one delayed activation job per entry on the service's BullMQ queue (job id = entry
 //     id), as the API schedules them;
 //   - the API's JSON for the order.
@@ -72,9 +73,9 @@ async function handle(req, res) {
   if (!Number.isSafeInteger(amount) || amount < 0) return send(res, 400, invalid('amount must be a whole number, 0 or more'));
   if (typeof customer?.source_id !== 'string' || customer.source_id === '' || Object.keys(customer).length !== 1) return send(res, 400, invalid('the baseline takes customer {source_id}'));
 
+  // A customer made concurrently is not seen by the upsert's snapshot: read again, as CustomerRepository does.
   const [known] = (await pool.query(ORDER_SQL.customer, [base62Id('cust_', 24), projectId, customer.source_id])).rows;
-  if (!known) return send(res, 400, invalid('the baseline does not retry a customer made concurrently'));
-  const customerId = known.id;
+  const customerId = (known ?? (await pool.query(ORDER_SQL.customerAgain, [projectId, customer.source_id])).rows[0]).id;
 
   // The plan: every rule whose campaign has a card of the customer's (FIXED points only).
   const rules = (await pool.query(ORDER_SQL.rules, [projectId])).rows;
@@ -125,7 +126,7 @@ async function handle(req, res) {
                 earning_rule_id: e.rule.id,
                 points: e.points,
                 delay_ms: (e.rule.pending_points.period_value ?? 0) * config.pendingPointsDayMs,
-                details: { ...paid, earning_rule: { id: e.rule.id, source: { banner: e.rule.banner } } },
+                details: { ...paid, earning_rule: { id: e.rule.id, source: { banner: e.rule.banner ?? '' } } },
               })),
             ),
           ])
@@ -136,7 +137,7 @@ async function handle(req, res) {
         ...entries.map((entry) => ({ cardId: entry.voucher_id, points: 0, pending: entry.points })),
       ]);
       if (entries.length) {
-        await client.query(ORDER_SQL.pendingEvents, [entries.map((entry) => entry.id), entries.map((entry) => entry.points), ADDED, groupId, JSON.stringify(source), 'AUTOMATIC']);
+        await client.query(ORDER_SQL.pendingEvents, [entries.map((entry) => entry.id), entries.map((entry) => entry.points), ADDED, groupId, JSON.stringify(source), 'AUTOMATIC', config.events.payloadMaxBytes]);
       }
       if (accruals.length) {
         // Several accruals on one card: each ledger row shows the balance right after it.
@@ -166,13 +167,13 @@ async function handle(req, res) {
                 balance: { type: 'loyalty_card', total: balances[i].points, object: 'balance', points: e.points, balance: balances[i].balance, related_object: { id: e.cardId, type: 'voucher' } },
                 order: paid.order,
                 event: { id: paid.event.id, type: paid.event.type },
-                earning_rule: { id: e.rule.id, source: { banner: e.rule.banner } },
+                earning_rule: { id: e.rule.id, source: { banner: e.rule.banner ?? '' } },
               },
             })),
           ),
           new Date(),
         ]);
-        await client.query(ORDER_SQL.buckets, [
+        const credited = await client.query(ORDER_SQL.buckets, [
           JSON.stringify(
             accruals.map((e) => ({
               id: hexId('lopb_'),
@@ -186,6 +187,8 @@ async function handle(req, res) {
             })),
           ),
         ]);
+        const dated = [...new Set(credited.rows.filter((row) => row.dated).map((row) => row.voucher_id))];
+        if (dated.length) await client.query(ORDER_SQL.refreshNext, [dated]);
       }
     }
     await client.query('COMMIT');

@@ -9,7 +9,7 @@
 //   (b) hot card: 20 clients (fixed) on 2 customers, members of one campaign whose only rule is pending:
 //       every order adds a pending entry to one of two cards.
 //   (c) raw: part (a)'s load on the API and on a plain node:http + pg server doing the same writes with
-//       hand-written SQL in one transaction (bench/orders-raw-server.mjs), windows A B B A.
+//       the API's statements (from dist/) in one transaction (bench/orders-raw-server.mjs), windows A B B A.
 //
 // Per part: orders/s (2xx), p50/p99 latency, the status histogram, CPU ms per order of the API, the worker
 // and PostgreSQL (this database's backends; and every postgres process of the machine, other work

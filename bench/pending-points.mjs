@@ -14,6 +14,8 @@ import { loadConfig } from '../dist/config/app-config.js';
 import { dropDatabase } from '../dist/database/ensure-database.js';
 import { migrateDatabase } from '../dist/app/database/migrate.js';
 import { ACTIVATION_CONCURRENCY } from '../dist/points/pending/pending-points.processor.js';
+import { DUE_FOR_ACTIVATION } from '../dist/points/pending/pending-points.repository.js';
+import { PENDING_POINTS_SWEEP_BATCH } from '../dist/points/pending/pending-points.sweep.js';
 import { deleteKeysWithPrefix } from '../dist/queue/redis-keys.js';
 import { redisOptions } from '../dist/queue/redis-options.js';
 
@@ -56,7 +58,10 @@ function committedBatches(output) {
 }
 
 
-/** 10,000 PENDING entries (10 per card) due at `due`, with their orders, as earning would have made them. */
+/**
+ * 10,000 PENDING entries (10 per card) due at `due`, with their orders, as earning would have made them: set-up
+ * in bulk SQL of its own, not the service's statements (which make one order's entries at a time).
+ */
 async function makeEntries(db, seed, due, round) {
   const ruleId = `ern_bench${round}${randomBytes(6).toString('hex')}`;
   await db.query(
@@ -163,8 +168,9 @@ async function sweepQueryCost(db, seed) {
   );
   await db.query('VACUUM (ANALYZE) loyalty_pending_points');
   const insertSeconds = (Date.now() - started) / 1000;
-  const due = `SELECT id FROM loyalty_pending_points WHERE status = 'PENDING' AND activation_error IS NULL AND activates_at <= now() ORDER BY activates_at LIMIT 1000 FOR UPDATE SKIP LOCKED`;
-  const plan = (await db.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${due}`)).rows[0]['QUERY PLAN'][0];
+  // The sweep's own statement (PendingPointsRepository.lockForActivation) and batch, no entry asked for by id.
+  const params = [[], PENDING_POINTS_SWEEP_BATCH];
+  const plan = (await db.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${DUE_FOR_ACTIVATION}`, params)).rows[0]['QUERY PLAN'][0];
   const nodes = [];
   const walk = (node) => {
     nodes.push(`${node['Node Type']}${node['Index Name'] ? ` using ${node['Index Name']}` : ''}`);
@@ -175,7 +181,7 @@ async function sweepQueryCost(db, seed) {
   for (let i = 0; i < 50; i += 1) {
     await db.query('BEGIN');
     const t = performance.now();
-    await db.query(due);
+    await db.query(DUE_FOR_ACTIVATION, params);
     times.push(performance.now() - t);
     await db.query('ROLLBACK');
   }

@@ -1,6 +1,9 @@
-// Point expiry benchmark. 100,000 buckets on 20,000 cards (members with customers, as the seed makes them)
+// Point expiry benchmark. 100,000 credits on 20,000 cards (members with customers, as the seed makes them)
 // come due at the same moment T with a real worker process running, its `points-expiry` sweep every 50 ms;
-// we report expired buckets per second end to end (T → the last expiry commit). In the same run,
+// a card has one bucket per last day (issue 36), so the credits are made as the buckets they merge into:
+// BENCH_DAYS last days per card (5 by default: 100,000 buckets, 5 a card, as if the sweep had been away for
+// five days; 1: every credit of a card on one day, 20,000 buckets of 5 credits each). We report expired
+// buckets (and credits) per second end to end (T → the last expiry commit). In the same run,
 // interleaved (A B B A), the limit the queue itself sets for the same count, as bench/pending-points.mjs
 // measures it: that many delayed jobs due at once, taken by a worker process whose processor does nothing.
 // The expiry uses no queue; the ratio says how its sweep compares with what the queue would allow a job per
@@ -23,11 +26,15 @@ import { POINTS_EXPIRY_BATCH } from '../dist/points/buckets/points-expiry.sweep.
 import { deleteKeysWithPrefix } from '../dist/queue/redis-keys.js';
 import { redisOptions } from '../dist/queue/redis-options.js';
 
-const BUCKETS = Number(process.env.BENCH_BUCKETS ?? 100_000);
+/** Credits (BENCH_BUCKETS, its name from before buckets merged), on CARDS cards over DAYS last days each. */
+const CREDITS = Number(process.env.BENCH_BUCKETS ?? 100_000);
 const CARDS = Number(process.env.BENCH_CARDS ?? 20_000);
+const DAYS = Number(process.env.BENCH_DAYS ?? 5);
+/** The buckets the credits make: one per card and day. */
+const BUCKETS = Math.min(CARDS, CREDITS) * Math.min(DAYS, Math.ceil(CREDITS / CARDS));
 const SWEEP_MS = Number(process.env.BENCH_SWEEP_MS ?? 50);
 // Buckets (A) and jobs (B) are made this long before they come due; a setup that overruns it fails the run.
-const LEAD_MS = Number(process.env.BENCH_LEAD_MS ?? Math.max(4_000, BUCKETS * 0.1));
+const LEAD_MS = Number(process.env.BENCH_LEAD_MS ?? Math.max(4_000, CREDITS * 0.1));
 const JOBS_LEAD_MS = Number(process.env.BENCH_JOBS_LEAD_MS ?? Math.max(4_000, BUCKETS * 0.15));
 const TARGET_RATE = 5_000;
 const EXPIRED_EVENT = 'customer.voucher.loyalty_card.points_expired';
@@ -61,22 +68,23 @@ function committedBatches(output) {
 }
 
 /**
- * BUCKETS ACTIVE buckets due at `due`, bucket g on card g % CARDS: a card's buckets lie far apart in the
- * table, as buckets made on different days of a year do, and every card gets BUCKETS / CARDS of them. The
- * cards' points and balance rise by their buckets' sum, with one POINTS_ADDITION ledger row each, so the
- * invariant holds before the expiry as it does after an addition by hand.
+ * CREDITS credits due at `due`, credit g on card g % CARDS and last day (g / CARDS) % DAYS days before T's, made
+ * as the ACTIVE buckets they merge into (one per card and day, as every credit path adds to its day's bucket):
+ * a card's buckets lie far apart in the table, as buckets made on different days of a year do. The cards'
+ * points and balance rise by their buckets' sum, with one POINTS_ADDITION ledger row each, so the invariant
+ * holds before the expiry as it does after an addition by hand. Returns the buckets made.
  */
 async function makeBuckets(db, seed, due, round) {
   const tag = `${runId}${round}`;
   await db.query('BEGIN');
-  await db.query(
+  const made = await db.query(
     `WITH cards AS (SELECT id, project_id, campaign_id, row_number() OVER (ORDER BY id) - 1 AS n FROM vouchers WHERE campaign_id = $1),
-     rows AS (SELECT g, c.* FROM generate_series(0, $2 - 1) g JOIN cards c ON c.n = g % (SELECT count(*) FROM cards))
+     credits AS (SELECT g, (g / (SELECT count(*) FROM cards)) % $5 AS day, c.* FROM generate_series(0, $2 - 1) g JOIN cards c ON c.n = g % (SELECT count(*) FROM cards))
      INSERT INTO loyalty_points_buckets (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after, created_at)
-     SELECT 'lopb_' || left(md5($3 || g), 18), project_id, id, campaign_id, 1 + g % 50, 1 + g % 50,
-            ($4::timestamptz AT TIME ZONE 'UTC')::date - 1, $4::timestamptz, $4::timestamptz - make_interval(days => 1 + (g * 364 / $2)::int)
-     FROM rows ORDER BY g`,
-    [seed.campaign_id, BUCKETS, tag, due.toISOString()],
+     SELECT 'lopb_' || left(md5($3 || min(g)), 18), project_id, id, campaign_id, sum(1 + g % 50), sum(1 + g % 50),
+            ($4::timestamptz AT TIME ZONE 'UTC')::date - 1 - day::int, $4::timestamptz, $4::timestamptz - make_interval(days => 1 + (min(g) * 364 / $2)::int)
+     FROM credits GROUP BY project_id, id, campaign_id, day ORDER BY min(g)`,
+    [seed.campaign_id, CREDITS, tag, due.toISOString(), DAYS],
   );
   await db.query(
     `WITH added AS (SELECT voucher_id, sum(remaining)::bigint AS points FROM loyalty_points_buckets WHERE campaign_id = $1 AND expire_after = $2::timestamptz GROUP BY voucher_id),
@@ -91,6 +99,7 @@ async function makeBuckets(db, seed, due, round) {
     [seed.campaign_id, due.toISOString(), tag],
   );
   await db.query('COMMIT');
+  if (made.rowCount !== BUCKETS) throw new Error(`made ${made.rowCount} buckets, expected ${BUCKETS}`);
   // Steady state: a production table has statistics and a visibility map; these rows were made a moment ago.
   await db.query('VACUUM (ANALYZE) loyalty_points_buckets, vouchers, voucher_transactions');
 }
@@ -206,7 +215,7 @@ async function verify(db, seed, rounds) {
 }
 
 async function main() {
-  if (BUCKETS % CARDS !== 0 && BUCKETS > CARDS) console.warn(`note: ${BUCKETS} buckets do not divide evenly over ${CARDS} cards`);
+  if (CREDITS % (CARDS * DAYS) !== 0 && CREDITS > CARDS) console.warn(`note: ${CREDITS} credits do not divide evenly over ${CARDS} cards and ${DAYS} days`);
   await migrateDatabase(config);
   const { stdout } = await run(process.execPath, ['dist/cli.js', 'seed', '--members', String(CARDS)], { cwd: root, env });
   const seed = JSON.parse(stdout.trim().split('\n').at(-1));
@@ -221,14 +230,18 @@ async function main() {
       else b.push(await queueLimitRound(noop, i));
     }
     const mean = (rounds, key) => (rounds[0][key] + rounds[1][key]) / 2;
-    console.log(`\npoint expiry: ${BUCKETS.toLocaleString('en')} buckets on ${CARDS.toLocaleString('en')} cards due at once; sweep every ${SWEEP_MS} ms, batches of ${POINTS_EXPIRY_BATCH} due buckets; rounds A B B A`);
+    console.log(
+      `\npoint expiry: ${CREDITS.toLocaleString('en')} credits on ${CARDS.toLocaleString('en')} cards over ${DAYS} day(s) each = ${BUCKETS.toLocaleString('en')} buckets due at once; sweep every ${SWEEP_MS} ms, batches of ${POINTS_EXPIRY_BATCH} due buckets; rounds A B B A`,
+    );
     for (const [i, r] of a.entries()) {
-      console.log(`  expiry, round ${i + 1}                   ${r.rate.toFixed(0).padStart(7)} buckets/s   all expired ${r.span} ms after T   ${r.batches} batches (median ${r.batchMedian} buckets)   CPU µs/bucket: worker ${r.workerUs.toFixed(1)}, PostgreSQL ${r.postgresUs.toFixed(1)}   setup ${r.setupMs} ms`);
+      console.log(
+        `  expiry, round ${i + 1}                   ${r.rate.toFixed(0).padStart(7)} buckets/s (${((r.rate * CREDITS) / BUCKETS).toFixed(0)} credits/s)   all expired ${r.span} ms after T   ${r.batches} batches (median ${r.batchMedian} buckets)   CPU µs/bucket: worker ${r.workerUs.toFixed(1)}, PostgreSQL ${r.postgresUs.toFixed(1)}   setup ${r.setupMs} ms`,
+      );
     }
     for (const [i, r] of b.entries()) console.log(`  queue limit (no-op jobs), round ${i + 1}  ${r.rate.toFixed(0).padStart(7)} jobs/s      all done ${r.span} ms after T`);
     const rate = mean(a, 'rate');
     const limit = mean(b, 'rate');
-    console.log(`  mean of the two rounds: ${rate.toFixed(0)} buckets/s; queue limit ${limit.toFixed(0)} jobs/s; ratio ${(rate / limit).toFixed(2)}`);
+    console.log(`  mean of the two rounds: ${rate.toFixed(0)} buckets/s, all expired ${mean(a, 'span').toFixed(0)} ms after T; queue limit ${limit.toFixed(0)} jobs/s; ratio ${(rate / limit).toFixed(2)}`);
 
     const checks = [[`buckets/s >= ${TARGET_RATE}`, rate >= TARGET_RATE], ...(await verify(db, seed, a.length))];
     for (const [label, ok] of checks) console.log(`  ${ok ? 'PASS' : 'FAIL'}: ${label}`);

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Voucherify's published OpenAPI documents, pinned to one commit, and a check of our contract fragments
- * (test/contract/voucherify/) against them.
+ * (test/contract/voucherify/: the answers'; src/events/schemas/: the events' and the pieces both use) against them.
  *
  *   node scripts/voucherify-schemas.mjs fetch [dir]   downloads the pinned files into dir (default .cache/voucherify-openapi)
  *   node scripts/voucherify-schemas.mjs check [dir]   compares every fragment with its upstream schemas; exit 1 on an
@@ -33,20 +33,24 @@ export const FILES = {
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const FRAGMENTS_DIR = join(ROOT, 'test/contract/voucherify');
+/** Where every fragment is: the answers' and the events' (with the event catalogue, which names its types' schemas). */
+export const FRAGMENT_DIRS = [FRAGMENTS_DIR, join(ROOT, 'src/events/schemas')];
 const DEFAULT_DIR = join(ROOT, '.cache/voucherify-openapi');
 const DIFFERENCES_FILE = join(FRAGMENTS_DIR, 'upstream-differences.json');
 
 // ---------------------------------------------------------------- loading
 
-/** Every fragment under test/contract/voucherify (JSON files with an `$id`), by `$id`. */
-export async function loadFragments(dir = FRAGMENTS_DIR) {
+/** Every fragment under FRAGMENT_DIRS (JSON files with an `$id`), by `$id`. */
+export async function loadFragments(dirs = FRAGMENT_DIRS) {
   const fragments = new Map();
-  for (const entry of await readdir(dir, { recursive: true })) {
-    if (!entry.endsWith('.json') || entry === 'upstream-differences.json') continue;
-    const schema = JSON.parse(await readFile(join(dir, entry), 'utf8'));
-    if (!schema.$id) continue;
-    if (fragments.has(schema.$id)) throw new Error(`two fragments have $id ${schema.$id}`);
-    fragments.set(schema.$id, { file: relative(ROOT, join(dir, entry)), schema });
+  for (const dir of dirs) {
+    for (const entry of await readdir(dir, { recursive: true })) {
+      if (!entry.endsWith('.json') || entry === 'upstream-differences.json') continue;
+      const schema = JSON.parse(await readFile(join(dir, entry), 'utf8'));
+      if (!schema.$id) continue;
+      if (fragments.has(schema.$id)) throw new Error(`two fragments have $id ${schema.$id}`);
+      fragments.set(schema.$id, { file: relative(ROOT, join(dir, entry)), schema });
+    }
   }
   return fragments;
 }

@@ -1,44 +1,8 @@
 import 'reflect-metadata';
-import type { Server } from 'node:http';
-import { Logger } from '@nestjs/common';
-import { createApiApp } from './app/http-app.js';
-import { loadConfigOrExit } from './config/app-config.js';
-import { migrateDatabase } from './app/database/migrate.js';
-import { onShutdownSignal } from './common/process/shutdown.js';
-import { SERVICE_VERSION } from './common/process/version.js';
-import { QueueName } from './queue/queue.definitions.js';
+import { startApi } from './app/processes/api.js';
 
-/** HTTP API process. Migrates first (advisory lock), so one `node dist/main.js` is enough in a container. */
-async function main(): Promise<void> {
-  const config = loadConfigOrExit();
-  await migrateDatabase(config);
-  const app = await createApiApp(config);
-  const logger = new Logger('Api');
-  const server = app.getHttpServer() as Server;
-  await app.listen(config.port);
-  const address = `http://${hostPart(server.address())}:${config.port}`;
-  const queues = Object.values(QueueName);
-  logger.log({ address, version: SERVICE_VERSION, pid: process.pid, queues }, `API ready on ${address} (version ${SERVICE_VERSION}; docs at /docs; queues ${queues.join(', ')})`);
-
-  onShutdownSignal(async (signal) => {
-    logger.log(`${signal} received: closing HTTP server, then connections`);
-    // Stop accepting first and let in-flight requests finish, then release pools and queues.
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    });
-    await app.close();
-    logger.log({ signal }, 'API stopped');
-  });
-}
-
-/** The address the server listens on as a URL host (IPv6 in brackets; `::` when on every interface). */
-function hostPart(address: ReturnType<Server['address']>): string {
-  if (!address || typeof address === 'string') return 'localhost';
-  return address.family === 'IPv6' ? `[${address.address}]` : address.address;
-}
-
-main().catch((error: unknown) => {
+// The HTTP API process. An entry file only starts its process: the work is the composition's (app/processes/).
+startApi().catch((error: unknown) => {
   process.stderr.write(`API failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

@@ -1,37 +1,8 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { WorkerModule } from './app/worker.module.js';
-import { AppLogger } from './common/logging/app-logger.js';
-import { StartupQuietLogger } from './common/logging/startup-quiet.logger.js';
-import { SERVICE_VERSION } from './common/process/version.js';
-import { WORKER_ID } from './common/process/worker-id.js';
-import { loadConfigOrExit } from './config/app-config.js';
-import { onShutdownSignal } from './common/process/shutdown.js';
-import { QueueName } from './queue/queue.definitions.js';
+import { startWorker } from './app/processes/worker.js';
 
-/** BullMQ worker process: no HTTP API (GET /metrics on WORKER_METRICS_PORT, when set). Closing waits for the job in progress to finish. */
-async function main(): Promise<void> {
-  const config = loadConfigOrExit();
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { bufferLogs: true, abortOnError: false });
-  app.useLogger(new StartupQuietLogger(app.get(AppLogger)));
-  await app.init();
-  const logger = new Logger('Worker');
-  // Every queue has a processor (WorkerModule).
-  const queues = Object.values(QueueName);
-  const metrics = config.metrics.workerPort === null ? 'off' : `on port ${config.metrics.workerPort}`;
-  logger.log(
-    { version: SERVICE_VERSION, pid: process.pid, worker_id: WORKER_ID, queues, metrics_port: config.metrics.workerPort },
-    `Worker ready (version ${SERVICE_VERSION}; queues ${queues.join(', ')}; metrics ${metrics})`,
-  );
-  onShutdownSignal(async (signal) => {
-    logger.log(`${signal} received: finishing the current jobs, then closing`);
-    await app.close();
-    logger.log({ signal }, 'Worker stopped');
-  });
-}
-
-main().catch((error: unknown) => {
+// The BullMQ worker process. An entry file only starts its process: the work is the composition's (app/processes/).
+startWorker().catch((error: unknown) => {
   process.stderr.write(`Worker failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

@@ -1,6 +1,7 @@
 // What the plain node:http + pg baselines (bench/member-list-raw-server.mjs, bench/orders-raw-server.mjs)
-// share: the application key check as the API does it, and a JSON answer.
+// share: the application key check as the API does it (its statement imported from dist/), and a JSON answer.
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { FIND_KEY } from '../../dist/auth/project.repository.js';
 
 const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest();
 
@@ -15,7 +16,7 @@ export function keyChecker(pool, cacheMs) {
     const now = Date.now();
     let key = keys.get(appId);
     if (!key || key.until <= now) {
-      const [row] = (await pool.query('SELECT k.project_id, k.token_sha256, k.name, p.areas_and_stores FROM app_keys k JOIN projects p ON p.id = k.project_id WHERE k.app_id = $1', [appId])).rows;
+      const [row] = (await pool.query(FIND_KEY, [appId])).rows;
       key = row ? { projectId: row.project_id, tokenSha256: row.token_sha256, until: now + cacheMs } : null;
       if (key && cacheMs > 0) keys.set(appId, key);
     }

@@ -37,7 +37,8 @@ export async function enrolBaseline(ctx, path) {
 /**
  * `count` PENDING entries (due in a day, so nothing activates them by itself), one per card of the seeded
  * campaign in turn, with their orders, as earning makes them; returns [card code, entry id] pairs in an
- * order where consecutive entries are on different cards.
+ * order where consecutive entries are on different cards. Set-up in bulk SQL of its own, not the service's
+ * statements (which make one order's entries at a time): only the requests measured send those.
  */
 export async function makePendingEntries(db, seeded, count) {
   const tag = randomBytes(6).toString('hex');

@@ -4,8 +4,10 @@ import { ExpressAdapter } from '@bull-board/express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../common/errors/api-error.js';
 import { basicPasswordMatches } from '../common/http/credentials.js';
+import { bodyGuard, jsonBodyParser } from '../common/http/request-guard.js';
 import type { JobQueueService } from '../queue/job-queue.service.js';
 import { QueueName } from '../queue/queue.definitions.js';
+import type { AuthFailureLimiter } from '../rate-limit/auth-failure-limiter.js';
 
 export const QUEUE_BOARD_PATH = '/admin/queues';
 
@@ -31,12 +33,22 @@ export const QUEUE_BOARD_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** Any user name, ADMIN_TOKEN as the password, compared in constant time; otherwise the API's 401 body. */
-function requirePassword(password: string): RequestHandler {
+/**
+ * Any user name, ADMIN_TOKEN as the password, compared in constant time; otherwise the API's 401 body, or 429
+ * once the caller's address is past AUTH_FAILURE_LIMIT (wrong passwords count as failed authentications).
+ */
+function requirePassword(password: string, failures: AuthFailureLimiter | undefined): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     if (basicPasswordMatches(req.headers.authorization, password)) return next();
-    res.setHeader('WWW-Authenticate', QUEUE_BOARD_CHALLENGE);
-    next(ApiError.unauthorized());
+    void (failures ? failures.refuse(failures.addressOf(req)) : Promise.resolve(0)).then((waitMs) => {
+      if (waitMs === 0) {
+        res.setHeader('WWW-Authenticate', QUEUE_BOARD_CHALLENGE);
+        return next(ApiError.unauthorized());
+      }
+      const { retryAfter, error } = failures!.tooMany(waitMs);
+      res.setHeader('Retry-After', retryAfter);
+      next(error);
+    }, next);
   };
 }
 
@@ -73,9 +85,10 @@ function withoutExternalFonts(_req: Request, res: Response, next: NextFunction):
  * bull-board (the BullMQ queues: their jobs, retries, failures) as Express handlers for QUEUE_BOARD_PATH,
  * behind HTTP basic auth. It reads the API's own Queue instances (producer connections that fail fast when
  * Redis is down: the board then answers 500 rather than hang). Its JSON API is under `api/` (e.g.
- * `GET /admin/queues/api/queues`); its requests pass the API's edge checks (request-guard.ts) like any other.
+ * `GET /admin/queues/api/queues`); its requests pass the API's edge checks (request-guard.ts) like any other,
+ * and their JSON bodies are read only once the password is right, as the API reads bodies after the key.
  */
-export function queueBoard(password: string, jobs: JobQueueService): RequestHandler[] {
+export function queueBoard(password: string, jobs: JobQueueService, failures?: AuthFailureLimiter): RequestHandler[] {
   const adapter = new ExpressAdapter();
   adapter.setBasePath(QUEUE_BOARD_PATH);
   createBullBoard({
@@ -86,5 +99,5 @@ export function queueBoard(password: string, jobs: JobQueueService): RequestHand
   // bull-board's own Express app: the API's settings (no X-Powered-By) are not inherited by a mounted app.
   const board = adapter.getRouter() as RequestHandler & { disable(setting: string): void };
   board.disable('x-powered-by');
-  return [requirePassword(password), securityHeaders, withoutExternalFonts, board];
+  return [requirePassword(password, failures?.enabled ? failures : undefined), jsonBodyParser(), bodyGuard, securityHeaders, withoutExternalFonts, board];
 }

@@ -7,13 +7,14 @@ import { AppLogger } from '../common/logging/app-logger.js';
 import { RequestLogger } from '../common/logging/request-logger.js';
 import { StartupQuietLogger } from '../common/logging/startup-quiet.logger.js';
 import { answerClientErrorsWithJson } from '../common/http/client-errors.js';
-import { bodyGuard, jsonBodyParser, parseQuery, requestGuard } from '../common/http/request-guard.js';
+import { parseQuery, requestGuard } from '../common/http/request-guard.js';
 import { requestIdMiddleware } from '../common/http/request-id.middleware.js';
 import { cacheValidationMetadata } from '../common/validation/metadata-cache.js';
 import type { AppConfig } from '../config/app-config.js';
 import { httpMetricsMiddleware } from '../metrics/http-metrics.js';
 import { Metrics } from '../metrics/metrics.js';
 import { JobQueueService } from '../queue/job-queue.service.js';
+import { AuthFailureLimiter } from '../rate-limit/auth-failure-limiter.js';
 import { ApiModule } from './api.module.js';
 import { setupSwagger } from './openapi.js';
 
@@ -46,8 +47,12 @@ export async function createApiApp(config: AppConfig): Promise<NestExpressApplic
   app.use(requestIdMiddleware(app.get(RequestLogger)));
   app.use(requestGuard);
   // bull-board only when ADMIN_TOKEN is set; otherwise its path is an unknown route (404) like any other.
-  // Its JSON bodies get the same checks as the API's.
-  if (config.adminToken !== null) app.use(QUEUE_BOARD_PATH, jsonBodyParser(), bodyGuard, ...queueBoard(config.adminToken, app.get(JobQueueService)));
+  // Its password is checked first (wrong ones count as failed authentications), then its JSON bodies get the
+  // same checks as the API's.
+  if (config.adminToken !== null) {
+    const failures = config.authFailureLimit > 0 ? app.get(AuthFailureLimiter) : undefined;
+    app.use(QUEUE_BOARD_PATH, ...queueBoard(config.adminToken, app.get(JobQueueService), failures));
+  }
   setServerTimeouts(app.getHttpServer() as Server, config);
   const logger = new NestLogger('HTTP');
   answerClientErrorsWithJson(app.getHttpServer() as Server, (requestId, error, cause) =>

@@ -12,6 +12,7 @@ import { IdempotencyWorker } from '../idempotency/idempotency-worker.module.js';
 import { Metrics } from '../metrics/metrics.js';
 import { MetricsModule } from '../metrics/metrics.module.js';
 import { WorkerMetricsServer } from '../metrics/worker-metrics.server.js';
+import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { PointsWorker } from '../points/points-worker.module.js';
 import { JobQueueService } from '../queue/job-queue.service.js';
 import { QueueModule } from '../queue/queue.module.js';
@@ -108,9 +109,11 @@ async function dropQueueConnection(queue: { disconnect(): Promise<void> }): Prom
 @Module({})
 export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
+    // Wrong METRICS_TOKENs on WORKER_METRICS_PORT count as failed authentications, as on the API (AUTH_FAILURE_LIMIT).
+    const limited = config.metrics.workerPort !== null && config.metrics.token !== null && config.authFailureLimit > 0;
     return {
       module: WorkerModule,
-      imports: [AppConfigModule.forRoot(config), LoggingModule, MetricsModule.forRoot('worker'), DatabaseModule, QueueModule.register('worker'), DiscoveryModule, ...FEATURES],
+      imports: [AppConfigModule.forRoot(config), LoggingModule, MetricsModule.forRoot('worker'), DatabaseModule, QueueModule.register('worker'), DiscoveryModule, ...FEATURES, ...(limited ? [RateLimitModule] : [])],
       // WorkerMetricsServer: GET /metrics on WORKER_METRICS_PORT, when it is set.
       providers: [WorkerLifecycle, WorkerMetricsServer],
     };

@@ -7,7 +7,12 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 export const ASYNC_ACTION_TYPES = ['CAMPAIGN.VOUCHERS_DELETE'] as const;
 export type AsyncActionType = (typeof ASYNC_ACTION_TYPES)[number];
 
-/** Voucherify's statuses. An action is recorded once its work is done (DONE), so the others are never stored yet. */
+/**
+ * Voucherify's statuses. An action is recorded DONE with work done in its request, or IN_PROGRESS with work
+ * the worker carries out (a forced campaign deletion), then DONE in the transaction of its last batch.
+ * ENQUEUED and FAILED are never stored: the work is handed over in the transaction that records the action,
+ * and the worker retries a failed batch until it goes through.
+ */
 export const ASYNC_ACTION_STATUSES = ['ENQUEUED', 'IN_PROGRESS', 'DONE', 'FAILED'] as const;
 export type AsyncActionStatus = (typeof ASYNC_ACTION_STATUSES)[number];
 
@@ -20,9 +25,10 @@ export interface AsyncActionResult {
 /**
  * An asynchronous action (`aa_` + 18 hex) of a project: the record of work an endpoint answers with an id
  * instead of a resource (`DELETE /v1/loyalties/{campaignId}` → `{"async_action_id": …}`), read back with
- * `GET /v1/async-actions/{id}`. Written in the transaction of the work it records, so an id a client was
- * given always points at an action, and work that failed leaves none. The worker's sweep deletes actions
- * older than ASYNC_ACTION_TTL_MS (index on `created_at`); the list reads (project, created_at, id).
+ * `GET /v1/async-actions/{id}`. Written in the transaction of the work it records (or hands over to the
+ * worker), so an id a client was given always points at an action, and work that failed leaves none. The
+ * worker's sweep deletes actions older than ASYNC_ACTION_TTL_MS (index on `created_at`); the list reads
+ * (project, created_at, id).
  */
 @Entity({ name: 'async_actions' })
 @Index('idx_async_actions_project_created', ['projectId', 'createdAt', 'id'])

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { Tx } from '../database/transaction-runner.js';
-import { AsyncAction } from './async-action.entity.js';
+import { AsyncAction, type AsyncActionResult } from './async-action.entity.js';
 
 /** The `async_actions` table: written in the caller's transaction, read by project, swept by age. */
 @Injectable()
@@ -12,6 +12,19 @@ export class AsyncActionRepository {
   /** In the transaction of the work the action records: both commit, or neither. */
   async insert(tx: Tx, action: AsyncAction): Promise<void> {
     await tx.getRepository(AsyncAction).insert(action);
+  }
+
+  /** An IN_PROGRESS action's percent done (never back, never past 99: 100 is its end, `finish`). */
+  async reportProgress(tx: Tx, id: string, progress: number): Promise<void> {
+    await tx.query(`UPDATE async_actions SET progress = $2 WHERE id = $1 AND status = 'IN_PROGRESS' AND progress < $2`, [id, Math.min(Math.max(Math.floor(progress), 0), 99)]);
+  }
+
+  /** An IN_PROGRESS action is DONE, in the transaction of its last work: its result, 100 %, when. */
+  async finish(tx: Tx, id: string, result: AsyncActionResult): Promise<void> {
+    await tx.query(
+      `UPDATE async_actions SET status = 'DONE', progress = 100, result = $2, updated_at = greatest(clock_timestamp(), created_at) WHERE id = $1 AND status = 'IN_PROGRESS'`,
+      [id, JSON.stringify(result)],
+    );
   }
 
   async findInProject(projectId: string, id: string): Promise<AsyncAction | null> {

@@ -9,9 +9,11 @@ import { IS_PUBLIC } from './public.decorator.js';
 /**
  * Global guard: every route needs X-App-Id + X-App-Token unless marked @Public(). Every failure gives
  * the same 401, whatever was wrong, so the answer reveals nothing about which app ids exist. A client
- * address with too many failures gets 429 (AuthFailureLimiter) before its key is even looked up. The
- * first global guard: the body is read after it (JsonBodyGuard), so a request without a valid key costs
- * no parsing.
+ * address with too many failures (AuthFailureLimiter) gets 429 for each further failure, but a valid key is
+ * served whatever its address did (issue 36): one answered from the key cache costs nothing, and a lookup
+ * for a limited address is made only as AuthFailureLimiter.mayLookUp allows (else 429 without one). The
+ * first global guard: the body is read after it (JsonBodyGuard), so a request without a valid key costs no
+ * parsing.
  */
 @Injectable()
 export class AppKeyGuard implements CanActivate {
@@ -30,24 +32,19 @@ export class AppKeyGuard implements CanActivate {
     if (context.getType() !== 'http') return true;
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
     const request = context.switchToHttp().getRequest<Request>();
-    const response = context.switchToHttp().getResponse<Response>();
-    const address = request.ip ?? request.socket.remoteAddress ?? 'unknown';
-    const waitMs = this.failures?.waitMs(address) ?? 0;
-    if (waitMs > 0) throw this.tooMany(waitMs, response);
+    const address = this.failures?.addressOf(request) ?? '';
+    const limited = this.failures !== undefined && this.failures.waitMs(address) > 0;
     const appId = request.header('x-app-id');
     const appToken = request.header('x-app-token');
-    const project = appId && appToken && appId.length <= 200 && appToken.length <= 200 ? await this.auth.authenticate(appId, appToken) : null;
-    if (project) {
-      request.project = { ...project, requestId: typeof request.id === 'string' ? request.id : undefined };
+    const checked = appId && appToken && appId.length <= 200 && appToken.length <= 200 ? await this.auth.authenticate(appId, appToken, limited ? this.failures!.mayLookUp : undefined) : 'refused';
+    if (typeof checked === 'object') {
+      request.project = { ...checked, requestId: typeof request.id === 'string' ? request.id : undefined };
       return true;
     }
-    const overMs = this.failures ? await this.failures.failed(address) : 0;
-    throw overMs > 0 ? this.tooMany(overMs, response) : ApiError.unauthorized();
-  }
-
-  private tooMany(waitMs: number, response: Response): ApiError {
-    const { seconds, details } = this.failures!.describe(waitMs);
-    response.setHeader('Retry-After', seconds);
-    return new ApiError(429, 'too_many_requests', 'Too many requests', { details });
+    const waitMs = this.failures ? await this.failures.refuse(address) : 0;
+    if (waitMs === 0) throw ApiError.unauthorized();
+    const { retryAfter, error } = this.failures!.tooMany(waitMs);
+    context.switchToHttp().getResponse<Response>().setHeader('Retry-After', retryAfter);
+    throw error;
   }
 }

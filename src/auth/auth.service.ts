@@ -19,6 +19,12 @@ export interface ProjectContext {
   readonly requestId?: string;
 }
 
+/**
+ * What a key check answers: the caller's project; `refused` (no such key, or a wrong token); or `unchecked`
+ * (not in the cache, and the lookup was not allowed: a limited client address, AuthFailureLimiter).
+ */
+export type Authentication = ProjectContext | 'refused' | 'unchecked';
+
 export interface CreatedProject {
   project: { id: string; name: string; created_at: string };
   app_id: string;
@@ -54,7 +60,8 @@ export class AuthService {
    * of a member list page. The token is still checked on every request; only a change of a key or a
    * project feature takes up to that long to reach a running API. A wrong token for a known id is
    * answered from this cache too, and nothing about the failure is remembered, so the right token is
-   * accepted on the very next request.
+   * accepted on the very next request. Entries that ran out stay (until the key is looked up again or the
+   * map is cleared) as the keys this process has seen, which a limited client address may still use.
    */
   private readonly keys = new Map<string, { key: StoredKey; until: number }>();
   /**
@@ -71,24 +78,38 @@ export class AuthService {
     private readonly config: AppConfig,
   ) {}
 
-  async authenticate(appId: string, appToken: string): Promise<ProjectContext | null> {
-    const key = await this.findKey(appId);
+  /**
+   * The project of a key, or `refused` (no such key, or a wrong token). Without a fresh cache entry for the
+   * app id the key is looked up, unless `mayLookUp` (given for a limited client address) says no: then
+   * `unchecked`. `mayLookUp` learns whether this process has seen this app id with this token before (its
+   * entry ran out): a guess cannot match a token the process has seen, so such a lookup is for a valid key.
+   */
+  async authenticate(appId: string, appToken: string, mayLookUp?: (seen: boolean) => boolean): Promise<Authentication> {
     const presented = hashToken(appToken);
-    const matches = timingSafeEqual(presented, key?.tokenSha256 ?? DUMMY_HASH);
-    return key && matches ? { id: key.projectId, features: { areasAndStores: key.areasAndStores }, apiKey: { appId, name: key.name } } : null;
-  }
-
-  private async findKey(appId: string): Promise<StoredKey | null> {
     const now = Date.now();
     const cached = this.keys.get(appId);
-    if (cached && cached.until > now) return cached.key;
-    const unknownUntil = this.unknownIds.get(appId);
-    if (unknownUntil !== undefined && unknownUntil > now) return null;
+    let key: StoredKey | null;
+    if (cached && cached.until > now) key = cached.key;
+    else if ((this.unknownIds.get(appId) ?? 0) > now) key = null;
+    else if (mayLookUp && !mayLookUp(cached !== undefined && timingSafeEqual(presented, cached.key.tokenSha256))) return 'unchecked';
+    else key = await this.lookUp(appId, now);
+    const matches = timingSafeEqual(presented, key?.tokenSha256 ?? DUMMY_HASH);
+    return key && matches ? { id: key.projectId, features: { areasAndStores: key.areasAndStores }, apiKey: { appId, name: key.name } } : 'refused';
+  }
+
+  /**
+   * Reads the key and remembers the answer. A found key is kept even with APP_KEY_CACHE_MS=0 (an entry that is
+   * never fresh): it is how the process knows it has seen the key (`authenticate`'s `mayLookUp`).
+   */
+  private async lookUp(appId: string, now: number): Promise<StoredKey | null> {
     const key = await this.projects.findKey(appId);
-    if (key) this.unknownIds.delete(appId);
-    else this.keys.delete(appId);
-    if (key && this.config.appKeyCacheMs > 0) remember(this.keys, appId, { key, until: now + this.config.appKeyCacheMs });
-    if (!key && this.config.authNegativeCacheMs > 0) remember(this.unknownIds, appId, now + this.config.authNegativeCacheMs);
+    if (key) {
+      this.unknownIds.delete(appId);
+      remember(this.keys, appId, { key, until: now + this.config.appKeyCacheMs });
+    } else {
+      this.keys.delete(appId);
+      if (this.config.authNegativeCacheMs > 0) remember(this.unknownIds, appId, now + this.config.authNegativeCacheMs);
+    }
     return key;
   }
 

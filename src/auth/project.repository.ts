@@ -11,6 +11,9 @@ export interface KeySummary {
   createdAt: Date;
 }
 
+/** The key check: one statement, run on every authenticated request the key cache does not answer (bench/'s plain baselines send it too). */
+export const FIND_KEY = `SELECT k.project_id, k.token_sha256, k.name, p.areas_and_stores FROM app_keys k JOIN projects p ON p.id = k.project_id WHERE k.app_id = $1`;
+
 export type RevokeOutcome = { revoked: true; projectId: string } | { revoked: false; reason: 'unknown' | 'last_key' };
 
 export interface StoredKey {
@@ -28,13 +31,9 @@ export class ProjectRepository {
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** One statement: it runs on every authenticated request the key cache does not answer. */
   async findKey(appId: string): Promise<StoredKey | null> {
     this.keyLookups += 1;
-    const [row] = (await this.dataSource.query(
-      `SELECT k.project_id, k.token_sha256, k.name, p.areas_and_stores FROM app_keys k JOIN projects p ON p.id = k.project_id WHERE k.app_id = $1`,
-      [appId],
-    )) as { project_id: string; token_sha256: Buffer; name: string; areas_and_stores: boolean }[];
+    const [row] = (await this.dataSource.query(FIND_KEY, [appId])) as { project_id: string; token_sha256: Buffer; name: string; areas_and_stores: boolean }[];
     return row ? { projectId: row.project_id, tokenSha256: row.token_sha256, areasAndStores: row.areas_and_stores, name: row.name } : null;
   }
 

@@ -1,7 +1,6 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, OneToOne, PrimaryColumn, type Relation } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
 import { Project } from '../auth/project.entity.js';
 import { Category } from './category.entity.js';
-import { LoyaltyProgram } from './loyalty-program.entity.js';
 
 export const CAMPAIGN_TYPES = ['AUTO_UPDATE', 'STATIC'] as const;
 export type CampaignType = (typeof CAMPAIGN_TYPES)[number];
@@ -47,13 +46,16 @@ export interface AccessAssignment {
 
 /**
  * A loyalty campaign (`camp_`). Soft-deleted rows keep their program (status DELETED) but free their
- * name; `vouchers_count` is only ever changed by card creation, never by a campaign update.
+ * name; `vouchers_count` is only ever changed by card creation (and a forced deletion's batches), never by
+ * a campaign update. The program row points at the campaign, which has no relation back (so that the two
+ * entities do not import each other): CampaignRepository joins the program by its foreign key.
  */
 @Entity({ name: 'campaigns' })
 @Index('uq_campaigns_project_name_live', ['projectId', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
 @Index('idx_campaigns_project_created', ['projectId', 'createdAt', 'id'])
 @Index('idx_campaigns_generation_in_progress', ['vouchersGenerationStatus'], { where: `"vouchers_generation_status" = 'IN_PROGRESS'` })
 @Index('idx_campaigns_project_turn', ['projectId', 'generationTurnAt'], { where: '"generation_turn_at" IS NOT NULL' })
+@Index('idx_campaigns_deleting', ['projectId', 'deletionTurnAt'], { where: '"deletion_action_id" IS NOT NULL' })
 export class Campaign {
   @PrimaryColumn({ type: 'text' })
   id: string;
@@ -111,10 +113,6 @@ export class Campaign {
   @JoinColumn({ name: 'category_id' })
   category?: Relation<Category> | null;
 
-  /** Inverse side (no column): the program row points at the campaign. */
-  @OneToOne(() => LoyaltyProgram, (program) => program.campaign)
-  program?: Relation<LoyaltyProgram>;
-
   @Column({ type: 'jsonb', default: {} })
   metadata: Record<string, unknown>;
 
@@ -163,4 +161,19 @@ export class Campaign {
 
   @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
   deletedAt: Date | null;
+
+  /**
+   * A forced deletion in progress (issue 36): its async action. The campaign is hidden (`deleted_at`) and the
+   * worker deletes its cards in batches (CampaignDeletionService), in turns between projects
+   * (`deletion_turn_at`), a batch holding the campaign until `deletion_lease_until`. Meanwhile
+   * `vouchers_target` keeps the cards it had when it was deleted, and `vouchers_count` those left.
+   */
+  @Column({ name: 'deletion_action_id', type: 'text', nullable: true, select: false, insert: false, update: false })
+  deletionActionId: string | null;
+
+  @Column({ name: 'deletion_turn_at', type: 'timestamptz', precision: 3, nullable: true, select: false, insert: false, update: false })
+  deletionTurnAt: Date | null;
+
+  @Column({ name: 'deletion_lease_until', type: 'timestamptz', precision: 3, nullable: true, select: false, insert: false, update: false })
+  deletionLeaseUntil: Date | null;
 }

@@ -10,9 +10,25 @@ import { LoyaltyProgram } from './loyalty-program.entity.js';
 
 export const CAMPAIGN_NAME_CONSTRAINT = 'uq_campaigns_project_name_live';
 
+/** A card made at enrolment counted by its campaign (bench/'s plain baseline sends it too). */
+export const COUNT_ENROLMENT_CARD = 'UPDATE campaigns SET vouchers_count = vouchers_count + 1, vouchers_target = vouchers_target + 1 WHERE id = $1';
+
 export type NewCampaign = Omit<
   Campaign,
-  'project' | 'category' | 'program' | 'createdAt' | 'updatedAt' | 'deletedAt' | 'vouchersCount' | 'generationError' | 'categoryId' | 'generationTurnAt' | 'generationLeaseUntil' | 'generationFailures'
+  | 'project'
+  | 'category'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'deletedAt'
+  | 'vouchersCount'
+  | 'generationError'
+  | 'categoryId'
+  | 'generationTurnAt'
+  | 'generationLeaseUntil'
+  | 'generationFailures'
+  | 'deletionActionId'
+  | 'deletionTurnAt'
+  | 'deletionLeaseUntil'
 >;
 
 /** Columns a campaign update may write; `vouchers_count` and the statuses belong to card generation. */
@@ -119,9 +135,16 @@ export class CampaignRepository {
     await tx.getRepository(Campaign).update({ projectId, id, deletedAt: IsNull() }, { deletedAt: new Date() });
   }
 
-  /** Permanent delete, of a campaign `lockForDeletion` holds: the campaign, its program and its cards. */
-  async hardDelete(tx: Tx, projectId: string, id: string): Promise<void> {
-    await tx.getRepository(Campaign).delete({ projectId, id });
+  /**
+   * Permanent delete, of a campaign `lockForDeletion` holds, handed to the worker (CampaignDeletionService):
+   * hidden at once as a move to the bin hides it (its name free again), its async action recorded, its card
+   * count frozen in `vouchers_target` (the worker counts `vouchers_count` down as it deletes them).
+   */
+  async markForDeletion(tx: Tx, projectId: string, id: string, actionId: string): Promise<void> {
+    await tx.query(
+      `UPDATE campaigns SET deleted_at = now(), deletion_action_id = $3, vouchers_target = vouchers_count WHERE project_id = $1 AND id = $2 AND deleted_at IS NULL`,
+      [projectId, id, actionId],
+    );
   }
 
   /** Worker side: the job names the campaign by id; the row carries its project. */
@@ -157,7 +180,7 @@ export class CampaignRepository {
    * makes exactly the cards it was asked for. The campaign's row stays locked from here to the commit.
    */
   async countEnrolmentCard(tx: Tx, id: string): Promise<void> {
-    await tx.query('UPDATE campaigns SET vouchers_count = vouchers_count + 1, vouchers_target = vouchers_target + 1 WHERE id = $1', [id]);
+    await tx.query(COUNT_ENROLMENT_CARD, [id]);
   }
 
   /** Live campaigns whose cards are still being generated (the sweep re-queues their jobs). */
@@ -173,14 +196,21 @@ export class CampaignRepository {
     return campaign ? stored(campaign) : null;
   }
 
-  /** Campaign with its category and program: one query (both are to-one joins, so limits stay exact). */
+  /**
+   * Campaign with its category and program: one query (both are to-one joins, so limits stay exact). The
+   * program is mapped onto `program` by its foreign key: Campaign has no relation to it (docs/decisions.md, issue 37).
+   */
   private withRelations(campaigns: Repository<Campaign>) {
-    return campaigns.createQueryBuilder('c').leftJoinAndSelect('c.category', 'category').innerJoinAndSelect('c.program', 'program');
+    return campaigns
+      .createQueryBuilder('c')
+      .leftJoinAndSelect('c.category', 'category')
+      .innerJoinAndMapOne('c.program', LoyaltyProgram, 'program', 'program.campaign_id = c.id');
   }
 }
 
 function stored(campaign: Campaign): StoredCampaign {
-  return { campaign, category: campaign.category ?? null, programId: (campaign.program as LoyaltyProgram).id };
+  const { program } = campaign as Campaign & { program: LoyaltyProgram };
+  return { campaign, category: campaign.category ?? null, programId: program.id };
 }
 
 /** TypeORM's deep-partial type cannot see through `unknown` inside jsonb columns; the values are plain JSON. */

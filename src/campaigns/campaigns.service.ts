@@ -140,10 +140,11 @@ export class CampaignsService {
   }
 
   /**
-   * Deletes the campaign (to the bin, or for good with `force`) and records the deletion as a DONE async
-   * action (CAMPAIGN.VOUCHERS_DELETE) in the same transaction, as Voucherify answers it: the action's id.
-   * The work is done before the answer, so the action is never ENQUEUED; a refused or failed deletion
-   * rolls back and leaves no action.
+   * Deletes the campaign and answers, as Voucherify does, the id of its async action (CAMPAIGN.VOUCHERS_DELETE),
+   * recorded in the deletion's transaction. To the bin: done in that transaction (one UPDATE), the action
+   * DONE. For good (`force`): the campaign is hidden at once and the action IN_PROGRESS; the worker deletes its
+   * cards and their history in bounded batches and turns the action DONE with the last one
+   * (CampaignDeletionService). A refused or failed deletion rolls back and leaves no action.
    */
   async delete(project: ProjectContext, idOrName: string, force: boolean): Promise<AsyncActionIdDto> {
     const startedAt = new Date();
@@ -152,14 +153,14 @@ export class CampaignsService {
       const held = await this.campaigns.lockForDeletion(tx, project.id, campaign.id);
       if (!held) throw ApiError.notFound('campaign', idOrName);
       if (held.protected) throw ApiError.resourceProtected('campaign', campaign.id, 'deleted');
-      if (force) await this.campaigns.hardDelete(tx, project.id, campaign.id);
-      else await this.campaigns.softDelete(tx, project.id, campaign.id);
-      const cards = `${held.cards} voucher${held.cards === 1 ? '' : 's'}`;
-      return this.asyncActions.recordDone(project, tx, {
-        type: 'CAMPAIGN.VOUCHERS_DELETE',
-        startedAt,
-        result: { message: force ? `Deleted ${cards}.` : `Moved ${cards} to the bin.`, done_count: held.cards },
-      });
+      const type = 'CAMPAIGN.VOUCHERS_DELETE';
+      if (force) {
+        const id = await this.asyncActions.recordStarted(project, tx, { type, startedAt });
+        await this.campaigns.markForDeletion(tx, project.id, campaign.id, id);
+        return id;
+      }
+      await this.campaigns.softDelete(tx, project.id, campaign.id);
+      return this.asyncActions.recordDone(project, tx, { type, startedAt, result: { message: `Moved ${vouchers(held.cards)} to the bin.`, done_count: held.cards } });
     });
     return { async_action_id: actionId };
   }
@@ -200,6 +201,11 @@ export class CampaignsService {
   private view(project: ProjectContext, stored: StoredCampaign): LoyaltyCampaignDto {
     return toLoyaltyCampaignDto({ ...stored, withAccessSettings: project.features?.areasAndStores === true });
   }
+}
+
+/** "1 voucher", "3 vouchers": the message of a deletion's async action. */
+export function vouchers(count: number): string {
+  return `${count} voucher${count === 1 ? '' : 's'}`;
 }
 
 function checkDates(start: Date | null, expiration: Date | null, timeframe: Campaign['validityTimeframe']): void {

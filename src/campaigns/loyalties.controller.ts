@@ -73,7 +73,9 @@ export class LoyaltiesController {
     summary: 'Delete a loyalty campaign',
     description:
       'Moves the campaign and its loyalty cards to the bin, or deletes them for good with `force=true`, and answers the id of the async action that records it ' +
-      '(CAMPAIGN.VOUCHERS_DELETE: `GET /v1/async-actions/{asyncActionId}`). The deletion is done before the answer, so the action is already DONE. ' +
+      '(CAMPAIGN.VOUCHERS_DELETE: `GET /v1/async-actions/{asyncActionId}`). A move to the bin is done before the answer: the action is already DONE. ' +
+      'With `force=true` the campaign is gone from every answer at once and its action IN_PROGRESS; the worker deletes its cards, their history and ' +
+      'its members in batches, and the action turns DONE (`progress` in between). ' +
       'A protected campaign answers 400 `resource_protected` and no action is made.',
   })
   @ApiOkBody(AsyncActionIdDto)

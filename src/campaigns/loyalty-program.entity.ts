@@ -17,7 +17,7 @@ export class LoyaltyProgram {
   @Column({ name: 'campaign_id', type: 'text' })
   campaignId: string;
 
-  @OneToOne(() => Campaign, (campaign) => campaign.program, { onDelete: 'CASCADE' })
+  @OneToOne(() => Campaign, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'campaign_id' })
   campaign?: Relation<Campaign>;
 

@@ -34,6 +34,15 @@ const INSERT = `
 
 const PUBLISH = `SET member_id = $1, holder_id = $2, published_at = now(), updated_at = now()`;
 
+/** One free card of the campaign published to a holder; `SKIP LOCKED`: concurrent enrolments never share one (bench/'s plain baseline sends it, and the next, too). */
+export const PUBLISH_FREE = `UPDATE vouchers ${PUBLISH}
+       WHERE id = (SELECT id FROM vouchers WHERE campaign_id = $3 AND member_id IS NULL LIMIT 1 FOR UPDATE SKIP LOCKED)
+       RETURNING id`;
+/** A card made published to its holder, unless its code is taken in the project. */
+export const CREATE_PUBLISHED = `INSERT INTO vouchers (id, project_id, campaign_id, code, initial_points, points, balance, member_id, holder_id, published_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5::int, $5::int, $5::int, $6, $7, now(), now())
+       ON CONFLICT (project_id, code) DO NOTHING RETURNING id`;
+
 /**
  * How cards come to be and reach their holders: generation inserts free cards in batches, enrolment
  * publishes a free card (or one with a given code) to a member, or makes one for it. Every method takes
@@ -79,23 +88,13 @@ export class CardIssueRepository {
 
   /** Publishes one free card of the campaign (`SKIP LOCKED`: concurrent enrolments never share one); its id, or null when none is free. */
   async publishFree(tx: Tx, holder: CardHolder, campaignId: string): Promise<string | null> {
-    const [free] = (await tx.query(
-      `UPDATE vouchers ${PUBLISH}
-       WHERE id = (SELECT id FROM vouchers WHERE campaign_id = $3 AND member_id IS NULL LIMIT 1 FOR UPDATE SKIP LOCKED)
-       RETURNING id`,
-      [holder.memberId, holder.customerId, campaignId],
-    )) as [{ id: string }[], number];
+    const [free] = (await tx.query(PUBLISH_FREE, [holder.memberId, holder.customerId, campaignId])) as [{ id: string }[], number];
     return free[0]?.id ?? null;
   }
 
   /** Makes a card published to the holder; false when its code is taken in the project (draw another). */
   async createPublished(tx: Tx, card: NewPublishedCard, holder: CardHolder): Promise<boolean> {
-    const made = (await tx.query(
-      `INSERT INTO vouchers (id, project_id, campaign_id, code, initial_points, points, balance, member_id, holder_id, published_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5::int, $5::int, $5::int, $6, $7, now(), now())
-       ON CONFLICT (project_id, code) DO NOTHING RETURNING id`,
-      [card.id, card.projectId, card.campaignId, card.code, card.initialPoints, holder.memberId, holder.customerId],
-    )) as { id: string }[];
+    const made = (await tx.query(CREATE_PUBLISHED, [card.id, card.projectId, card.campaignId, card.code, card.initialPoints, holder.memberId, holder.customerId])) as { id: string }[];
     return made.length > 0;
   }
 

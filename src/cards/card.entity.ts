@@ -22,6 +22,8 @@ import { BIGINT_AS_NUMBER } from '../database/bigint-as-number.js';
 @Index('idx_vouchers_campaign_free', ['campaignId', 'id'], { where: '"member_id" IS NULL' })
 @Index('idx_vouchers_member', ['memberId'])
 @Index('idx_vouchers_holder', ['holderId'])
+// The cards whose expiry the worker set aside (few, if any): left out of the expiry, counted by /metrics.
+@Index('idx_vouchers_expiry_set_aside', ['id'], { where: '"expiry_error" IS NOT NULL' })
 export class LoyaltyCard {
   @PrimaryColumn({ type: 'text' })
   id: string;
@@ -82,6 +84,19 @@ export class LoyaltyCard {
   /** The points that expire on `next_expiration_date`. */
   @Column({ name: 'next_expiration_points', type: 'bigint', default: 0, transformer: BIGINT_AS_NUMBER })
   nextExpirationPoints: number;
+
+  /**
+   * Why the worker's expiry set the card aside: a chunk of its due buckets failed even alone (a statement past
+   * its timeout, a value PostgreSQL refused). Such a card is left out of the expiry, so that it does not stop
+   * the others', until POINTS_EXPIRY_RETRY_MS after `expiry_set_aside_at` or an operator releases it
+   * (`cli.js expiry-set-aside`); null otherwise (docs/points-expiry.md).
+   */
+  @Column({ name: 'expiry_error', type: 'text', nullable: true })
+  expiryError: string | null;
+
+  /** When the expiry set the card aside (with `expiry_error`). */
+  @Column({ name: 'expiry_set_aside_at', type: 'timestamptz', nullable: true })
+  expirySetAsideAt: Date | null;
 
   /** The member the card is published to; null while the card is free. A free card is handed out once. */
   @Column({ name: 'member_id', type: 'text', nullable: true })

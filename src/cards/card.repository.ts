@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { prepared, runPrepared } from '../database/prepared.js';
 import type { Tx } from '../database/transaction-runner.js';
 
-export const LOCK = prepared('cards_lock', 'SELECT 1 FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE');
+export const LOCK = prepared('cards_lock', 'SELECT id FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE');
 export const APPLY = prepared(
   'cards_apply',
   `UPDATE vouchers v SET points = v.points + d.points, balance = v.balance + d.points - d.removed,
@@ -67,12 +67,15 @@ export class CardRepository {
 
   /**
    * Locks the cards, in id order, waiting for transactions that hold them: the first step of any write
-   * that changes them. The lock is held until the transaction ends.
+   * that changes them. The lock is held until the transaction ends. A card that no longer exists (its
+   * campaign deleted for good meanwhile, the deletion's batch committed while this waited) is not in the
+   * answer: callers check `has` and answer as for a card that is not there, never write for it.
    */
   async lock(tx: Tx, cardIds: Iterable<string>): Promise<LockedCards> {
     const ids = [...new Set(cardIds)].sort();
-    if (ids.length) await runPrepared(tx, LOCK, [ids]);
-    return new LockedCards(tx, ids);
+    if (!ids.length) return new LockedCards(tx, []);
+    const rows = (await runPrepared(tx, LOCK, [ids])) as { id: string }[];
+    return new LockedCards(tx, rows.map((row) => row.id));
   }
 
   /** Locks the cards of the order's PENDING entries (the order's row is locked by the caller, so none are added meanwhile). */
@@ -83,6 +86,22 @@ export class CardRepository {
       [orderId],
     )) as { id: string }[];
     return new LockedCards(tx, rows.map((row) => row.id));
+  }
+
+  /** Up to `limit` cards of a campaign, in no particular order (a forced deletion's next batch). */
+  async idsOfCampaign(tx: Tx, campaignId: string, limit: number): Promise<string[]> {
+    const rows = (await tx.query('SELECT id FROM vouchers WHERE campaign_id = $1 LIMIT $2', [campaignId, limit])) as { id: string }[];
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * Deletes locked cards whose history is already deleted (a forced campaign deletion's batch: the cascade
+   * to their ledger, buckets and entries finds nothing left); the members that held them.
+   */
+  async deleteLocked(locked: LockedCards): Promise<{ deleted: number; memberIds: string[] }> {
+    if (!locked.cardIds.length) return { deleted: 0, memberIds: [] };
+    const [rows] = (await locked.tx.query('DELETE FROM vouchers WHERE id = ANY($1::text[]) RETURNING member_id', [locked.cardIds])) as [{ member_id: string | null }[], number];
+    return { deleted: rows.length, memberIds: [...new Set(rows.map((row) => row.member_id).filter((id): id is string => id !== null))] };
   }
 
   /** Locks the cards that no other transaction holds, in id order, without waiting; the ones locked. */

@@ -32,6 +32,14 @@ describe('loadConfig', () => {
     expect(config.httpTimeouts).toEqual({ headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 });
   });
 
+  it('bounds events and earning rules by default; an event bound below what no cut can shorten is refused', () => {
+    const config = loadConfig({ EVENT_PAYLOAD_MAX_BYTES: '', EARNING_RULES_MAX_PER_CAMPAIGN: '', EARNING_RULES_MAX_PER_PROJECT: '' });
+    expect(config.events).toEqual({ payloadMaxBytes: 262_144 });
+    expect(config.earningRules).toEqual({ maxPerCampaign: 100, maxPerProject: 1_000 });
+    expect(problems({ EVENT_PAYLOAD_MAX_BYTES: '32767' })).toEqual(['EVENT_PAYLOAD_MAX_BYTES must be an integer from 32768 to 16777216 (got "32767")']);
+    expect(problems({ EARNING_RULES_MAX_PER_PROJECT: '0' })).toEqual(['EARNING_RULES_MAX_PER_PROJECT must be an integer from 1 to 100000 (got "0")']);
+  });
+
   it('applies the documented defaults', () => {
     const config = loadConfig({ PORT: '', WEBHOOK_ALLOWED_CIDRS: '', PENDING_POINTS_DAY_MS: '', WEBHOOK_TIMEOUT_MS: '', WEBHOOK_RETRY_BASE_MS: '' });
     expect(config.port).toBe(3000);
@@ -90,23 +98,31 @@ describe('loadConfig', () => {
     expect(loadConfig({ BOOTSTRAP_APP_ID: 'app', BOOTSTRAP_APP_TOKEN: 'token-0123456789abcdef' }).bootstrapKey).toEqual({ appId: 'app', appToken: 'token-0123456789abcdef' });
   });
 
-  it('leaves metrics open, the worker without a metrics port and bull-board off unless their variables are set', () => {
-    const config = loadConfig({ NODE_ENV: 'development', METRICS_TOKEN: '', WORKER_METRICS_PORT: '', METRICS_GAUGE_CACHE_MS: '', ADMIN_TOKEN: '' });
-    expect(config.metrics).toEqual({ token: null, api: true, workerPort: null, gaugeCacheMs: 10_000 });
+  it('leaves metrics closed, the worker without a metrics port and bull-board off unless their variables are set', () => {
+    const config = loadConfig({ METRICS_TOKEN: '', METRICS_PUBLIC: '', WORKER_METRICS_PORT: '', METRICS_GAUGE_CACHE_MS: '', ADMIN_TOKEN: '' });
+    expect(config.metrics).toEqual({ token: null, served: false, workerPort: null, gaugeCacheMs: 10_000 });
     expect(config.adminToken).toBeNull();
     const set = loadConfig({ METRICS_TOKEN: 'metrics-token-0123456789', WORKER_METRICS_PORT: '9464', METRICS_GAUGE_CACHE_MS: '0', ADMIN_TOKEN: 'admin:token/0123456789' });
-    expect(set.metrics).toEqual({ token: 'metrics-token-0123456789', api: true, workerPort: 9464, gaugeCacheMs: 0 });
+    expect(set.metrics).toEqual({ token: 'metrics-token-0123456789', served: true, workerPort: 9464, gaugeCacheMs: 0 });
     expect(set.adminToken).toBe('admin:token/0123456789');
   });
 
-  it('turns the API\'s /metrics off in production unless METRICS_TOKEN is set', () => {
-    for (const NODE_ENV of ['', 'development', 'test', 'staging']) {
-      expect({ NODE_ENV, ...loadConfig({ NODE_ENV, METRICS_TOKEN: '' }).metrics }).toMatchObject({ NODE_ENV, api: true });
+  it('serves /metrics only with METRICS_TOKEN or METRICS_PUBLIC=true, whatever NODE_ENV (issue 36)', () => {
+    for (const NODE_ENV of ['', 'development', 'test', 'production']) {
+      expect({ NODE_ENV, ...loadConfig({ NODE_ENV, METRICS_TOKEN: '', METRICS_PUBLIC: '' }).metrics }).toMatchObject({ NODE_ENV, token: null, served: false });
+      expect({ NODE_ENV, ...loadConfig({ NODE_ENV, METRICS_TOKEN: '', METRICS_PUBLIC: 'true' }).metrics }).toMatchObject({ NODE_ENV, token: null, served: true });
+      expect({ NODE_ENV, ...loadConfig({ NODE_ENV, METRICS_TOKEN: 'metrics-token-0123456789' }).metrics }).toMatchObject({ NODE_ENV, token: 'metrics-token-0123456789', served: true });
     }
-    const production = loadConfig({ NODE_ENV: 'production', METRICS_TOKEN: '' });
-    expect(production.production).toBe(true);
-    expect(production.metrics).toMatchObject({ token: null, api: false });
-    expect(loadConfig({ NODE_ENV: 'production', METRICS_TOKEN: 'metrics-token-0123456789' }).metrics).toMatchObject({ token: 'metrics-token-0123456789', api: true });
+    // A token is required when one is set, whatever METRICS_PUBLIC says.
+    expect(loadConfig({ METRICS_TOKEN: 'metrics-token-0123456789', METRICS_PUBLIC: 'true' }).metrics).toMatchObject({ token: 'metrics-token-0123456789', served: true });
+    expect(problems({ METRICS_PUBLIC: 'yes' }).join('\n')).toContain('METRICS_PUBLIC must be true or false');
+  });
+
+  it('refuses WORKER_METRICS_PORT while /metrics is closed: the worker would listen to refuse every scrape', () => {
+    expect(problems({ WORKER_METRICS_PORT: '9464', METRICS_TOKEN: '', METRICS_PUBLIC: '' })).toEqual([
+      'WORKER_METRICS_PORT needs METRICS_TOKEN (Prometheus sends it as a bearer token) or METRICS_PUBLIC=true: /metrics is closed without either',
+    ]);
+    expect(loadConfig({ WORKER_METRICS_PORT: '9464', METRICS_TOKEN: '', METRICS_PUBLIC: 'true' }).metrics).toMatchObject({ workerPort: 9464, served: true });
   });
 
   it('bounds the webhook limits', () => {

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
-import { EnvironmentVariables, parseTrustProxy, splitList, type LOG_LEVELS } from './environment.js';
+import { EnvironmentVariables, parseDataKey, parseTrustProxy, splitList, type LOG_LEVELS } from './environment.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -27,7 +27,13 @@ export class AppConfig {
   readonly bootstrapKey: { appId: string; appToken: string } | null;
   readonly pendingPointsDayMs: number;
   /** How often the worker's sweeps run (in-process timers of each worker process). */
-  readonly sweeps: { pendingPointsMs: number; pointsExpiryMs: number; cardGenerationMs: number; webhooksMs: number; idempotencyMs: number; asyncActionsMs: number };
+  readonly sweeps: { pendingPointsMs: number; pointsExpiryMs: number; cardGenerationMs: number; webhooksMs: number; idempotencyMs: number; asyncActionsMs: number; campaignDeletionMs: number };
+  /**
+   * Point expiry (docs/points-expiry.md): `chunkBuckets`, the most due buckets of one card one statement expires
+   * (one ledger row and one event each); `retryMs`, how long a card whose expiry failed stays set aside before
+   * the sweep tries it again (0: until an operator releases it).
+   */
+  readonly pointsExpiry: { chunkBuckets: number; retryMs: number };
   /**
    * Idempotency-Key (docs/errors.md): `ttlMs`, how long a key and its stored answer are kept; `leaseMs`, how long
    * a claim whose request never finished (its process died) blocks the key before a retry may take it over.
@@ -37,6 +43,10 @@ export class AppConfig {
   readonly asyncActions: { ttlMs: number };
   /** Cards a campaign gets per turn before the worker moves on to the next project's campaign (card generation is shared round-robin). */
   readonly cardGenerationTurnCards: number;
+  /** `payloadMaxBytes`: the most an event's `data` may hold (longer lists are cut, docs/webhooks.md "Size of an event"). */
+  readonly events: { payloadMaxBytes: number };
+  /** Earning rules a campaign and a project may have (live campaigns'): a paid order earns once per rule. */
+  readonly earningRules: { maxPerCampaign: number; maxPerProject: number };
   /**
    * `maxDistributionsPerProject`: distributions one project may have (deleted ones no longer count);
    * `relayMaxDeliveries`: deliveries one relay transaction makes at most (at least one event per batch).
@@ -56,17 +66,21 @@ export class AppConfig {
   readonly rateLimitPerSecond: number;
   readonly logLevel: (typeof LOG_LEVELS)[number];
   readonly queuePrefix: string;
-  /** NODE_ENV=production: the API's /metrics is off unless METRICS_TOKEN is set (docs/operations.md). */
-  readonly production: boolean;
   /**
-   * `token`: the bearer token both /metrics endpoints require (null: open); `api`: whether the API serves GET
-   * /metrics at all (not in production without a token, since it shares the public port with the API);
-   * `workerPort`: the worker serves its /metrics there (null: not at all); `gaugeCacheMs`: how long the API
-   * keeps the gauges it reads from Redis and PostgreSQL before a scrape reads them again (0: every scrape).
+   * `token`: the bearer token both /metrics endpoints require (null: none); `served`: whether /metrics is served
+   * at all, on the API and the worker: with a token, or without one when METRICS_PUBLIC=true (issue 36: the
+   * API's port is the one tenants reach); `workerPort`: the worker serves its /metrics there (null: not at all);
+   * `gaugeCacheMs`: how long the API keeps the gauges it reads from Redis and PostgreSQL before a scrape reads
+   * them again (0: every scrape).
    */
-  readonly metrics: { token: string | null; api: boolean; workerPort: number | null; gaugeCacheMs: number };
+  readonly metrics: { token: string | null; served: boolean; workerPort: number | null; gaugeCacheMs: number };
   /** The password of bull-board at /admin/queues; null: the board is not mounted. */
   readonly adminToken: string | null;
+  /**
+   * Secrets at rest (DataCipher): `key` seals webhook secrets and custom header values (null: stored plain);
+   * `previousKeys` only open values sealed before a rotation.
+   */
+  readonly dataEncryption: { key: Buffer | null; previousKeys: Buffer[] };
 
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT;
@@ -80,10 +94,13 @@ export class AppConfig {
         ? { appId: env.BOOTSTRAP_APP_ID, appToken: env.BOOTSTRAP_APP_TOKEN }
         : null;
     this.pendingPointsDayMs = env.PENDING_POINTS_DAY_MS;
-    this.sweeps = { pendingPointsMs: env.PENDING_POINTS_SWEEP_MS, pointsExpiryMs: env.POINTS_EXPIRY_SWEEP_MS, cardGenerationMs: env.CARD_GENERATION_SWEEP_MS, webhooksMs: env.WEBHOOK_SWEEP_MS, idempotencyMs: env.IDEMPOTENCY_SWEEP_MS, asyncActionsMs: env.ASYNC_ACTIONS_SWEEP_MS };
+    this.sweeps = { pendingPointsMs: env.PENDING_POINTS_SWEEP_MS, pointsExpiryMs: env.POINTS_EXPIRY_SWEEP_MS, cardGenerationMs: env.CARD_GENERATION_SWEEP_MS, webhooksMs: env.WEBHOOK_SWEEP_MS, idempotencyMs: env.IDEMPOTENCY_SWEEP_MS, asyncActionsMs: env.ASYNC_ACTIONS_SWEEP_MS, campaignDeletionMs: env.CAMPAIGN_DELETION_SWEEP_MS };
+    this.pointsExpiry = { chunkBuckets: env.POINTS_EXPIRY_CHUNK_BUCKETS, retryMs: env.POINTS_EXPIRY_RETRY_MS };
     this.idempotency = { ttlMs: env.IDEMPOTENCY_TTL_MS, leaseMs: env.IDEMPOTENCY_LEASE_MS };
     this.asyncActions = { ttlMs: env.ASYNC_ACTION_TTL_MS };
     this.cardGenerationTurnCards = env.CARD_GENERATION_TURN_CARDS;
+    this.events = { payloadMaxBytes: env.EVENT_PAYLOAD_MAX_BYTES };
+    this.earningRules = { maxPerCampaign: env.EARNING_RULES_MAX_PER_CAMPAIGN, maxPerProject: env.EARNING_RULES_MAX_PER_PROJECT };
     this.webhook = {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       retryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
@@ -102,10 +119,13 @@ export class AppConfig {
     this.rateLimitPerSecond = env.RATE_LIMIT_PER_SECOND;
     this.logLevel = env.LOG_LEVEL;
     this.queuePrefix = env.QUEUE_PREFIX;
-    this.production = env.NODE_ENV === 'production';
     const token = env.METRICS_TOKEN ?? null;
-    this.metrics = { token, api: token !== null || !this.production, workerPort: env.WORKER_METRICS_PORT ?? null, gaugeCacheMs: env.METRICS_GAUGE_CACHE_MS };
+    this.metrics = { token, served: token !== null || env.METRICS_PUBLIC === 'true', workerPort: env.WORKER_METRICS_PORT ?? null, gaugeCacheMs: env.METRICS_GAUGE_CACHE_MS };
     this.adminToken = env.ADMIN_TOKEN ?? null;
+    this.dataEncryption = {
+      key: env.DATA_ENCRYPTION_KEY ? parseDataKey(env.DATA_ENCRYPTION_KEY) : null,
+      previousKeys: splitList(env.DATA_ENCRYPTION_PREVIOUS_KEYS ?? '').map((item) => parseDataKey(item) as Buffer),
+    };
     Object.freeze(this);
   }
 }
@@ -129,6 +149,10 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
   // Node refuses a headers timeout longer than the request timeout (the request includes its headers).
   if (env.HTTP_REQUEST_TIMEOUT_MS < env.HTTP_HEADERS_TIMEOUT_MS) {
     throw new ConfigError([`HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS (got ${env.HTTP_REQUEST_TIMEOUT_MS} and ${env.HTTP_HEADERS_TIMEOUT_MS})`]);
+  }
+  // A worker listening only to refuse every scrape is a mistake to say at start, not a port to find closed.
+  if (env.WORKER_METRICS_PORT !== undefined && env.METRICS_TOKEN === undefined && env.METRICS_PUBLIC !== 'true') {
+    throw new ConfigError(['WORKER_METRICS_PORT needs METRICS_TOKEN (Prometheus sends it as a bearer token) or METRICS_PUBLIC=true: /metrics is closed without either']);
   }
   return new AppConfig(env);
 }

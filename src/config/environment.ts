@@ -70,6 +70,26 @@ class TrustProxy implements ValidatorConstraintInterface {
   }
 }
 
+/** A data encryption key: the base64 (or base64url) of exactly 32 random bytes (`openssl rand -base64 32`). */
+export function parseDataKey(value: string): Buffer | null {
+  const text = value.trim();
+  if (!/^[A-Za-z0-9+/_-]{43}=?$/.test(text)) return null;
+  const key = Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+  return key.length === 32 ? key : null;
+}
+
+@ValidatorConstraint({ name: 'dataKeys' })
+class DataKeys implements ValidatorConstraintInterface {
+  validate(value: unknown, args: ValidationArguments): boolean {
+    if (typeof value !== 'string') return false;
+    const items = args.property === 'DATA_ENCRYPTION_KEY' ? [value] : splitList(value);
+    return items.length > 0 && items.every((item) => parseDataKey(item) !== null);
+  }
+  defaultMessage(args: ValidationArguments): string {
+    return `${args.property} must be ${args.property === 'DATA_ENCRYPTION_KEY' ? 'the base64 of 32 random bytes' : 'a comma-separated list of base64 keys of 32 bytes each'} (openssl rand -base64 32)`;
+  }
+}
+
 export function splitList(value: string): string[] {
   return value
     .split(',')
@@ -212,6 +232,18 @@ export class EnvironmentVariables {
   POINTS_EXPIRY_SWEEP_MS: number = 60_000;
 
   @Transform(toInt)
+  @IsInt({ message: 'POINTS_EXPIRY_CHUNK_BUCKETS must be an integer from 1 to 10000' })
+  @Min(1, { message: 'POINTS_EXPIRY_CHUNK_BUCKETS must be an integer from 1 to 10000' })
+  @Max(10_000, { message: 'POINTS_EXPIRY_CHUNK_BUCKETS must be an integer from 1 to 10000' })
+  POINTS_EXPIRY_CHUNK_BUCKETS: number = 100;
+
+  @Transform(toInt)
+  @IsInt({ message: 'POINTS_EXPIRY_RETRY_MS must be an integer from 0 to 2592000000 (milliseconds; 0 = only when released)' })
+  @Min(0, { message: 'POINTS_EXPIRY_RETRY_MS must be an integer from 0 to 2592000000 (milliseconds; 0 = only when released)' })
+  @Max(2_592_000_000, { message: 'POINTS_EXPIRY_RETRY_MS must be an integer from 0 to 2592000000 (milliseconds; 0 = only when released)' })
+  POINTS_EXPIRY_RETRY_MS: number = 3_600_000;
+
+  @Transform(toInt)
   @IsInt({ message: 'CARD_GENERATION_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
   @Min(10, { message: 'CARD_GENERATION_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
   @Max(86_400_000, { message: 'CARD_GENERATION_SWEEP_MS must be an integer from 10 to 86400000 (milliseconds)' })
@@ -250,10 +282,34 @@ export class EnvironmentVariables {
   ASYNC_ACTIONS_SWEEP_MS: number = 3_600_000;
 
   @Transform(toInt)
+  @IsInt({ message: 'CAMPAIGN_DELETION_SWEEP_MS must be an integer from 10 to 3600000 (milliseconds)' })
+  @Min(10, { message: 'CAMPAIGN_DELETION_SWEEP_MS must be an integer from 10 to 3600000 (milliseconds)' })
+  @Max(3_600_000, { message: 'CAMPAIGN_DELETION_SWEEP_MS must be an integer from 10 to 3600000 (milliseconds)' })
+  CAMPAIGN_DELETION_SWEEP_MS: number = 5_000;
+
+  @Transform(toInt)
   @IsInt({ message: 'CARD_GENERATION_TURN_CARDS must be an integer from 1 to 1000000 (cards)' })
   @Min(1, { message: 'CARD_GENERATION_TURN_CARDS must be an integer from 1 to 1000000 (cards)' })
   @Max(1_000_000, { message: 'CARD_GENERATION_TURN_CARDS must be an integer from 1 to 1000000 (cards)' })
   CARD_GENERATION_TURN_CARDS: number = 20_000;
+
+  @Transform(toInt)
+  @IsInt({ message: 'EVENT_PAYLOAD_MAX_BYTES must be an integer from 32768 to 16777216' })
+  @Min(32_768, { message: 'EVENT_PAYLOAD_MAX_BYTES must be an integer from 32768 to 16777216' })
+  @Max(16_777_216, { message: 'EVENT_PAYLOAD_MAX_BYTES must be an integer from 32768 to 16777216' })
+  EVENT_PAYLOAD_MAX_BYTES: number = 262_144;
+
+  @Transform(toInt)
+  @IsInt({ message: 'EARNING_RULES_MAX_PER_CAMPAIGN must be an integer from 1 to 10000' })
+  @Min(1, { message: 'EARNING_RULES_MAX_PER_CAMPAIGN must be an integer from 1 to 10000' })
+  @Max(10_000, { message: 'EARNING_RULES_MAX_PER_CAMPAIGN must be an integer from 1 to 10000' })
+  EARNING_RULES_MAX_PER_CAMPAIGN: number = 100;
+
+  @Transform(toInt)
+  @IsInt({ message: 'EARNING_RULES_MAX_PER_PROJECT must be an integer from 1 to 100000' })
+  @Min(1, { message: 'EARNING_RULES_MAX_PER_PROJECT must be an integer from 1 to 100000' })
+  @Max(100_000, { message: 'EARNING_RULES_MAX_PER_PROJECT must be an integer from 1 to 100000' })
+  EARNING_RULES_MAX_PER_PROJECT: number = 1_000;
 
   @Transform(toInt)
   @IsInt({ message: 'APP_KEY_CACHE_MS must be an integer from 0 to 60000 (milliseconds; 0 = no cache)' })
@@ -326,13 +382,21 @@ export class EnvironmentVariables {
   @Max(65535, { message: 'WORKER_METRICS_PORT must be an integer between 1 and 65535' })
   WORKER_METRICS_PORT?: number = undefined;
 
-  // Only "production" changes anything (the API's /metrics then needs METRICS_TOKEN); any other value, or none,
-  // is a development or test run. Not validated further: platforms set their own values (staging, test).
-  @IsOptional()
-  @IsString({ message: 'NODE_ENV must be a string' })
-  NODE_ENV?: string = undefined;
+  // Without METRICS_TOKEN, /metrics is closed unless this says it may be open (to anyone who reaches the port).
+  @IsIn(['true', 'false'], { message: 'METRICS_PUBLIC must be true or false' })
+  METRICS_PUBLIC: string = 'false';
 
   @IsOptional()
   @Matches(/^[\x21-\x7e]{16,200}$/, { message: 'ADMIN_TOKEN must be 16-200 printable ASCII characters without spaces (it is the HTTP basic auth password of /admin/queues)' })
   ADMIN_TOKEN?: string = undefined;
+
+  // Webhook secrets and custom header values are sealed with it (AES-256-GCM) when set (docs/operations.md).
+  @IsOptional()
+  @Validate(DataKeys)
+  DATA_ENCRYPTION_KEY?: string = undefined;
+
+  // Keys that still open values sealed before a rotation; never used to seal.
+  @IsOptional()
+  @Validate(DataKeys)
+  DATA_ENCRYPTION_PREVIOUS_KEYS?: string = undefined;
 }

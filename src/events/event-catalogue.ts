@@ -50,89 +50,153 @@ export interface EventEntry {
    * (a request with a key: the sample names a made-up key, `name` and `app_id`) or INTERNAL (the worker).
    */
   channel: 'API' | 'INTERNAL';
-  /** The `data` of a test delivery's event, less its leading `test: true`: the shape of a real event's data. */
+  /**
+   * The `$id` of the JSON Schema of the type's `data`, in src/events/schemas/ (event-schemas.ts loads them):
+   * Voucherify's fragment where Voucherify has the event, ours where it has not. Every sample, and every event
+   * the e2e runs record, is checked against it (docs/architecture.md, "Event types").
+   */
+  schema: string;
+  /** The `data` of a test delivery's event, less its leading `test: true`: a valid instance of `schema`. */
   sample: (ids: SampleIds) => Record<string, unknown>;
 }
 
-/** A pending-points event's sample: the entry's status after the change; an activated entry's points are on the card. */
-function pendingPointsSample(status: 'PENDING' | 'ACTIVATED' | 'CANCELED'): EventEntry['sample'] {
-  const activated = status === 'ACTIVATED';
-  return ({ suffix, customerId, voucherId, at }) => ({
-    customer: { id: customerId, source_id: 'test-customer', name: 'Test Customer', email: null, metadata: {}, object: 'customer' },
-    voucher: {
+/** The made-up key a test event of an API type names (never the key that asked for the test). */
+export function sampleKey(suffix: string): { name: string; app_id: string } {
+  return { name: 'Test key', app_id: `app_test_${suffix}` };
+}
+
+/**
+ * The samples have the shapes a real event's pieces have (the payload functions of src/database/functions/
+ * build those): fields without a value are left out, ids are made up and marked `test`. Every card holds
+ * `initial` points before the change the sample shows; all of its balance expires a year on.
+ */
+const initial = 150;
+
+function sampleParts({ suffix, customerId, voucherId, at }: SampleIds) {
+  const campaignId = `camp_test_${suffix}`;
+  const yearOn = new Date(Date.parse(at) + 365 * 86_400_000).toISOString().slice(0, 10);
+  return {
+    campaignId,
+    customer: { id: customerId, source_id: 'test-customer', name: 'Test Customer', metadata: {}, object: 'customer' },
+    campaign: { id: campaignId, name: 'Test Campaign', campaign_type: 'LOYALTY_PROGRAM', type: 'AUTO_UPDATE', auto_join: false, join_once: true, active: true, created_at: at, metadata: {}, object: 'campaign' },
+    /** The card right after the change. */
+    card: (points: number, balance: number, pending: number) => ({
       id: voucherId,
       code: 'TEST-CARD',
       type: 'LOYALTY_CARD',
+      campaign: 'Test Campaign',
+      campaign_id: campaignId,
       holder_id: customerId,
-      loyalty_card: { points: activated ? 100 : 0, balance: activated ? 100 : 0, pending_points: activated ? 0 : 100 },
+      loyalty_card: { points, balance, next_expiration_date: yearOn, next_expiration_points: balance, pending_points: pending },
+      is_referral_code: false,
+      active: true,
       metadata: {},
+      created_at: at,
+      updated_at: at,
       object: 'voucher',
-    },
-    voucher_pending_points_balance: { points: 100, total: activated ? 0 : 100, balance: activated ? 0 : 100, object: 'balance', related_object: { type: 'voucher', id: voucherId }, operation_type: activated ? 'AUTOMATIC' : 'MANUAL' },
-    pending_points: { id: `lopp_test_${suffix}`, voucher_id: voucherId, customer_id: customerId, points: 100, activates_at: at.slice(0, 10), activates_at_time: at, status },
-  });
-}
-
-/** The card as a balance event shows it, with its points after the change. */
-function sampleCard(voucherId: string, customerId: string, balance: number): Record<string, unknown> {
-  return {
-    id: voucherId,
-    code: 'TEST-CARD',
-    type: 'LOYALTY_CARD',
-    holder_id: customerId,
-    loyalty_card: { points: 150, balance, pending_points: 0 },
-    metadata: {},
-    object: 'voucher',
+    }),
+    balance: (points: number, total: number, balance: number) => ({ type: 'loyalty_card', total, object: 'balance', points, balance, related_object: { id: voucherId, type: 'voucher' } }),
+    /** A ledger row as the API and the events show it. */
+    transaction: (type: string, details: Record<string, unknown>, reason: string | null = null) => ({
+      id: `vtx_test_${suffix}`,
+      source_id: null,
+      voucher_id: voucherId,
+      campaign_id: campaignId,
+      source: null,
+      reason,
+      type,
+      details,
+      related_transaction_id: null,
+      created_at: at,
+    }),
   };
 }
 
-const SAMPLE_CUSTOMER = (customerId: string) => ({ id: customerId, source_id: 'test-customer', name: 'Test Customer', email: null, metadata: {}, object: 'customer' });
-
-/** A points_added or points_removed event's sample: the change, the card after it, and its ledger row. */
-function balanceSample(points: number): EventEntry['sample'] {
-  return ({ suffix, customerId, voucherId, at }) => {
-    const after = { points, total: 150, balance: 100 + points, type: 'loyalty_card', object: 'balance', related_object: { type: 'voucher', id: voucherId } };
+/**
+ * A pending-points event's sample: the entry of `points` after the change, its status, the change to the card's
+ * pending points, and who made it (AUTOMATIC: the service; MANUAL: a request on the entry).
+ */
+function pendingPointsSample(status: 'ADDED' | 'UPDATED' | 'ACTIVATED' | 'CANCELED', points: number, change: number, operation: 'AUTOMATIC' | 'MANUAL'): EventEntry['sample'] {
+  return (ids) => {
+    const { suffix, customerId, voucherId, at } = ids;
+    const { campaignId, customer, campaign, card, balance, transaction } = sampleParts(ids);
+    const orderId = `ord_test_${suffix}`;
+    const earningRule = { id: `ern_test_${suffix}`, source: { banner: 'A point per euro' } };
+    const order = { id: orderId, source_id: 'test-order', status: 'PAID', customer_id: customerId, amount: 10_000, total_amount: 10_000, created_at: at, items: [{ product_id: 'test-product', quantity: 1, price: 10_000, amount: 10_000, object: 'order_item' }], metadata: {}, object: 'order' };
+    const paid = {
+      event: { id: `evcus_test_${suffix}`, type: 'customer.order.paid', category: 'ACTION', group_id: `v-test-${suffix}`, entity_id: customerId, created_at: at, event_source: { channel: 'API', api_key: sampleKey(suffix) } },
+      order: { id: orderId, source_id: 'test-order' },
+      earning_rule: earningRule,
+    };
+    const entry = {
+      id: `lopp_test_${suffix}`,
+      voucher_id: voucherId,
+      campaign_id: campaignId,
+      customer_id: customerId,
+      order_id: orderId,
+      points,
+      activates_at: at.slice(0, 10),
+      activates_at_time: at,
+      status: status === 'ADDED' || status === 'UPDATED' ? 'PENDING' : status,
+      details: paid,
+      created_at: at,
+      // Left out until the entry changes: an added one has not.
+      ...(status === 'ADDED' ? {} : { updated_at: at }),
+    };
+    if (status === 'ACTIVATED') {
+      const after = balance(points, initial + points, initial + points);
+      return {
+        customer,
+        campaign,
+        voucher: card(initial + points, initial + points, 0),
+        balance: { ...after, operation_type: operation },
+        order,
+        transaction: transaction('PENDING_POINTS_ACTIVATION', { balance: after, order: paid.order, event: { id: paid.event.id, type: paid.event.type }, earning_rule: earningRule, pending_points: entry }),
+        pending_points: entry,
+      };
+    }
+    const pending = status === 'CANCELED' ? 0 : points;
     return {
-      customer: SAMPLE_CUSTOMER(customerId),
-      voucher: sampleCard(voucherId, customerId, 100 + points),
+      customer,
+      campaign,
+      voucher: card(initial, initial, pending),
+      order,
+      voucher_pending_points_balance: { points: change, total: pending, balance: pending, object: 'balance', related_object: { type: 'voucher', id: voucherId }, operation_type: operation },
+      pending_points: entry,
+    };
+  };
+}
+
+/** A points_added or points_removed event's sample: the change by hand, the card after it, and its ledger row. */
+function balanceSample(points: number): EventEntry['sample'] {
+  return (ids) => {
+    const { customer, campaign, card, balance, transaction } = sampleParts(ids);
+    const after = balance(points, initial + Math.max(points, 0), initial + points);
+    return {
+      customer,
+      campaign,
+      voucher: card(after.total, after.balance, 0),
       balance: { ...after, operation_type: 'MANUAL' },
-      transaction: {
-        id: `vtx_test_${suffix}`,
-        source_id: null,
-        voucher_id: voucherId,
-        type: points > 0 ? 'POINTS_ADDITION' : 'POINTS_REMOVAL',
-        reason: 'test',
-        details: { balance: after, reason: 'test' },
-        related_transaction_id: null,
-        created_at: at,
-      },
+      transaction: transaction(points > 0 ? 'POINTS_ADDITION' : 'POINTS_REMOVAL', { balance: after, reason: 'test' }, 'test'),
     };
   };
 }
 
 /** A points_expired event's sample: the points that left, the buckets they were in, the ledger row. */
-function expiredSample({ suffix, customerId, voucherId, at }: SampleIds): Record<string, unknown> {
-  const buckets = [
-    { id: `lopb_test_${suffix}`, voucher_id: voucherId, bucket: { total_points: 50 }, status: 'EXPIRED', expires_at: at.slice(0, 10), created_at: at, updated_at: at, object: 'loyalty_points_bucket' },
-  ];
+function expiredSample(ids: SampleIds): Record<string, unknown> {
+  const { suffix, voucherId, at } = ids;
+  const { campaignId, customer, campaign, card, balance, transaction } = sampleParts(ids);
+  const day = at.slice(0, 10);
+  const points = 50;
   return {
-    customer: SAMPLE_CUSTOMER(customerId),
-    voucher: sampleCard(voucherId, customerId, 50),
-    points: 50,
-    buckets,
-    transaction: {
-      id: `vtx_test_${suffix}`,
-      source_id: null,
-      voucher_id: voucherId,
-      type: 'POINTS_EXPIRATION',
-      reason: null,
-      details: {
-        balance: { type: 'loyalty_card', total: 150, object: 'balance', points: -50, balance: 50, related_object: { id: voucherId, type: 'voucher' } },
-        buckets: [{ id: `lopb_test_${suffix}`, points: 50, expires_at: at.slice(0, 10) }],
-      },
-      related_transaction_id: null,
-      created_at: at,
-    },
+    customer,
+    campaign,
+    voucher: card(initial, initial - points, 0),
+    points,
+    buckets: [
+      { id: `lopb_test_${suffix}`, voucher_id: voucherId, campaign_id: campaignId, bucket: { total_points: points }, status: 'EXPIRED', expires_at: day, created_at: at, updated_at: at, object: 'loyalty_points_bucket' },
+    ],
+    transaction: transaction('POINTS_EXPIRATION', { balance: balance(-points, initial, initial - points), buckets: [{ id: `lopb_test_${suffix}`, points, expires_at: day }] }),
   };
 }
 
@@ -141,13 +205,13 @@ const CARD = EVENTS.CUSTOMER.VOUCHER.LOYALTY_CARD;
 
 /** In the order the API's enums list the types. */
 export const EVENT_CATALOGUE = {
-  [PENDING.ADDED]: { label: 'Pending points added', channel: 'API', sample: pendingPointsSample('PENDING') },
-  [PENDING.ACTIVATED]: { label: 'Pending points activated', channel: 'INTERNAL', sample: pendingPointsSample('ACTIVATED') },
-  [PENDING.CANCELED]: { label: 'Pending points canceled', channel: 'API', sample: pendingPointsSample('CANCELED') },
-  [PENDING.UPDATED]: { label: 'Pending points updated', channel: 'API', sample: pendingPointsSample('PENDING') },
-  [CARD.POINTS_ADDED]: { label: 'Points added', channel: 'API', sample: balanceSample(50) },
-  [CARD.POINTS_REMOVED]: { label: 'Points removed', channel: 'API', sample: balanceSample(-50) },
-  [CARD.POINTS_EXPIRED]: { label: 'Points expired', channel: 'INTERNAL', sample: expiredSample },
+  [PENDING.ADDED]: { label: 'Pending points added', channel: 'API', schema: 'EventCustomerLoyaltyCardPendingPointsAdded', sample: pendingPointsSample('ADDED', 100, 100, 'AUTOMATIC') },
+  [PENDING.ACTIVATED]: { label: 'Pending points activated', channel: 'INTERNAL', schema: 'EventCustomerLoyaltyCardPendingPointsActivated', sample: pendingPointsSample('ACTIVATED', 100, -100, 'AUTOMATIC') },
+  [PENDING.CANCELED]: { label: 'Pending points canceled', channel: 'API', schema: 'EventCustomerLoyaltyCardPendingPointsCanceled', sample: pendingPointsSample('CANCELED', 100, -100, 'MANUAL') },
+  [PENDING.UPDATED]: { label: 'Pending points updated', channel: 'API', schema: 'EventCustomerLoyaltyCardPendingPointsUpdated', sample: pendingPointsSample('UPDATED', 120, 20, 'MANUAL') },
+  [CARD.POINTS_ADDED]: { label: 'Points added', channel: 'API', schema: 'EventCustomerLoyaltyCardPointsAdded', sample: balanceSample(50) },
+  [CARD.POINTS_REMOVED]: { label: 'Points removed', channel: 'API', schema: 'EventCustomerLoyaltyCardPointsRemoved', sample: balanceSample(-50) },
+  [CARD.POINTS_EXPIRED]: { label: 'Points expired', channel: 'INTERNAL', schema: 'EventCustomerVouchersLoyaltyPointsExpired', sample: expiredSample },
 } as const satisfies Record<EventType, EventEntry>;
 
 export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as readonly EventType[];

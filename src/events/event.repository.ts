@@ -3,18 +3,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { EventRecord } from './event.entity.js';
 
-/**
- * The INSERT of event rows whose other columns a SELECT yields, in this order: `project_id, type, entity_id,
- * group_id, event_source, data`. Features that build a batch of events in SQL embed it in their own
- * statement (an activation batch builds its events in the database, next to the change they report),
- * while the events domain keeps its table and its id format here. Ids are `evcus_` + 18 hex.
- */
-export function eventsInsertSql(select: string): string {
-  return `INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
-    SELECT 'evcus_' || left(md5(random()::text || clock_timestamp()::text || s.entity_id), 18), s.project_id, s.type, s.entity_id, s.group_id, s.event_source, s.data
-    FROM (${select}) s`;
-}
-
 /** An event as lists read it; `seq` is the keyset position. */
 export type EventRow = Pick<EventRecord, 'id' | 'seq' | 'type' | 'entityId' | 'groupId' | 'eventSource' | 'data' | 'createdAt'>;
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DataCipher } from '../common/crypto/data-cipher.js';
 import { PaginationModule } from '../common/pagination/pagination.module.js';
 import { DatabaseKitModule } from '../database/database-kit.module.js';
 import { DeliveriesController } from './delivery/deliveries.controller.js';
@@ -18,7 +19,7 @@ import { WebhookSecretService } from './secrets/webhook-secret.service.js';
 /**
  * The events domain: the outbox and event log, the relay from events to webhook deliveries, the
  * distributions, the signing secret and the delivery of webhooks. It depends on no feature module: features
- * record events through EventsService (or `eventsInsertSql`) inside their transactions. The relay, the
+ * record events inside their transactions through recording/event-recording.ts (a file, no provider). The relay, the
  * dispatcher and the delivery processor run in the worker only (delivery/worker/, DeliveryWorkerModule).
  */
 @Module({
@@ -34,7 +35,8 @@ import { WebhookSecretService } from './secrets/webhook-secret.service.js';
     DeliveriesRepository,
     DeliveriesService,
     DeliveryJobs,
+    DataCipher,
   ],
-  exports: [EventsService, DistributionRepository, WebhookSecretRepository, DeliveryJobs],
+  exports: [DistributionRepository, WebhookSecretRepository, DeliveryJobs, DataCipher],
 })
 export class EventsModule {}

@@ -1,32 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { ProjectContext } from '../auth/auth.service.js';
 import { ApiError } from '../common/errors/api-error.js';
-import { newRequestId } from '../common/http/request-id.middleware.js';
 import { CursorService } from '../common/pagination/cursor.service.js';
 import { type EventDto, type EventListDto, EVENTS_CURSOR_PREFIX, type ListEventsQueryDto, toEventDto } from './dto/event.dto.js';
-import type { EventSource } from './event.entity.js';
 import { EventRepository } from './event.repository.js';
 
-/** What caused a change, as its events record it. */
-export interface EventCause {
-  groupId: string;
-  source: EventSource;
-}
-
-/** A request with an application key: the events it causes share its request id and name the key (Voucherify's order: name, app_id). */
-export function requestCause(project: ProjectContext): EventCause {
-  const key = project.apiKey;
-  return { groupId: project.requestId ?? newRequestId(), source: key ? { channel: 'API', api_key: { name: key.name, app_id: key.appId } } : { channel: 'API' } };
-}
-
-/** The service itself (the worker): a fresh group per run. */
-export function internalCause(): EventCause {
-  return { groupId: newRequestId(), source: { channel: 'INTERNAL' } };
-}
-
 /**
- * The project's event log. Rows are written by the features, inside the transaction of the change they
- * report (the outbox), through `eventsInsertSql` of the repository.
+ * The project's event log, as the API reads it. Rows are written by the features, inside the transaction of
+ * the change they report (the outbox), through recording/event-recording.ts.
  */
 @Injectable()
 export class EventsService {

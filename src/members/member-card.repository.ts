@@ -37,6 +37,13 @@ export const ACTIVE_CARDS = prepared(
    WHERE v.holder_id = $2 AND v.project_id = $1 AND v.campaign_id = ANY($3::text[])`,
 );
 
+/** A published card by code, in one campaign or in any live campaign of the project (bench/'s plain baseline sends it too). */
+export const PUBLISHED_BY_CODE = `SELECT v.id, v.code, v.campaign_id, v.holder_id, v.project_id
+       FROM vouchers v
+       JOIN members m ON m.id = v.member_id AND m.status <> 'DELETED'
+       JOIN campaigns c ON c.id = v.campaign_id AND c.deleted_at IS NULL
+       WHERE v.project_id = $1 AND v.code = $2 AND ($3::text IS NULL OR v.campaign_id = $3)`;
+
 /**
  * Membership as cards show it: published cards (held by a live member), read with the members' table.
  * The cards module owns and writes the cards; this module reads them joined with its members, the v1
@@ -74,14 +81,7 @@ export class MemberCardRepository {
 
   /** A card held by a live member, by code; in one campaign when given. */
   async findPublished(projectId: string, code: string, campaignId?: string): Promise<CardRef | null> {
-    const [row] = (await this.dataSource.query(
-      `SELECT v.id, v.code, v.campaign_id, v.holder_id, v.project_id
-       FROM vouchers v
-       JOIN members m ON m.id = v.member_id AND m.status <> 'DELETED'
-       JOIN campaigns c ON c.id = v.campaign_id AND c.deleted_at IS NULL
-       WHERE v.project_id = $1 AND v.code = $2 AND ($3::text IS NULL OR v.campaign_id = $3)`,
-      [projectId, code, campaignId ?? null],
-    )) as { id: string; code: string; campaign_id: string; holder_id: string; project_id: string }[];
+    const [row] = (await this.dataSource.query(PUBLISHED_BY_CODE, [projectId, code, campaignId ?? null])) as { id: string; code: string; campaign_id: string; holder_id: string; project_id: string }[];
     return row ? { id: row.id, code: row.code, campaignId: row.campaign_id, holderId: row.holder_id, projectId: row.project_id } : null;
   }
 

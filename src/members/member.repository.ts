@@ -26,6 +26,12 @@ export interface NewMember {
   metadata: Record<string, unknown>;
 }
 
+/** The member of an enrolment, unless the customer has a live membership of the program (bench/'s plain baseline sends it too). */
+export const INSERT = `INSERT INTO members (id, project_id, program_id, customer_id, status, metadata)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (program_id, customer_id) WHERE status <> 'DELETED' DO NOTHING
+       RETURNING id`;
+
 @Injectable()
 export class MemberRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -36,13 +42,7 @@ export class MemberRepository {
    * so concurrent enrolments never enrol a customer twice).
    */
   async insert(tx: Tx, member: NewMember): Promise<boolean> {
-    const inserted = (await tx.query(
-      `INSERT INTO members (id, project_id, program_id, customer_id, status, metadata)
-       VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (program_id, customer_id) WHERE status <> 'DELETED' DO NOTHING
-       RETURNING id`,
-      [member.id, member.projectId, member.programId, member.customerId, member.status, member.metadata],
-    )) as unknown[];
+    const inserted = (await tx.query(INSERT, [member.id, member.projectId, member.programId, member.customerId, member.status, member.metadata])) as unknown[];
     return inserted.length > 0;
   }
 
@@ -110,5 +110,11 @@ export class MemberRepository {
     // One row of NULLs when the program exists but no member matches; no row at all when it does not exist.
     if (rows.length === 0) return null;
     return rows.filter((row): row is MemberRow => row.id !== null);
+  }
+
+  /** These members, of those that no longer hold a card (a forced campaign deletion deleted them), deleted. */
+  async deleteCardless(tx: Tx, ids: string[]): Promise<void> {
+    if (!ids.length) return;
+    await tx.query('DELETE FROM members m WHERE m.id = ANY($1::text[]) AND NOT EXISTS (SELECT 1 FROM vouchers v WHERE v.member_id = m.id)', [ids]);
   }
 }

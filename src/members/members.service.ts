@@ -12,6 +12,7 @@ import { base62Id, hexId } from '../common/ids.js';
 import { CursorService } from '../common/pagination/cursor.service.js';
 import type { Customer } from '../customers/customer.entity.js';
 import { CustomersService } from '../customers/customers.service.js';
+import type { Tx } from '../database/transaction-runner.js';
 import { type CreateLoyaltyMemberDto, type ListLoyaltyMembersQueryDto, type LoyaltyMemberDto, type LoyaltyMemberListDto, toLoyaltyMember } from './dto/loyalty-member.dto.js';
 import {
   type CreateMemberDto,
@@ -170,6 +171,11 @@ export class MembersService {
   /** Whether the customer is a live (ACTIVE or INACTIVE) member of the campaign's program. */
   hasLiveMembership(projectId: string, customerId: string, campaignId: string): Promise<boolean> {
     return this.cards.hasLiveMembership(projectId, customerId, campaignId);
+  }
+
+  /** A forced campaign deletion's batch, in its transaction: the members whose cards it deleted, once they hold none. */
+  deleteCardless(tx: Tx, memberIds: string[]): Promise<void> {
+    return this.members.deleteCardless(tx, memberIds);
   }
 
   /** A card held by a live member of a live campaign, by code; in one campaign when given. */

@@ -1,22 +1,10 @@
-import { type DynamicModule, Injectable, Logger, Module, type OnApplicationBootstrap } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config.js';
+import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { MetricsController } from './metrics.controller.js';
 import { MetricsRepository } from './metrics.repository.js';
 import { MetricsTokenGuard } from './metrics-token.guard.js';
 import { ScrapeGauges } from './scrape-gauges.js';
-
-/**
- * Says once, at start-up, why GET /metrics answers 404: in production the API's port is the public one, and an
- * open /metrics there would show every project's backlog to anyone and let anyone make it read the database.
- */
-@Injectable()
-class MetricsOffNotice implements OnApplicationBootstrap {
-  onApplicationBootstrap(): void {
-    new Logger('Metrics').warn(
-      'GET /metrics is off: NODE_ENV is production and METRICS_TOKEN is not set. Set METRICS_TOKEN (16-200 characters) to serve it; Prometheus then sends "Authorization: Bearer <token>"',
-    );
-  }
-}
 
 /**
  * GET /metrics of the API process. Its gauges read Redis through the global QueueModule and PostgreSQL through
@@ -24,13 +12,21 @@ class MetricsOffNotice implements OnApplicationBootstrap {
  * httpMetricsMiddleware, which createApiApp installs before every other middleware, whether or not this
  * module serves the endpoint.
  *
- * With `config.metrics.api` false (NODE_ENV=production without METRICS_TOKEN) the route is not registered at
- * all: /metrics is an unknown path (404, like /admin/queues without ADMIN_TOKEN) and nothing reads the gauges.
+ * With `config.metrics.served` false (neither METRICS_TOKEN nor METRICS_PUBLIC=true) the route is not
+ * registered at all: /metrics is an unknown path (404, like /admin/queues without ADMIN_TOKEN) and nothing
+ * reads the gauges; the API's ready line says so. Wrong tokens count as failed authentications of the
+ * caller's address (AuthFailureLimiter, when AUTH_FAILURE_LIMIT is on).
  */
 @Module({})
 export class ApiMetricsModule {
   static forRoot(config: AppConfig): DynamicModule {
-    if (!config.metrics.api) return { module: ApiMetricsModule, providers: [MetricsOffNotice] };
-    return { module: ApiMetricsModule, controllers: [MetricsController], providers: [MetricsRepository, ScrapeGauges, MetricsTokenGuard] };
+    if (!config.metrics.served) return { module: ApiMetricsModule };
+    const limited = config.metrics.token !== null && config.authFailureLimit > 0;
+    return {
+      module: ApiMetricsModule,
+      imports: limited ? [RateLimitModule] : [],
+      controllers: [MetricsController],
+      providers: [MetricsRepository, ScrapeGauges, MetricsTokenGuard],
+    };
   }
 }

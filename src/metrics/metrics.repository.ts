@@ -6,7 +6,7 @@ import type { DataSource } from 'typeorm';
  * The counts /metrics reads from PostgreSQL at each scrape (every 15-60 s, from every Prometheus that scrapes
  * each API replica). They are across projects (an operator's view), one statement each, and each reads an
  * index range whose size is what it counts, or less: never a scan of a table that grows with the service's
- * history. The indexes are the ones the entities declare (pending-points.entity.ts, webhook-delivery.entity.ts).
+ * history. The indexes are the ones the entities declare (pending-points.entity.ts, card.entity.ts, webhook-delivery.entity.ts).
  */
 @Injectable()
 export class MetricsRepository {
@@ -19,6 +19,15 @@ export class MetricsRepository {
    */
   async duePendingPoints(): Promise<number> {
     const [row] = (await this.dataSource.query(`SELECT count(*) AS n FROM loyalty_pending_points WHERE status = 'PENDING' AND activation_error IS NULL AND activates_at <= now()`)) as { n: string }[];
+    return Number(row.n);
+  }
+
+  /**
+   * Cards whose point expiry the worker set aside (`expiry_error`): the partial index `idx_vouchers_expiry_set_aside`
+   * holds exactly those (none, when all is well).
+   */
+  async expirySetAsideCards(): Promise<number> {
+    const [row] = (await this.dataSource.query(`SELECT count(*) AS n FROM vouchers WHERE expiry_error IS NOT NULL`)) as { n: string }[];
     return Number(row.n);
   }
 

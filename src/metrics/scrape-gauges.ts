@@ -15,7 +15,7 @@ type Source = 'redis' | 'postgres';
  * The API's gauges of the state in Redis and PostgreSQL, read when /metrics is scraped rather than kept up to
  * date: they describe the whole installation (every worker's queues, every project's rows), which no single
  * process sees change. `refresh` reads everything in parallel before the registry is rendered: one
- * `getJobCounts` per queue (a few O(1) Redis commands) and the two statements of MetricsRepository.
+ * `getJobCounts` per queue (a few O(1) Redis commands) and the three statements of MetricsRepository.
  *
  * A read is kept for METRICS_GAUGE_CACHE_MS (10 s by default, from the moment it started) and scrapes within
  * that window show it again; scrapes that arrive while a read is running wait for that read instead of
@@ -35,6 +35,7 @@ export class ScrapeGauges {
   private readonly logger = new Logger('Metrics');
   private readonly queueJobs: Gauge<'queue' | 'state'>;
   private readonly pendingDue: Gauge;
+  private readonly expirySetAside: Gauge;
   private readonly deliveries: Gauge<'status'>;
   private readonly sourceUp: Gauge<'source'>;
   private readonly reads: Counter;
@@ -53,8 +54,9 @@ export class ScrapeGauges {
     const registers = [metrics.registry];
     this.queueJobs = new Gauge({ name: 'loyalty_queue_jobs', help: 'Jobs per BullMQ queue and state (waiting, delayed, active, failed), read from Redis at scrape time', labelNames: ['queue', 'state'], registers });
     this.pendingDue = new Gauge({ name: 'loyalty_pending_points_due', help: 'PENDING points entries whose activates_at has passed and that are not activated yet, read at scrape time', registers });
+    this.expirySetAside = new Gauge({ name: 'loyalty_points_expiry_set_aside_cards', help: 'Cards whose point expiry failed even alone and that the worker set aside (vouchers.expiry_error), read at scrape time', registers });
     this.deliveries = new Gauge({ name: 'loyalty_webhook_deliveries', help: 'Webhook deliveries by status, read at scrape time (PENDING and FAILED only: SUCCEEDED is not counted, see docs/operations.md)', labelNames: ['status'], registers });
-    this.sourceUp = new Gauge({ name: 'loyalty_metrics_source_up', help: '1 if the last read of the gauges could read this source (redis: queue gauges; postgres: pending points and deliveries gauges), else 0', labelNames: ['source'], registers });
+    this.sourceUp = new Gauge({ name: 'loyalty_metrics_source_up', help: '1 if the last read of the gauges could read this source (redis: queue gauges; postgres: pending points, set-aside cards and deliveries gauges), else 0', labelNames: ['source'], registers });
     this.reads = new Counter({ name: 'loyalty_metrics_gauge_reads_total', help: 'Reads of the scrape-time gauges from Redis and PostgreSQL by this API process (at most one per METRICS_GAUGE_CACHE_MS, shared by concurrent scrapes)', registers });
     this.cacheMs = config.metrics.gaugeCacheMs;
   }
@@ -79,6 +81,7 @@ export class ScrapeGauges {
       this.read('redis', () => this.readQueues(), () => this.queueJobs.reset()),
       this.read('postgres', () => this.readDatabase(), () => {
         this.pendingDue.set(Number.NaN);
+        this.expirySetAside.set(Number.NaN);
         this.deliveries.reset();
       }),
     ]);
@@ -93,8 +96,9 @@ export class ScrapeGauges {
   }
 
   private async readDatabase(): Promise<void> {
-    const [due, deliveries] = await Promise.all([this.repository.duePendingPoints(), this.repository.deliveriesByStatus()]);
+    const [due, setAside, deliveries] = await Promise.all([this.repository.duePendingPoints(), this.repository.expirySetAsideCards(), this.repository.deliveriesByStatus()]);
     this.pendingDue.set(due);
+    this.expirySetAside.set(setAside);
     for (const [status, count] of Object.entries(deliveries)) this.deliveries.labels(status).set(count);
   }
 

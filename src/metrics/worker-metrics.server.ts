@@ -1,28 +1,34 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error.js';
 import { bearerTokenMatches } from '../common/http/credentials.js';
 import { AppConfig } from '../config/app-config.js';
+import { AuthFailureLimiter } from '../rate-limit/auth-failure-limiter.js';
 import { Metrics } from './metrics.js';
 import { METRICS_CHALLENGE } from './metrics-token.guard.js';
 
 /**
  * GET /metrics of the worker, on WORKER_METRICS_PORT when it is set (the worker has no HTTP otherwise). A
  * plain node:http server: one route, so Express and Nest's HTTP layer would add nothing but start-up time and
- * memory. It answers like the API does: the same bearer token (METRICS_TOKEN), and JSON errors in the API's
- * shape (docs/errors.md). It listens on every interface, as the API does, since Prometheus scrapes from
- * another host or container.
+ * memory. It answers like the API does: the same bearer token (METRICS_TOKEN; none with METRICS_PUBLIC=true),
+ * wrong tokens counted against the TCP peer's address as failed authentications (429 past AUTH_FAILURE_LIMIT;
+ * there is no proxy to trust here), and JSON errors in the API's shape (docs/errors.md). It listens on every
+ * interface, as the API does, since Prometheus scrapes from another host or container.
  */
 @Injectable()
 export class WorkerMetricsServer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Metrics');
   private server: Server | null = null;
+  private readonly failures?: AuthFailureLimiter;
 
   constructor(
     private readonly config: AppConfig,
     private readonly metrics: Metrics,
-  ) {}
+    @Optional() @Inject(AuthFailureLimiter) failures?: AuthFailureLimiter,
+  ) {
+    this.failures = failures?.enabled ? failures : undefined;
+  }
 
   /** The port it listens on (null: not listening). */
   get port(): number | null {
@@ -62,6 +68,12 @@ export class WorkerMetricsServer implements OnApplicationBootstrap, OnApplicatio
     }
     const token = this.config.metrics.token;
     if (token !== null && !bearerTokenMatches(req.headers.authorization, token)) {
+      const waitMs = this.failures ? await this.failures.refuse(req.socket.remoteAddress ?? 'unknown') : 0;
+      if (waitMs > 0) {
+        const { retryAfter, error } = this.failures!.tooMany(waitMs);
+        res.setHeader('Retry-After', retryAfter);
+        return this.error(res, error);
+      }
       res.setHeader('WWW-Authenticate', METRICS_CHALLENGE);
       return this.error(res, ApiError.unauthorized());
     }

@@ -51,6 +51,6 @@ import { PendingPointsService } from './pending/pending-points.service.js';
     BalanceService,
     BalanceEventsRepository,
   ],
-  exports: [ActivationService, OrderRepository, PendingPointsRepository],
+  exports: [ActivationService, OrderRepository, PendingPointsRepository, LedgerRepository, BucketRepository],
 })
 export class PointsModule {}

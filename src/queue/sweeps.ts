@@ -5,6 +5,8 @@ export interface SweepDefinition {
   everyMs: number;
   /** Returns how much it did (logged when not 0). */
   run: () => Promise<number>;
+  /** Asks a run in progress to end soon (between two of its transactions): the worker is closing. */
+  stop?: () => void;
 }
 
 /**
@@ -33,6 +35,7 @@ export class SweepTimers {
    */
   async stop(waitMs = 5_000): Promise<void> {
     this.stopped = true;
+    for (const sweep of this.sweeps) sweep.stop?.();
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
     await Promise.race([Promise.all(this.running.values()), new Promise((resolve) => setTimeout(resolve, waitMs).unref())]);

@@ -1,13 +1,13 @@
 import { WorkerLifecycle } from '../../src/app/worker.module.js';
 import { useStack } from '../support/fixture.js';
-import { REQUEST_ID, type TestProject, createFinishedCampaign, createProject } from '../support/harness.js';
+import { REQUEST_ID, type TestProject, createFinishedCampaign, createProject, waitFor } from '../support/harness.js';
 
 const AA_ID = /^aa_[0-9a-f]{18}$/;
 let seq = 0;
 const uniqueName = (base: string) => `${base} ${Date.now().toString(36)}-${(seq += 1)}`;
 
 describe('async actions: DELETE /v1/loyalties/{campaignId} answers one, GET /v1/async-actions[/{id}] reads it', () => {
-  const stack = useStack({ worker: true, pg: true, projects: ['Actions project', 'Other project'] });
+  const stack = useStack({ worker: true, pg: true, projects: ['Actions project', 'Other project'], config: { CAMPAIGN_DELETION_SWEEP_MS: '100' } });
 
   const remove = (idOrName: string, query = '', who: TestProject = stack.a) => stack.http().delete(`/v1/loyalties/${encodeURIComponent(idOrName)}${query}`).set(who.headers);
   const action = (id: string, who: TestProject = stack.a) => stack.http().get(`/v1/async-actions/${encodeURIComponent(id)}`).set(who.headers);
@@ -45,11 +45,19 @@ describe('async actions: DELETE /v1/loyalties/{campaignId} answers one, GET /v1/
     expect(got.body.processing_time).toBeGreaterThanOrEqual(0);
   });
 
-  it('force=true deletes for good, by name; one card is "1 voucher"; a campaign without cards is 0', async () => {
+  it('force=true deletes for good, by name: IN_PROGRESS at once, DONE once the worker deleted the cards; one card is "1 voucher"; a campaign without cards is 0', async () => {
     const one = await createFinishedCampaign<{ id: string; name: string }>(stack.app, stack.a, { name: uniqueName('Gone'), vouchers_count: 1 });
     const gone = await remove(one.name, '?force=true');
     expect(gone.status).toBe(200);
-    expect((await action(gone.body.async_action_id)).body.result).toEqual({ message: 'Deleted 1 voucher.', done_count: 1 });
+    expect(gone.body).toEqual({ async_action_id: expect.stringMatching(AA_ID) });
+    const started = (await action(gone.body.async_action_id)).body;
+    expect(['IN_PROGRESS', 'DONE']).toContain(started.status);
+    if (started.status === 'IN_PROGRESS') expect(started).toMatchObject({ result: null, progress: 0 });
+    const done = await waitFor(async () => {
+      const got = (await action(gone.body.async_action_id)).body;
+      return got.status === 'DONE' ? got : undefined;
+    });
+    expect(done).toMatchObject({ status: 'DONE', progress: 100, result: { message: 'Deleted 1 voucher.', done_count: 1 }, request_id: gone.headers['x-request-id'] });
     expect(Number((await stack.pg.query('SELECT count(*) AS n FROM vouchers WHERE campaign_id = $1', [one.id])).rows[0].n)).toBe(0);
 
     const empty = (await stack.http().post('/v1/loyalties').set(stack.a.headers).send({ name: uniqueName('Empty') })).body as { id: string };

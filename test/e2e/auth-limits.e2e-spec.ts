@@ -66,7 +66,7 @@ describe('unauthenticated requests are cheap', () => {
   });
 
   describe('the limit on failed authentications per client address (AUTH_FAILURE_LIMIT)', () => {
-    it('the failure past the limit and every request after it get 429 with Retry-After, without a key lookup; other addresses are unaffected', async () => {
+    it('the failure past the limit and every guess after it get 429 with Retry-After, at a bounded number of key lookups; a valid key is still served; other addresses are unaffected', async () => {
       const app = await start({ AUTH_FAILURE_LIMIT: '5', TRUST_PROXY: 'loopback' });
       const project = await createProject(app);
       const repository = app.get(ProjectRepository);
@@ -85,10 +85,17 @@ describe('unauthenticated requests are cheap', () => {
       expect(limited.body.request_id).toMatch(/^v-[0-9a-f]+$/);
       expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
 
-      // Limited: answered before any lookup, a valid key included (documented).
-      const lookups = repository.keyLookups;
+      // Limited: guesses are answered 429; made-up ids cost at most the process's lookup budget for limited
+      // addresses (AUTH_FAILURE_LIMIT a minute), then nothing; a wrong token for a known id costs nothing; the
+      // valid key, answered from the key cache, is served as if nothing happened (issue 36).
+      let lookups = repository.keyLookups;
       for (let i = 0; i < 10; i++) expect((await http(app).get(PING).set(bogus(`flood-${i}`)).set('X-Forwarded-For', client)).status).toBe(429);
-      expect((await http(app).get(PING).set(project.headers).set('X-Forwarded-For', client)).status).toBe(429);
+      expect(repository.keyLookups - lookups).toBeLessThanOrEqual(5);
+      lookups = repository.keyLookups;
+      for (let i = 10; i < 20; i++) expect((await http(app).get(PING).set(bogus(`flood-${i}`)).set('X-Forwarded-For', client)).status).toBe(429);
+      expect((await http(app).get(PING).set(bogus(project.app_id)).set('X-Forwarded-For', client)).status).toBe(429);
+      expect((await http(app).get(PING).set({ 'X-App-Id': project.app_id }).set('X-Forwarded-For', client)).status).toBe(429);
+      for (let i = 0; i < 5; i++) expect((await http(app).get(PING).set(project.headers).set('X-Forwarded-For', client)).status).toBe(404);
       expect(repository.keyLookups).toBe(lookups);
 
       // Another address: its own count.
@@ -97,6 +104,52 @@ describe('unauthenticated requests are cheap', () => {
       expect((await http(app).get(PING).set(project.headers).set('X-Forwarded-For', other)).status).toBe(404);
       // Public routes are not behind the key check.
       expect((await http(app).get('/health').set('X-Forwarded-For', client)).status).toBe(200);
+    });
+
+    it('a guesser behind the same address (a proxy without TRUST_PROXY) does not get a valid client refused', async () => {
+      // A prefix of its own: this test's socket address (127.0.0.1) starts with a full bucket.
+      const app = await start({ AUTH_FAILURE_LIMIT: '5', QUEUE_PREFIX: `${testConfig().queuePrefix}_proxy` });
+      const project = await createProject(app);
+      const tenant: number[] = [];
+      const guesser: number[] = [];
+      for (let round = 0; round < 20; round++) {
+        const [guess, valid] = await Promise.all([http(app).get(PING).set(bogus(`proxy-guess-${round}`)), http(app).get(PING).set(project.headers)]);
+        guesser.push(guess.status);
+        tenant.push(valid.status);
+      }
+      expect(guesser.filter((status) => status === 429).length).toBeGreaterThanOrEqual(14);
+      expect(tenant).toEqual(Array(20).fill(404));
+    });
+
+    it("a key this process has not looked up yet, from a limited address: looked up within a budget of AUTH_FAILURE_LIMIT a minute per process; a key it has seen costs no budget", async () => {
+      const config = { AUTH_FAILURE_LIMIT: '4', TRUST_PROXY: 'loopback', APP_KEY_CACHE_MS: '0', AUTH_NEGATIVE_CACHE_MS: '0' };
+      const [first, second] = [await start(config), await start(config)];
+      const [seen, unseen] = [await createProject(first, 'seen'), await createProject(first, 'unseen')];
+      const repository = second.get(ProjectRepository);
+      const client = address();
+      for (let i = 0; i < 4; i++) expect((await http(first).get(PING).set(bogus(`budget-${i}`)).set('X-Forwarded-For', client)).status).toBe(401);
+      // The second process learns that the address is limited from its own next failure.
+      expect((await http(second).get(PING).set(bogus('budget-4')).set('X-Forwarded-For', client)).status).toBe(429);
+      // A valid key the second process never looked up: one lookup, served.
+      let lookups = repository.keyLookups;
+      expect((await http(second).get(PING).set(seen.headers).set('X-Forwarded-For', client)).status).toBe(404);
+      expect(repository.keyLookups - lookups).toBe(1);
+      // Guesses spend what is left of the budget (4 a minute, in bursts of 4), then cost nothing.
+      lookups = repository.keyLookups;
+      for (let i = 0; i < 20; i++) expect((await http(second).get(PING).set(bogus(`budget-flood-${i}`)).set('X-Forwarded-For', client)).status).toBe(429);
+      expect(repository.keyLookups - lookups).toBeLessThanOrEqual(3);
+      // Budget spent: a key this process has never seen waits (429, the documented cost) ...
+      lookups = repository.keyLookups;
+      expect((await http(second).get(PING).set(unseen.headers).set('X-Forwarded-For', client)).status).toBe(429);
+      expect(repository.keyLookups).toBe(lookups);
+      // ... a key it has seen with this token is looked up again (APP_KEY_CACHE_MS=0: as for any address) and served.
+      for (let i = 0; i < 3; i++) expect((await http(second).get(PING).set(seen.headers).set('X-Forwarded-For', client)).status).toBe(404);
+      expect(repository.keyLookups - lookups).toBe(3);
+      // A wrong token for that seen id is no lookup.
+      expect((await http(second).get(PING).set(bogus(seen.app_id)).set('X-Forwarded-For', client)).status).toBe(429);
+      expect(repository.keyLookups - lookups).toBe(3);
+      // Another address is not limited: the unseen key is served there.
+      expect((await http(second).get(PING).set(unseen.headers).set('X-Forwarded-For', address())).status).toBe(404);
     });
 
     it('is shared by API processes (Redis): failures in two processes add up', async () => {

@@ -99,7 +99,8 @@ describe('balance changes under concurrency', () => {
     expect(warsaw.stdout).toMatch(/\(\d+ point buckets rescheduled\)/);
     // The last change alone, at the real length of a day: every dated bucket's moment is 00:00 after its day in the zone.
     const last = await cli('America/New_York');
-    expect(last.stdout).toContain('(40 point buckets rescheduled)');
+    // 40 credits on 9 days: 9 buckets (one per day), whatever the zone changes they raced.
+    expect(last.stdout).toContain('(9 point buckets rescheduled)');
     const [off] = await db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM loyalty_points_buckets
        WHERE voucher_id = $1 AND status = 'ACTIVE' AND expires_at IS NOT NULL AND expire_after <> ((expires_at + 1)::timestamp AT TIME ZONE 'America/New_York')`,
@@ -154,4 +155,54 @@ describe('balance changes under concurrency', () => {
     expect(named.distinct).toBeGreaterThanOrEqual(named.expired);
     expect(await projectViolations(db, stack.a.project.id)).toEqual([]);
   }, 90_000);
+
+  it('credits of every path merge into one bucket per day while removals, expiry and activation by two workers race them on one card', async () => {
+    while (workers.size < 2) await startWorkerProcess(env, workers);
+    // Initial points (the trigger), an accrual and a pending rule (the orders, then the workers' activation),
+    // all under the campaign's rules: today + 1 month, one day for all of them.
+    const { campaign } = await pointsCampaign(stack.app, stack.a, [{ points: 5 }, { points: 6, days: 1 }], {
+      voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 20, expiration_rules: { period_type: 'MONTH', period_value: 1 } } },
+    });
+    const customer = unique('merge-race');
+    const code = await enrol(stack.app, stack.a, campaign, customer);
+    const card = await db.card(code);
+    const [days] = await db.query<{ today: string; tomorrow: string }>(
+      `SELECT to_char((now() AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS today, to_char((now() AT TIME ZONE 'UTC')::date + 1, 'YYYY-MM-DD') AS tomorrow`,
+    );
+    const sharedDays = () =>
+      db.count(`SELECT 1 FROM loyalty_points_buckets WHERE voucher_id = $1 AND status = 'ACTIVE' GROUP BY coalesce(expires_at, 'infinity'::date) HAVING count(*) > 1`, [card.id]);
+    const answers = new Answers();
+    for (let round = 0; round < 4; round += 1) {
+      await inParallel(
+        [
+          ...Array.from({ length: 6 }, () => async () => answers.add(await change(code, { points: 5, expiration_type: 'CUSTOM_DATE', expiration_date: days.today }))),
+          ...Array.from({ length: 6 }, () => async () => answers.add(await change(code, { points: 4, expiration_type: 'CUSTOM_DATE', expiration_date: days.tomorrow }))),
+          ...Array.from({ length: 4 }, () => async () => answers.add(await change(code, { points: 3, expiration_type: 'NON_EXPIRING' }))),
+          ...Array.from({ length: 4 }, () => async () => answers.add(await change(code, { points: 2 }))),
+          ...Array.from({ length: 6 }, () => async () => answers.add(await payOrder(stack.app, stack.a, { source_id: unique('merge-order'), customer }))),
+          ...Array.from({ length: 12 }, () => async () => answers.add(await change(code, { points: -4 }))),
+        ],
+        16,
+      );
+      expect(await sharedDays()).toBe(0);
+    }
+    expect(answers.report(['200', EXCEEDED]).unexpected).toEqual({});
+    // Everything due settles: the entries activate (into the campaign's day), today's and tomorrow's buckets expire.
+    await waitFor(
+      async () => {
+        const [left] = await db.query<{ n: number }>(
+          `SELECT (SELECT count(*) FROM loyalty_pending_points WHERE voucher_id = $1 AND status = 'PENDING')
+                + (SELECT count(*) FROM loyalty_points_buckets WHERE voucher_id = $1 AND status = 'ACTIVE' AND expires_at <= $2::date) AS n`,
+          [card.id, days.tomorrow],
+        );
+        return Number(left.n) === 0 ? true : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
+    // Left: the campaign's day (initial points, accruals, activations, additions under its rules) and the never-expiring bucket.
+    const active = await db.query<{ day: string | null }>(`SELECT to_char(expires_at, 'YYYY-MM-DD') AS day FROM loyalty_points_buckets WHERE voucher_id = $1 AND status = 'ACTIVE' ORDER BY expires_at`, [card.id]);
+    expect(active).toHaveLength(2);
+    expect(active[1].day).toBeNull();
+    expect(await projectViolations(db, stack.a.project.id)).toEqual([]);
+  }, 120_000);
 });

@@ -132,7 +132,7 @@ describe('card balance by hand and point buckets', () => {
     expect((await db.card(code)).balance).toBe(0);
   });
 
-  it('dates buckets by the request, else the campaign\'s rules (PROGRAM_RULES), and accepts a date-time for CUSTOM_DATE', async () => {
+  it('dates buckets by the request, else the campaign\'s rules (PROGRAM_RULES), and accepts a date-time for CUSTOM_DATE; one bucket per day', async () => {
     const { campaign, code } = await member({ voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0, expiration_rules: { period_type: 'MONTH', period_value: 2, rounding_type: 'END_OF_MONTH', rounding_value: 0 } } } });
     const [rules] = await db.query<{ d: string }>(`SELECT to_char(date_trunc('month', (now() AT TIME ZONE 'UTC')::date + interval '2 months') + interval '1 month - 1 day', 'YYYY-MM-DD') AS d`);
     await change(code, { points: 1 });
@@ -140,10 +140,10 @@ describe('card balance by hand and point buckets', () => {
     await change(code, { points: 3, expiration_type: 'NON_EXPIRING' });
     await change(code, { points: 4, expiration_type: 'CUSTOM_DATE', expiration_date: `${await plusDays(3)}T10:00:00Z` });
     const list = (await buckets(campaign.id, code)).body.data as { bucket: { total_points: number }; expires_at?: string }[];
+    // One bucket per day: the two credits under the campaign's rules share theirs.
     expect(list.map((b) => [b.bucket.total_points, b.expires_at])).toEqual([
       [4, await plusDays(3)],
-      [1, rules.d],
-      [2, rules.d],
+      [3, rules.d],
       [3, undefined],
     ]);
   });
@@ -161,7 +161,7 @@ describe('card balance by hand and point buckets', () => {
     expect((await change(code, { points: 1 }, stack.b)).status).toBe(404);
   });
 
-  it('credits from orders make buckets too: the earning rule\'s own expiration_rules win over the campaign\'s', async () => {
+  it('credits from orders go to buckets too: the earning rule\'s own expiration_rules win over the campaign\'s; the initial points\' bucket takes an accrual of its day', async () => {
     const { campaign, ruleIds } = await pointsCampaign(stack.app, stack.a, [{ points: 7 }, { points: 9 }], {
       voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 5, expiration_rules: { period_type: 'MONTH', period_value: 1 } } },
     });
@@ -175,9 +175,9 @@ describe('card balance by hand and point buckets', () => {
       `SELECT to_char((now() AT TIME ZONE 'UTC')::date + interval '1 month', 'YYYY-MM-DD') AS m1, to_char((now() AT TIME ZONE 'UTC')::date + interval '3 months', 'YYYY-MM-DD') AS m3`,
     );
     const list = (await buckets(campaign.id, code)).body.data as { bucket: { total_points: number }; expires_at?: string }[];
-    expect(list.map((b) => [b.bucket.total_points, b.expires_at]).sort()).toEqual([
-      [5, dates.m1],
-      [7, dates.m1],
+    // The card's initial 5 (the trigger) and the first rule's 7 (the accrual) expire on the same day: one bucket.
+    expect(list.map((b) => [b.bucket.total_points, b.expires_at])).toEqual([
+      [12, dates.m1],
       [9, dates.m3],
     ]);
     expect(await bucketViolations(db, stack.a.project.id)).toEqual([]);

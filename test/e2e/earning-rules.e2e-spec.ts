@@ -1,5 +1,6 @@
 import { useStack } from '../support/fixture.js';
 import { createFinishedCampaign } from '../support/harness.js';
+import { Answers } from '../support/points.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const RULE_ID = /^ern_[A-Za-z0-9]{24}$/;
@@ -123,5 +124,46 @@ describe('earning rules (/v1/loyalties/{campaignId}/earning-rules)', () => {
     expect((await stack.http().put(`${rules(otherCampaign)}/${mine}`).set(stack.b.headers).send({ active: false })).status).toBe(404);
     expect((await stack.http().delete(`${rules(otherCampaign)}/${mine}`).set(stack.b.headers)).status).toBe(404);
     expect((await stack.http().get(rules(otherCampaign)).set(stack.b.headers)).body.total).toBe(0);
+  });
+});
+
+/**
+ * Issue 36: the caps on rules per campaign and per project hold under concurrent creates: many parallel
+ * requests at the cap make exactly as many rules as it leaves room for, the others are 409 `limit_exceeded`,
+ * none is a 5xx. Rounds: one campaign at its cap, then three campaigns at the project's.
+ */
+describe('earning rule caps under concurrent creates', () => {
+  const PER_CAMPAIGN = 6;
+  const PER_PROJECT = 15;
+  const stack = useStack({
+    config: { EARNING_RULES_MAX_PER_CAMPAIGN: String(PER_CAMPAIGN), EARNING_RULES_MAX_PER_PROJECT: String(PER_PROJECT), RATE_LIMIT_PER_SECOND: '0' },
+    projects: ['Earning rule caps project'],
+    pointsDb: true,
+  });
+
+  const create = (campaignId: string, count = 1) =>
+    stack.http().post(`/v1/loyalties/${campaignId}/earning-rules`).set(stack.a.headers).send(Array.from({ length: count }, () => ({ loyalty: { type: 'FIXED', points: 1 } })));
+  const rulesOf = (where: string, param: string) => stack.db.count(`SELECT 1 FROM earning_rules WHERE ${where} = $1`, [param]);
+
+  it('parallel creates on one campaign, then on three, never pass either cap; the rest are 409, none a 5xx', async () => {
+    const campaigns: string[] = [];
+    for (let i = 0; i < 3; i += 1) campaigns.push((await createFinishedCampaign<{ id: string }>(stack.app, stack.a, { name: `Capped campaign ${i}` })).id);
+    const answers = new Answers();
+    const round = async (tasks: (() => Promise<{ status: number; body: unknown }>)[]) => {
+      for (const res of await Promise.all(tasks.map((task) => task()))) answers.add(res);
+    };
+
+    await round(Array.from({ length: 20 }, () => () => create(campaigns[0])));
+    expect(await rulesOf('campaign_id', campaigns[0])).toBe(PER_CAMPAIGN);
+    await round(Array.from({ length: 30 }, (_, i) => () => create(campaigns[1 + (i % 2)])));
+    expect(await rulesOf('project_id', stack.a.project.id)).toBe(PER_PROJECT);
+    for (const id of campaigns) expect(await rulesOf('campaign_id', id)).toBeLessThanOrEqual(PER_CAMPAIGN);
+    // A full project refuses whatever the campaign.
+    await round(Array.from({ length: 5 }, (_, i) => () => create(campaigns[i % 3])));
+    expect(await rulesOf('project_id', stack.a.project.id)).toBe(PER_PROJECT);
+
+    const { histogram, unexpected } = answers.report(['409 limit_exceeded']);
+    expect(unexpected).toEqual({});
+    expect(Object.keys(histogram).sort()).toEqual(['200', '409 limit_exceeded']);
   });
 });

@@ -20,7 +20,7 @@ const READS = 'loyalty_metrics_gauge_reads_total';
  */
 describe('GET /metrics on the API', () => {
   const stack = useStack({
-    config: { PENDING_POINTS_DAY_MS: String(DAY_MS), WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', METRICS_GAUGE_CACHE_MS: '0' },
+    config: { PENDING_POINTS_DAY_MS: String(DAY_MS), WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', METRICS_GAUGE_CACHE_MS: '0', METRICS_PUBLIC: 'true' },
     projects: ['Metrics project'],
     pointsDb: true,
   });
@@ -147,7 +147,7 @@ describe('GET /metrics on the API', () => {
 
 describe('GET /metrics caches its gauges for METRICS_GAUGE_CACHE_MS', () => {
   const WINDOW_MS = 8_000;
-  const stack = useStack({ config: { METRICS_GAUGE_CACHE_MS: String(WINDOW_MS), WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' }, projects: ['Metrics cache project'], pointsDb: true });
+  const stack = useStack({ config: { METRICS_GAUGE_CACHE_MS: String(WINDOW_MS), WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', METRICS_PUBLIC: 'true' }, projects: ['Metrics cache project'], pointsDb: true });
   const { db } = stack;
 
   const samplesOf = (res: { status: number; text: string }) => {
@@ -187,36 +187,72 @@ describe('GET /metrics caches its gauges for METRICS_GAUGE_CACHE_MS', () => {
   });
 });
 
-describe('GET /metrics with NODE_ENV=production', () => {
-  it('without METRICS_TOKEN: not served, an unknown route (404 in the API\'s error shape) like any other', async () => {
-    const app = await startApi(testConfig({ NODE_ENV: 'production', METRICS_TOKEN: '' }));
-    try {
-      for (const authorization of [undefined, 'Bearer anything-0123456789abcdef']) {
-        const req = http(app).get('/metrics');
-        const res = authorization === undefined ? await req : await req.set('Authorization', authorization);
-        expect({ authorization, status: res.status, body: res.body }).toEqual({
-          authorization,
-          status: 404,
-          body: { code: 404, key: 'not_found', message: 'Resource not found', details: 'Cannot find route GET /metrics', request_id: res.headers['x-request-id'] },
-        });
-        expect(res.text).not.toContain('loyalty_');
+describe('GET /metrics is closed unless METRICS_TOKEN or METRICS_PUBLIC=true says otherwise, whatever NODE_ENV (issue 36)', () => {
+  for (const NODE_ENV of ['', 'development', 'production']) {
+    it(`without either, NODE_ENV=${NODE_ENV || '(unset)'}: not served, an unknown route (404 in the API's error shape) like any other`, async () => {
+      const app = await startApi(testConfig({ NODE_ENV, METRICS_TOKEN: '', METRICS_PUBLIC: '' }));
+      try {
+        for (const authorization of [undefined, 'Bearer anything-0123456789abcdef']) {
+          const req = http(app).get('/metrics');
+          const res = authorization === undefined ? await req : await req.set('Authorization', authorization);
+          expect({ authorization, status: res.status, body: res.body }).toEqual({
+            authorization,
+            status: 404,
+            body: { code: 404, key: 'not_found', message: 'Resource not found', details: 'Cannot find route GET /metrics', request_id: res.headers['x-request-id'] },
+          });
+          expect(res.text).not.toContain('loyalty_');
+        }
+        // Nothing is there to read the gauges.
+        expect(() => app.get(ScrapeGauges)).toThrow();
+        expect((await http(app).get('/health')).status).toBe(200);
+      } finally {
+        await app.close();
       }
-      // Nothing is there to read the gauges.
-      expect(() => app.get(ScrapeGauges)).toThrow();
-      expect((await http(app).get('/health')).status).toBe(200);
+    });
+  }
+
+  it('with METRICS_PUBLIC=true and no token: served to anyone', async () => {
+    const app = await startApi(testConfig({ NODE_ENV: 'production', METRICS_TOKEN: '', METRICS_PUBLIC: 'true' }));
+    try {
+      const res = await http(app).get('/metrics');
+      expect(res.status).toBe(200);
+      expect(res.text).toContain('# TYPE loyalty_webhook_deliveries gauge');
     } finally {
       await app.close();
     }
   });
 
-  it('with METRICS_TOKEN: served, to that bearer token only', async () => {
-    const app = await startApi(testConfig({ NODE_ENV: 'production', METRICS_TOKEN: TOKEN }));
+  it('with METRICS_TOKEN: served, to that bearer token only, METRICS_PUBLIC=true or not', async () => {
+    const app = await startApi(testConfig({ NODE_ENV: 'production', METRICS_TOKEN: TOKEN, METRICS_PUBLIC: 'true' }));
     try {
       const refused = await http(app).get('/metrics');
       expect({ status: refused.status, body: refused.body }).toEqual({ status: 401, body: UNAUTHORIZED });
       const ok = await http(app).get('/metrics').set('Authorization', `Bearer ${TOKEN}`);
       expect(ok.status).toBe(200);
       expect(ok.text).toContain('# TYPE loyalty_webhook_deliveries gauge');
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('wrong METRICS_TOKENs count as failed authentications of the address (AUTH_FAILURE_LIMIT, issue 36)', () => {
+  it('past the limit a wrong token gets 429 with Retry-After, the right one is still served; key failures count in the same bucket', async () => {
+    const app = await startApi(testConfig({ METRICS_TOKEN: TOKEN, AUTH_FAILURE_LIMIT: '3', TRUST_PROXY: 'loopback' }));
+    try {
+      const client = '198.51.100.7, 192.0.2.36';
+      const wrong = () => http(app).get('/metrics').set('Authorization', `Bearer ${TOKEN}x`).set('X-Forwarded-For', client);
+      expect((await wrong()).status).toBe(401);
+      expect((await http(app).get('/v1/loyalties').set({ 'X-App-Id': 'metrics-guess', 'X-App-Token': 'metrics-guess-0123456789' }).set('X-Forwarded-For', client)).status).toBe(401);
+      expect((await wrong()).status).toBe(401);
+      const limited = await wrong();
+      expect(limited.status).toBe(429);
+      expect(limited.body).toMatchObject({ code: 429, key: 'too_many_requests', details: expect.stringMatching(/^Too many failed authentications from this address \(3 a minute\); retry in \d+ s$/) });
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect((await wrong()).status).toBe(429);
+      expect((await http(app).get('/metrics').set('Authorization', `Bearer ${TOKEN}`).set('X-Forwarded-For', client)).status).toBe(200);
+      // Another address: its own count.
+      expect((await http(app).get('/metrics').set('Authorization', `Bearer ${TOKEN}x`).set('X-Forwarded-For', '198.51.100.7, 192.0.2.37')).status).toBe(401);
     } finally {
       await app.close();
     }

@@ -1,6 +1,6 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
-import { internalCause } from '../../src/events/events.service.js';
+import { internalCause } from '../../src/events/recording/event-recording.js';
 import { ActivationService } from '../../src/points/pending/activation.service.js';
 import { useStack } from '../support/fixture.js';
 import { REQUEST_ID, waitFor } from '../support/harness.js';
@@ -76,7 +76,7 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
       status: 'PENDING',
       details: {
         event: { id: expect.stringMatching(/^evcus_/), type: 'customer.order.paid', group_id: expect.stringMatching(REQUEST_ID), entity_id: customerId, created_at: expect.any(String), category: 'ACTION', event_source: { channel: 'API', api_key: { name: 'Primary', app_id: stack.a.app_id } } },
-        earning_rule: { id: ruleId, source: {} },
+        earning_rule: { id: ruleId, source: { banner: '' } },
         order: { id: order.id, source_id: order.source_id },
       },
       created_at: expect.stringMatching(ISO),

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import pg from 'pg';
 import { freePort, testConfig, waitFor } from '../support/harness.js';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -15,8 +16,11 @@ interface Line {
   [field: string]: unknown;
 }
 
-/** Runs `node dist/<entry>` until its ready line, then SIGTERM; every JSON line it wrote, and its exit code. */
-async function runUntilReady(entry: string, ready: string, env: Record<string, string>): Promise<{ lines: Line[]; code: number | null }> {
+/**
+ * Runs `node dist/<entry>` until its ready line, then `work` (requests to it), then SIGTERM; every JSON line it
+ * wrote, and its exit code.
+ */
+async function runUntilReady(entry: string, ready: string, env: Record<string, string>, work?: () => Promise<void>): Promise<{ lines: Line[]; code: number | null }> {
   const config = testConfig();
   const child: ChildProcess = spawn(process.execPath, [entry], {
     cwd: root,
@@ -29,6 +33,7 @@ async function runUntilReady(entry: string, ready: string, env: Record<string, s
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   try {
     await waitFor(async () => (output.includes(ready) ? true : undefined), { timeoutMs: 30_000, intervalMs: 100 });
+    await work?.();
   } finally {
     child.kill('SIGTERM');
   }
@@ -82,18 +87,67 @@ describe('process logs: one line when ready, one when stopped; Nest start-up lin
     expect(lines.filter((line) => line.msg.includes('redis connection lost'))).toEqual([]);
   });
 
-  it('API with NODE_ENV=production and no METRICS_TOKEN: one warning that /metrics is off and how to turn it on', async () => {
+  it('API without METRICS_TOKEN, in production or not: no warning, the ready line says metrics are off (issue 36)', async () => {
+    for (const NODE_ENV of ['', 'production']) {
+      const port = await freePort();
+      const { lines, code } = await runUntilReady('dist/main.js', 'API ready', { LOG_LEVEL: 'info', PORT: String(port), NODE_ENV, METRICS_TOKEN: '', METRICS_PUBLIC: '' });
+      expect(code).toBe(0);
+      const ready = lines.find((line) => line.msg.startsWith('API ready'))!;
+      expect(ready).toMatchObject({ metrics: 'off' });
+      expect(ready.msg).toContain('; metrics off)');
+      expect(lines.slice(0, lines.indexOf(ready)).filter((line) => line.level >= WARN)).toEqual([]);
+    }
     const port = await freePort();
-    const { lines, code } = await runUntilReady('dist/main.js', 'API ready', { LOG_LEVEL: 'info', PORT: String(port), NODE_ENV: 'production', METRICS_TOKEN: '' });
-    expect(code).toBe(0);
-    const readyAt = lines.findIndex((line) => line.msg.startsWith('API ready'));
-    expect(readyAt).toBeGreaterThanOrEqual(0);
-    // The one line above info while starting (the test above, outside production, has none).
-    const warnings = lines.slice(0, readyAt).filter((line) => line.level >= WARN);
+    const { lines } = await runUntilReady('dist/main.js', 'API ready', { LOG_LEVEL: 'info', PORT: String(port), METRICS_TOKEN: '', METRICS_PUBLIC: 'true' });
+    expect(lines.find((line) => line.msg.startsWith('API ready'))).toMatchObject({ metrics: 'public' });
+  });
+
+  it('API reached from a loopback peer without TRUST_PROXY: one warning that a proxy would make its clients one address (issue 36)', async () => {
+    const port = await freePort();
+    const { lines } = await runUntilReady('dist/main.js', 'API ready', { LOG_LEVEL: 'info', PORT: String(port), AUTH_FAILURE_LIMIT: '30', TRUST_PROXY: 'false' }, async () => {
+      for (let i = 0; i < 3; i++) await fetch(`http://127.0.0.1:${port}/v1/loyalties`, { headers: { 'X-App-Id': 'nobody', 'X-App-Token': 'nothing-0123456789' } });
+    });
+    const warnings = lines.filter((line) => line.context === 'AuthFailureLimit');
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatchObject({ level: WARN, context: 'Metrics' });
-    expect(warnings[0]!.msg).toContain('GET /metrics is off: NODE_ENV is production and METRICS_TOKEN is not set');
-    expect(warnings[0]!.msg).toContain('Set METRICS_TOKEN');
-    expect(lines.filter((line) => line.msg.includes('/metrics is off'))).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ level: WARN, peer: expect.stringMatching(/127\.0\.0\.1$/) });
+    expect(warnings[0]!.msg).toContain('TRUST_PROXY is false');
+    expect(warnings[0]!.msg).toContain('valid keys are still served');
+    // Told which proxies to trust, it says nothing.
+    const trusted = await runUntilReady('dist/main.js', 'API ready', { LOG_LEVEL: 'info', PORT: String(port), AUTH_FAILURE_LIMIT: '30', TRUST_PROXY: 'loopback' }, async () => {
+      await fetch(`http://127.0.0.1:${port}/v1/loyalties`, { headers: { 'X-App-Id': 'nobody', 'X-App-Token': 'nothing-0123456789' } });
+    });
+    expect(trusted.lines.filter((line) => line.context === 'AuthFailureLimit')).toEqual([]);
+  });
+
+  it("a PostgreSQL error's detail (\"Failing row contains …\", \"Key (…)=(…) already exists\") is logged redacted: no tenant value reaches the log (issue 36)", async () => {
+    const config = testConfig();
+    const secret = `tenant-secret-${Date.now()}`;
+    const db = new pg.Client({ connectionString: config.databaseUrl });
+    await db.connect();
+    // Two ways PostgreSQL quotes a row's values: a check constraint (400: a value it refuses) and a unique index
+    // the code does not expect (500). Both are this test's own, on values only it uses, and dropped after it.
+    await db.query(`ALTER TABLE customers ADD CONSTRAINT test_redaction_check CHECK (name IS DISTINCT FROM '${secret}-checked') NOT VALID`);
+    await db.query(`CREATE UNIQUE INDEX test_redaction_unique ON customers (project_id, name) WHERE name = '${secret}-unique'`);
+    try {
+      const port = await freePort();
+      const key = { 'X-App-Id': `redaction-${Date.now()}`, 'X-App-Token': 'redaction-token-0123456789' };
+      const answers: number[] = [];
+      const { lines } = await runUntilReady('dist/main.js', 'API ready', { LOG_LEVEL: 'info', PORT: String(port), BOOTSTRAP_APP_ID: key['X-App-Id'], BOOTSTRAP_APP_TOKEN: key['X-App-Token'] }, async () => {
+        const post = (body: object) => fetch(`http://127.0.0.1:${port}/v1/customers`, { method: 'POST', headers: { ...key, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+        answers.push((await post({ source_id: `${secret}-a`, name: `${secret}-checked` })).status);
+        answers.push((await post({ source_id: `${secret}-b`, name: `${secret}-unique` })).status);
+        answers.push((await post({ source_id: `${secret}-c`, name: `${secret}-unique` })).status);
+      });
+      expect(answers).toEqual([400, 200, 500]);
+      const refused = lines.find((line) => line.msg === 'PostgreSQL refused a value from the request');
+      const unhandled = lines.find((line) => line.msg === 'Unhandled error');
+      expect(refused).toMatchObject({ level: WARN, pg_code: '23514', err: { code: '23514', detail: '[redacted]', constraint: 'test_redaction_check', driverError: { detail: '[redacted]' } } });
+      expect(unhandled).toMatchObject({ err: { code: '23505', detail: '[redacted]', constraint: 'test_redaction_unique' } });
+      expect(lines.filter((line) => JSON.stringify(line).includes(secret))).toEqual([]);
+    } finally {
+      await db.query('ALTER TABLE customers DROP CONSTRAINT test_redaction_check');
+      await db.query('DROP INDEX test_redaction_unique');
+      await db.end();
+    }
   });
 });

@@ -23,8 +23,25 @@ describe('bull-board at /admin/queues', () => {
   });
 
   describe('with ADMIN_TOKEN', () => {
-    const stack = useStack({ config: { ADMIN_TOKEN } });
+    const stack = useStack({ config: { ADMIN_TOKEN, METRICS_PUBLIC: 'true' } });
     const auth = basic('any-user', ADMIN_TOKEN);
+
+    it('checks the password before reading a body: a malformed or oversized body without it is a 401 (issue 36)', async () => {
+      const path = `/admin/queues/api/queues/${QueueName.Diagnostics}/pause`;
+      const bodies = ['{"broken', `{"x":"${'x'.repeat(1024 * 1024 + 10)}"}`];
+      for (const body of bodies) {
+        for (const authorization of [undefined, basic('admin', `${ADMIN_TOKEN}x`)]) {
+          const req = stack.http().put(path).set('Content-Type', 'application/json');
+          const res = await (authorization === undefined ? req : req.set('Authorization', authorization)).send(body);
+          expect({ size: body.length, authorization, status: res.status, body: res.body }).toEqual({ size: body.length, authorization, status: 401, body: UNAUTHORIZED });
+        }
+      }
+      // With the password the body is read, and refused as the API refuses it.
+      const parsed = await stack.http().put(path).set('Authorization', auth).set('Content-Type', 'application/json').send('{"broken');
+      expect({ status: parsed.status, details: parsed.body.details }).toEqual({ status: 400, details: 'Request body is not valid JSON' });
+      const large = await stack.http().put(path).set('Authorization', auth).set('Content-Type', 'application/json').send(bodies[1]);
+      expect(large.status).toBe(413);
+    });
 
     it('answers 401 with a Basic challenge without the password or with a wrong one', async () => {
       const attempts = [undefined, basic('admin', `${ADMIN_TOKEN}x`), basic('admin', ''), basic(ADMIN_TOKEN, 'x'), `Bearer ${ADMIN_TOKEN}`, 'Basic !!!'];
@@ -89,6 +106,26 @@ describe('bull-board at /admin/queues', () => {
       expect(valueOf(samples, 'loyalty_http_request_duration_seconds_count', { method: 'GET', route: '/admin/queues/api/queues', status_code: '200' })).toBeGreaterThanOrEqual(2);
       expect(valueOf(samples, 'loyalty_http_request_duration_seconds_count', { method: 'GET', route: '/admin/queues/api/queues/:queueName/:jobId' })).toBe(1);
       expect(samples.some((s) => s.labels.route?.includes('no-such-job'))).toBe(false);
+    });
+  });
+
+  describe('with ADMIN_TOKEN and AUTH_FAILURE_LIMIT (issue 36)', () => {
+    const stack = useStack({ config: { ADMIN_TOKEN, AUTH_FAILURE_LIMIT: '3', TRUST_PROXY: 'loopback' } });
+
+    it('wrong passwords count as failed authentications of the address: past the limit 429 with Retry-After; the right password is still served', async () => {
+      const client = '198.51.100.7, 192.0.2.41';
+      const wrong = () => stack.http().get('/admin/queues/api/queues').set('Authorization', basic('admin', 'not-the-password')).set('X-Forwarded-For', client);
+      for (let i = 0; i < 3; i++) expect((await wrong()).status).toBe(401);
+      const limited = await wrong();
+      expect(limited.status).toBe(429);
+      expect(limited.body).toMatchObject({ code: 429, key: 'too_many_requests', details: expect.stringMatching(/^Too many failed authentications from this address \(3 a minute\); retry in \d+ s$/) });
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(limited.headers['www-authenticate']).toBeUndefined();
+      // Limited: a body is not read either.
+      const body = await stack.http().put(`/admin/queues/api/queues/${QueueName.Diagnostics}/pause`).set('X-Forwarded-For', client).set('Content-Type', 'application/json').send('{"broken');
+      expect(body.status).toBe(429);
+      const served = await stack.http().get('/admin/queues/api/queues').set('Authorization', basic('admin', ADMIN_TOKEN)).set('X-Forwarded-For', client);
+      expect(served.status).toBe(200);
     });
   });
 });

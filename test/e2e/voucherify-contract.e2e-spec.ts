@@ -1,3 +1,4 @@
+import { EVENT_CATALOGUE, EVENT_TYPES, EVENTS, type EventType } from '../../src/events/event-catalogue.js';
 import { useStack } from '../support/fixture.js';
 import { waitFor } from '../support/harness.js';
 import { unique } from '../support/points.js';
@@ -6,7 +7,8 @@ import { ContractChecker, type Deliberate } from '../support/voucherify-contract
 /**
  * Every operation of ours that has a Voucherify counterpart, called once on the real stack with realistic
  * data, and every answer and delivered webhook validated against our fragments of Voucherify's schemas
- * (test/contract/voucherify/, checked against the upstream documents by scripts/voucherify-schemas.mjs).
+ * (test/contract/voucherify/ for the answers, src/events/schemas/ for the events: each type's is the one its
+ * event catalogue entry names; checked against the upstream documents by scripts/voucherify-schemas.mjs).
  * The mismatches are collected and reported together, so one run shows all of them.
  */
 
@@ -14,18 +16,22 @@ import { ContractChecker, type Deliberate } from '../support/voucherify-contract
 const DAY_MS = 1_000;
 const SWEEP_MS = 100;
 const HOOK = '/hooks/voucherify';
-const PENDING = 'customer.voucher.loyalty_card.pending_points';
-const CARD = 'customer.voucher.loyalty_card';
+const PENDING = EVENTS.CUSTOMER.VOUCHER.LOYALTY_CARD.PENDING_POINTS;
+const CARD = EVENTS.CUSTOMER.VOUCHER.LOYALTY_CARD;
 
-/** Webhook type → the fragment of its `data`, and how many this scenario makes. */
-const EVENTS: Record<string, { schema: string; count: number }> = {
-  [`${PENDING}.added`]: { schema: 'EventCustomerLoyaltyCardPendingPointsAdded', count: 4 },
-  [`${PENDING}.activated`]: { schema: 'EventCustomerLoyaltyCardPendingPointsActivated', count: 1 },
-  [`${PENDING}.updated`]: { schema: 'EventCustomerLoyaltyCardPendingPointsUpdated', count: 1 },
-  [`${PENDING}.canceled`]: { schema: 'EventCustomerLoyaltyCardPendingPointsCanceled', count: 1 },
-  [`${CARD}.points_added`]: { schema: 'EventCustomerLoyaltyCardPointsAdded', count: 2 },
-  [`${CARD}.points_expired`]: { schema: 'EventCustomerVouchersLoyaltyPointsExpired', count: 1 },
-};
+/**
+ * How many webhooks of each event type this scenario makes: every type of the event catalogue (the compiler
+ * refuses a type left out), each checked against the schema its catalogue entry names.
+ */
+const WEBHOOKS = {
+  [PENDING.ADDED]: 4,
+  [PENDING.ACTIVATED]: 1,
+  [PENDING.CANCELED]: 1,
+  [PENDING.UPDATED]: 1,
+  [CARD.POINTS_ADDED]: 2,
+  [CARD.POINTS_REMOVED]: 1,
+  [CARD.POINTS_EXPIRED]: 1,
+} as const satisfies Record<EventType, number>;
 
 /**
  * Differences from Voucherify's schemas that we keep on purpose: the fragment, the place in it, the rule
@@ -33,14 +39,6 @@ const EVENTS: Record<string, { schema: string; count: number }> = {
  * list cannot outlive the difference it excuses.
  */
 const DELIBERATE: Deliberate[] = [
-  {
-    schema: 'LoyaltyPendingPoints',
-    path: 'details.earning_rule.source.banner',
-    rule: 'required',
-    reason:
-      'an earning rule without a banner has none to give: the entry leaves it out, as the rule\'s own answer does (`source.banner` is optional there). ' +
-      'Only the documentation\'s strict schema requires it here; the production schema, which the SDKs are generated from, does not.',
-  },
   {
     schema: 'LoyaltyPointsBucket',
     path: 'expires_at',
@@ -74,7 +72,7 @@ describe('answers and webhooks match Voucherify\'s schemas', () => {
 
   it('a loyalty program\'s whole life, from the campaign to the expiry of points and the deletion', async () => {
     const api = stack.http;
-    for (const trigger of Object.keys(EVENTS)) {
+    for (const trigger of EVENT_TYPES) {
       const res = await api().post('/v1/distributions').set(stack.a.headers).send({ name: unique('Contract'), trigger, target_url: stack.receiver.url(HOOK) });
       expect(res.status).toBe(200);
     }
@@ -160,7 +158,8 @@ describe('answers and webhooks match Voucherify\'s schemas', () => {
       status: 'PAID',
       amount: 4_000,
       customer: { source_id: source },
-      items: [{ product_id: 'prod_tea', quantity: 4, price: 1_000, amount: 4_000 }],
+      // Twelve items: its events carry the order's summary, its first ten items and `items_omitted` (issue 36).
+      items: Array.from({ length: 12 }, (_, i) => ({ product_id: `prod_tea_${i}`, quantity: 1, price: 250, amount: i < 4 ? 1_000 : 0 })),
     });
 
     const pending = await call('GET /v1/loyalties/members/{memberId}/pending-points', 'LoyaltiesMembersPendingPointsListResponseBody', `/v1/loyalties/members/${code}/pending-points`);
@@ -191,7 +190,7 @@ describe('answers and webhooks match Voucherify\'s schemas', () => {
     const expired = await waitFor(async () => ((await api().get(`/v1/loyalties/members/${code}`).set(stack.a.headers)).body.loyalty_card?.expired_points > 0 ? true : undefined), { timeoutMs: 10_000 }).catch(() => false);
     if (!expired) contract.add({ operation: 'worker: points expiry', at: '(card)', schema: '-', path: '(expiry)', rule: 'scenario', detail: 'the points valid until today did not expire within 10 s' });
 
-    await call('GET /v1/loyalties/members/{memberId}', 'LoyaltiesMembersGetResponseBody', `/v1/loyalties/members/${code}`);
+    const card = await call('GET /v1/loyalties/members/{memberId}', 'LoyaltiesMembersGetResponseBody', `/v1/loyalties/members/${code}`);
     await call('GET /v1/loyalties/{campaignId}/members/{memberId}', 'LoyaltiesMembersGetResponseBody', `/v1/loyalties/${campaignId}/members/${code}`);
     await call('GET /v1/loyalties/members/{memberId}/transactions', 'LoyaltiesMembersTransactionsListResponseBody', `/v1/loyalties/members/${code}/transactions`);
     await call('GET /v1/loyalties/{campaignId}/members/{memberId}/transactions', 'LoyaltiesMembersTransactionsListResponseBody', `/v1/loyalties/${campaignId}/members/${code}/transactions`);
@@ -209,15 +208,42 @@ describe('answers and webhooks match Voucherify\'s schemas', () => {
 
     // The webhooks of all of the above, each envelope and its data.
     const received = () => stack.receiver.on(HOOK).map((r) => JSON.parse(r.body) as { type: string; data: unknown });
-    const complete = () => Object.entries(EVENTS).every(([type, { count }]) => received().filter((hook) => hook.type === type).length >= count);
+    const complete = () => EVENT_TYPES.every((type) => received().filter((hook) => hook.type === type).length >= WEBHOOKS[type]);
     await waitFor(async () => (complete() ? true : undefined), { timeoutMs: 15_000 }).catch(() => undefined);
-    for (const [type, { schema, count }] of Object.entries(EVENTS)) {
+    let summaries = 0;
+    for (const type of EVENT_TYPES) {
+      const { schema } = EVENT_CATALOGUE[type];
+      const count = WEBHOOKS[type];
       const hooks = received().filter((hook) => hook.type === type);
       if (hooks.length < count) contract.add({ operation: `webhook ${type}`, at: '(delivery)', schema, path: '(delivery)', rule: 'delivery', detail: `${hooks.length} of ${count} arrived` });
       for (const hook of hooks) {
+        const order = (hook.data as { order?: { items?: unknown[]; items_omitted?: number } }).order;
+        if (order?.items_omitted !== undefined) summaries += 1;
+        if (order && order.items_omitted !== undefined && (order.items?.length !== 10 || order.items_omitted !== 2)) {
+          contract.add({ operation: `webhook ${type}`, at: '$.order.items', schema, path: 'order.items', rule: 'scenario', detail: `a summary of 12 items should keep 10 and count 2, got ${order.items?.length} and ${order.items_omitted}` });
+        }
         contract.body(`webhook ${type}`, 'WebhookDistributionPayload', hook);
         contract.body(`webhook ${type}`, schema, hook.data);
       }
+    }
+
+    // The second order's three events (two added, one canceled) carry its summary.
+    if (summaries < 3) contract.add({ operation: 'webhooks of the second order', at: '$.order', schema: 'SimpleOrder', path: 'items_omitted', rule: 'scenario', detail: `${summaries} of 3 events carried the order's summary` });
+
+    // The events' card carries its next expiration (issue 37; optional in the schemas, so checked here). The
+    // expiry's card is the card as it is now: the activated entry's bucket, less the 30 points removed. The
+    // activation's card counts the bucket the activation made, the card's first dated one: same day, 125 points.
+    type LoyaltyCard = { next_expiration_date?: string; next_expiration_points?: number };
+    const next = (lc: LoyaltyCard | undefined) => ({ date: lc?.next_expiration_date, points: lc?.next_expiration_points });
+    const nextIn = (type: EventType) => received().filter((hook) => hook.type === type).map((hook) => next((hook.data as { voucher?: { loyalty_card?: LoyaltyCard } }).voucher?.loyalty_card));
+    const now = next((card.body as { loyalty_card?: LoyaltyCard }).loyalty_card);
+    const expected: [EventType, object[]][] = [
+      [CARD.POINTS_EXPIRED, [now]],
+      [PENDING.ACTIVATED, [{ date: now.date, points: 125 }]],
+    ];
+    if (now.date === undefined || now.points !== 95) contract.add({ operation: 'GET /v1/loyalties/members/{memberId}', at: '$.loyalty_card', schema: '-', path: 'next_expiration_date', rule: 'scenario', detail: `expected 95 points to expire next, got ${JSON.stringify(now)}` });
+    for (const [type, values] of expected) {
+      if (JSON.stringify(nextIn(type)) !== JSON.stringify(values)) contract.add({ operation: `webhook ${type}`, at: '$.voucher.loyalty_card', schema: 'SimpleVoucher', path: 'loyalty_card.next_expiration_date', rule: 'scenario', detail: `expected ${JSON.stringify(values)}, got ${JSON.stringify(nextIn(type))}` });
     }
 
     await call('DELETE /v1/loyalties/{campaignId}/earning-rules/{earningRuleId}', undefined, `/v1/loyalties/${campaignId}/earning-rules/${bonusRuleId}`, undefined, 204);

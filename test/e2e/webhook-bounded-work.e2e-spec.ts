@@ -1,13 +1,28 @@
 import { DataSource } from 'typeorm';
+import { DataCipher } from '../../src/common/crypto/data-cipher.js';
 import { TransactionRunner } from '../../src/database/transaction-runner.js';
+import { WORK_BATCH } from '../../src/events/delivery/worker/webhook-housekeeping.js';
+import { RECOVER_BATCH, RECOVER_PLAN, WebhookWorkRepository } from '../../src/events/delivery/worker/webhook-work.repository.js';
 import { WorkerDeliveryRepository } from '../../src/events/delivery/worker/worker-delivery.repository.js';
 import { JobQueueService } from '../../src/queue/job-queue.service.js';
 import { QueueName } from '../../src/queue/queue.definitions.js';
 import { useStack } from '../support/fixture.js';
 import { type TestProject, createProject, waitFor } from '../support/harness.js';
 import { unique } from '../support/points.js';
+import { sampleEventData } from '../support/sample-events.js';
 
-const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated';
+const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated' as const;
+
+/** Every node of an EXPLAIN (FORMAT JSON) plan. */
+function planNodes(plan: unknown): Record<string, unknown>[] {
+  const nodes: Record<string, unknown>[] = [];
+  const walk = (node: Record<string, unknown>) => {
+    nodes.push(node);
+    for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+  };
+  for (const root of plan as { Plan: Record<string, unknown> }[]) walk(root.Plan);
+  return nodes;
+}
 const MAX_DISTRIBUTIONS = 3;
 const RELAY_MAX_DELIVERIES = 7;
 
@@ -44,9 +59,9 @@ describe('webhooks: bounded work per request and per batch', () => {
     (
       await db.query<{ id: string }>(
         `INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
-         SELECT 'evcus_' || left(md5(random()::text || g), 18), $1, $2, 'cust_bounded', 'v-bounded', '{"channel":"INTERNAL"}', json_build_object('n', g)
+         SELECT 'evcus_' || left(md5(random()::text || g), 18), $1, $2, 'cust_bounded', 'v-bounded', '{"channel":"INTERNAL"}', $4::json
          FROM generate_series(1, $3) g RETURNING id`,
-        [who.project.id, ACTIVATED, count],
+        [who.project.id, ACTIVATED, count, sampleEventData(ACTIVATED)],
       )
     ).map((row) => row.id);
   /** Deliveries of these events to the distribution, made as the relay makes them, in `status`. */
@@ -100,7 +115,7 @@ describe('webhooks: bounded work per request and per batch', () => {
     await stopWorker();
     const first = await events(project, 20);
     const batches: { relayed: number; deliveries: number; more: boolean }[] = [];
-    const relay = new WorkerDeliveryRepository(stack.app.get(DataSource));
+    const relay = new WorkerDeliveryRepository(stack.app.get(DataSource), stack.app.get(DataCipher));
     for (;;) {
       const batch = await stack.app.get(TransactionRunner).run((tx) => relay.relay(tx, 1_000, RELAY_MAX_DELIVERIES));
       batches.push(batch);
@@ -164,6 +179,47 @@ describe('webhooks: bounded work per request and per batch', () => {
     expect(Math.max(...byDelivery('/recover').values(), ...byDelivery('/resume').values())).toBe(1);
     expect(await db.count(`SELECT 1 FROM distributions WHERE id = ANY($1::text[]) AND (recover_requested_at IS NOT NULL OR resume_requested_at IS NOT NULL)`, [[recovered, resumed]])).toBe(0);
   }, 180_000);
+
+  it('a recover with a recent since over 3,000 older FAILED deliveries reads only the recent ones: one batch, then the worker makes exactly those PENDING', async () => {
+    const project = await createProject(stack.app, 'Recent recover project');
+    const dist = await distribution(project, '/recent', { status: 'PAUSED' });
+    await deliveries(project, dist, await events(project, 3_000), 'FAILED');
+    await db.query(`UPDATE webhook_deliveries SET created_at = now() - interval '2 days' WHERE distribution_id = $1`, [dist]);
+    await deliveries(project, dist, await events(project, 5), 'FAILED');
+    const since = new Date(Date.now() - 3_600_000);
+    const recent = `SELECT 1 FROM webhook_deliveries WHERE distribution_id = $1 AND created_at >= $2`;
+
+    // The worker's batches, one by one (no worker runs meanwhile): the first ends the recover.
+    await stopWorker();
+    const work = new WebhookWorkRepository(stack.app.get(DataSource));
+    const batches: { changed: number }[] = [];
+    for (let last: Parameters<WebhookWorkRepository['recoverBatch']>[2] = null; batches.length < 10; ) {
+      const batch = await work.recoverBatch(dist, since, last, WORK_BATCH);
+      batches.push(batch);
+      if (batch.last === null) break;
+      last = batch.last;
+    }
+    expect(batches).toEqual([{ changed: 5, last: null }]);
+    expect(await db.count(`${recent} AND status = 'PENDING' AND manual`, [dist, since])).toBe(5);
+    expect(await db.count(`SELECT 1 FROM webhook_deliveries WHERE distribution_id = $1 AND status = 'FAILED'`, [dist])).toBe(3_000);
+
+    // Its plan (with its settings) reads the 5 through the index of FAILED rows by creation time, and no older row.
+    await db.query(`UPDATE webhook_deliveries SET status = 'FAILED', manual = false WHERE distribution_id = $1`, [dist]);
+    await db.query('BEGIN');
+    await db.query(RECOVER_PLAN);
+    const [{ 'QUERY PLAN': plan }] = await db.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${RECOVER_BATCH}`, [dist, since, null, null, WORK_BATCH]);
+    await db.query('ROLLBACK');
+    const scans = planNodes(plan).filter((node) => node['Relation Name'] === 'webhook_deliveries' && String(node['Node Type']).includes('Scan') && node['Index Name'] !== 'PK_535dd409947fb6d8fc6dfc0112a');
+    expect(scans.map((node) => [node['Index Name'], node['Actual Rows'], node['Rows Removed by Filter'] ?? 0])).toEqual([['idx_webhook_deliveries_failed_created', 5, 0]]);
+
+    // Through the API and the worker: the same 5, nothing older.
+    await stack.startWorker();
+    const recover = await stack.http().post(`/v1/distributions/${dist}/recover`).set(project.headers).send({ since: since.toISOString() });
+    expect(recover.body).toMatchObject({ deliveries_count: 5 });
+    await waitFor(async () => ((await db.count(`SELECT 1 FROM distributions WHERE id = $1 AND recover_requested_at IS NULL`, [dist])) === 1 ? true : undefined), { timeoutMs: 30_000 });
+    expect(await db.count(`${recent} AND status = 'PENDING' AND manual`, [dist, since])).toBe(5);
+    expect(await db.count(`SELECT 1 FROM webhook_deliveries WHERE distribution_id = $1 AND status = 'FAILED'`, [dist])).toBe(3_000);
+  }, 60_000);
 
   it('DELETE of a distribution with 5,000 deliveries answers at once; it is gone from every answer and from the limit; the worker deletes its deliveries (after a restart too) while another project keeps receiving', async () => {
     const project = await createProject(stack.app, 'Delete project');

@@ -5,8 +5,9 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { type TestProject, createProject, http, startApi, startWorker, testConfig, waitFor } from '../support/harness.js';
 import { PointsDb, unique } from '../support/points.js';
 import { Receiver } from '../support/receiver.js';
+import { sampleEventData } from '../support/sample-events.js';
 
-const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated';
+const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated' as const;
 const PROJECT_MAX_IN_FLIGHT = 30;
 
 /**
@@ -136,9 +137,9 @@ describe('fair dispatch between projects', () => {
     (
       await db.query<{ id: string }>(
         `INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
-         SELECT 'evcus_' || left(md5(random()::text || g), 18), $1, $2, 'cust_fairness', 'v-fairness', '{"channel":"INTERNAL"}', json_build_object('n', g)
+         SELECT 'evcus_' || left(md5(random()::text || g), 18), $1, $2, 'cust_fairness', 'v-fairness', '{"channel":"INTERNAL"}', $4::json
          FROM generate_series(1, $3) g RETURNING id`,
-        [project.project.id, ACTIVATED, count],
+        [project.project.id, ACTIVATED, count, sampleEventData(ACTIVATED)],
       )
     ).map((row) => row.id);
 
@@ -242,9 +243,9 @@ function projectsBeside(hanging: number, perProject: number, overrides: Record<s
     events: async (project: TestProject, count: number) => {
       const rows = await db.query<{ id: string }>(
         `INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
-         SELECT 'evcus_' || left(md5(random()::text || g), 18), $1, $2, 'cust_fairness', 'v-fairness', '{"channel":"INTERNAL"}', json_build_object('n', g)
+         SELECT 'evcus_' || left(md5(random()::text || g), 18), $1, $2, 'cust_fairness', 'v-fairness', '{"channel":"INTERNAL"}', $4::json
          FROM generate_series(1, $3) g RETURNING id`,
-        [project.project.id, ACTIVATED, count],
+        [project.project.id, ACTIVATED, count, sampleEventData(ACTIVATED)],
       );
       return { ids: rows.map((row) => row.id), committedAt: Date.now() };
     },

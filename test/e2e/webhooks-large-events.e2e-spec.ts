@@ -1,8 +1,9 @@
 import { useStack } from '../support/fixture.js';
 import { type TestProject, testConfig, waitFor } from '../support/harness.js';
 import { unique } from '../support/points.js';
+import { sampleEventData } from '../support/sample-events.js';
 
-const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated';
+const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated' as const;
 const MIB = 1024 * 1024;
 const SETTINGS = { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_RETRY_BASE_MS: '600000', WEBHOOK_SWEEP_MS: '500' };
 /** The worker's: a statement timeout that a normal claim or load keeps and reading a 36 MB event does not; a budget between the two events. */
@@ -24,15 +25,19 @@ describe('a project whose events are huge', () => {
     expect(res.status).toBe(200);
     return res.body.id as string;
   };
-  /** `count` events of `who` committed at once, each with a `data` of about `bytes` bytes (hex: PostgreSQL does not compress it); their ids. */
+  /**
+   * `count` events of `who` committed at once: the type's sample (the run's teardown checks every event
+   * against its schema) whose customer's metadata holds about `bytes` bytes of hex, which PostgreSQL does not
+   * compress; their ids.
+   */
   const events = async (who: TestProject, count: number, bytes: number) =>
     (
       await db.query<{ id: string }>(
         `INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
          SELECT 'evcus_' || left(md5(random()::text || n), 18), $1, $2, 'cust_huge', 'v-huge', '{"channel":"INTERNAL"}',
-                json_build_object('n', n, 'blob', (SELECT string_agg(md5(g::text || n), '') FROM generate_series(1, $4::int / 32) g))
+                jsonb_set($5::jsonb, '{customer,metadata}', jsonb_build_object('blob', (SELECT string_agg(md5(g::text || n), '') FROM generate_series(1, $4::int / 32) g)))::json
          FROM generate_series(1, $3::int) n RETURNING id`,
-        [who.project.id, ACTIVATED, count, bytes],
+        [who.project.id, ACTIVATED, count, bytes, sampleEventData(ACTIVATED)],
       )
     ).map((row) => row.id);
   const lastErrors = (distributionIds: string[]) =>

@@ -2,8 +2,9 @@ import type { ChildProcess } from 'node:child_process';
 import { useStack } from '../support/fixture.js';
 import { startWorkerProcess, waitFor } from '../support/harness.js';
 import { unique } from '../support/points.js';
+import { sampleEventData } from '../support/sample-events.js';
 
-const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated';
+const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated' as const;
 /** Retry 12 is due base·1440 after the first attempt: 7.2 s here. */
 const BASE_MS = 5;
 
@@ -39,9 +40,9 @@ describe('webhooks with worker processes', () => {
   async function events(count: number): Promise<string[]> {
     const rows = await db.query<{ id: string }>(
       `INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
-       SELECT 'evcus_' || left(md5(random()::text || g), 18), $1, $2, 'cust_webhook_workers', 'v-workers', '{"channel":"INTERNAL"}', json_build_object('n', g)
+       SELECT 'evcus_' || left(md5(random()::text || g), 18), $1, $2, 'cust_webhook_workers', 'v-workers', '{"channel":"INTERNAL"}', $4::json
        FROM generate_series(1, $3) g RETURNING id`,
-      [stack.a.project.id, ACTIVATED, count],
+      [stack.a.project.id, ACTIVATED, count, sampleEventData(ACTIVATED)],
     );
     return rows.map((row) => row.id);
   }

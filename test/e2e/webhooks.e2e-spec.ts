@@ -3,6 +3,7 @@ import { lookup } from 'node:dns/promises';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import { createHmac } from 'node:crypto';
+import { DataCipher } from '../../src/common/crypto/data-cipher.js';
 import { TransactionRunner } from '../../src/database/transaction-runner.js';
 import { WorkerDeliveryRepository } from '../../src/events/delivery/worker/worker-delivery.repository.js';
 import { deleteKeysWithPrefix } from '../../src/queue/redis-keys.js';
@@ -360,6 +361,30 @@ describe('webhook distributions: signed, retried, never-lost delivery', () => {
     }
   });
 
+  it('refuses IPv6 forms embedding a private IPv4 address and `localhost.` on create and on update (issue 36)', async () => {
+    const strict = await startApi(testConfig({ ...SETTINGS, WEBHOOK_ALLOWED_CIDRS: '' }));
+    try {
+      const targets = ['http://[::7f00:1]/x', 'http://[::127.0.0.1]/x', 'http://[::ffff:0:7f00:1]/x', 'http://[::a9fe:a9fe]/latest', 'http://[::ffff:0:a9fe:a9fe]/latest', 'http://[64:ff9b::a9fe:a9fe]/latest', 'http://[2002:c0a8:101::1]/', 'http://localhost./x', 'http://api.localhost./x'];
+      const kept = await http(strict).post('/v1/distributions').set(stack.a.headers).send({ name: 'kept', trigger: ACTIVATED, target_url: 'https://example.com/hook' });
+      expect(kept.status).toBe(200);
+      for (const target of targets) {
+        const created = await http(strict).post('/v1/distributions').set(stack.a.headers).send({ name: 'n', trigger: ACTIVATED, target_url: target });
+        const updated = await http(strict).put(`/v1/distributions/${kept.body.id}`).set(stack.a.headers).send({ target_url: target });
+        for (const res of [created, updated]) {
+          expect({ target, status: res.status, key: res.body.key }).toEqual({ target, status: 400, key: 'invalid_payload' });
+          expect(res.body.details).toMatch(/loopback, private, link-local or reserved address; WEBHOOK_ALLOWED_CIDRS does not allow it/);
+        }
+      }
+      expect((await http(strict).get(`/v1/distributions/${kept.body.id}`).set(stack.a.headers)).body.target_url).toBe('https://example.com/hook');
+    } finally {
+      await strict.close();
+    }
+    // The stack allows 127.0.0.1/32: its embedded forms are allowed as it is.
+    const allowed = await stack.http().post('/v1/distributions').set(stack.a.headers).send({ name: 'n', trigger: ACTIVATED, target_url: 'http://[::ffff:0:7f00:1]:9/x' });
+    expect(allowed.status).toBe(200);
+    await stack.http().delete(`/v1/distributions/${allowed.body.id}`).set(stack.a.headers);
+  });
+
   it('Redis flushed before the relay ran, and jobs lost after it: everything is still delivered', async () => {
     await distribution('/flush');
     await stack.stopWorker();
@@ -369,7 +394,7 @@ describe('webhook distributions: signed, retried, never-lost delivery', () => {
     // Relayed (deliveries made and enqueued) by a process with no worker, then the jobs are lost.
     const after = await Promise.all(Array.from({ length: 5 }, () => activateByHand()));
     // The worker's relay statement, batch after batch, from this process.
-    const relay = new WorkerDeliveryRepository(stack.app.get(DataSource));
+    const relay = new WorkerDeliveryRepository(stack.app.get(DataSource), stack.app.get(DataCipher));
     while ((await stack.app.get(TransactionRunner).run((tx) => relay.relay(tx, 1_000, config.webhook.relayMaxDeliveries))).more);
     await deleteKeysWithPrefix(config.redisUrl, config.queuePrefix);
     await stack.startWorker();

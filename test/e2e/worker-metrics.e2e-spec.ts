@@ -1,8 +1,9 @@
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { JobQueueService } from '../../src/queue/job-queue.service.js';
+import { deleteKeysWithPrefix } from '../../src/queue/redis-keys.js';
 import { QueueName } from '../../src/queue/queue.definitions.js';
 import { useStack } from '../support/fixture.js';
-import { freePort, startWorkerProcess, waitFor } from '../support/harness.js';
+import { freePort, startWorkerProcess, testConfig, waitFor } from '../support/harness.js';
 import { enrol, payOrder, pointsCampaign, unique } from '../support/points.js';
 import { type Sample, parseSamples, typesOf, valueOf } from '../support/prometheus.js';
 
@@ -32,7 +33,9 @@ describe('GET /metrics on the worker (WORKER_METRICS_PORT)', () => {
   beforeAll(async () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    await startWorkerProcess({ WORKER_METRICS_PORT: String(port), METRICS_TOKEN: TOKEN, PENDING_POINTS_DAY_MS: String(DAY_MS), WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', LOG_LEVEL: 'info' }, workers);
+    // Failed authentications from 127.0.0.1 counted by the suites before this one are not this worker's.
+    await deleteKeysWithPrefix(stack.config.redisUrl, `${stack.config.queuePrefix}:auth-failures:`);
+    await startWorkerProcess({ WORKER_METRICS_PORT: String(port), METRICS_TOKEN: TOKEN, AUTH_FAILURE_LIMIT: '3', PENDING_POINTS_DAY_MS: String(DAY_MS), WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', LOG_LEVEL: 'info' }, workers);
   });
 
   const get = (path: string, authorization?: string) => fetch(`${base}${path}`, { headers: authorization ? { authorization } : {} });
@@ -68,6 +71,14 @@ describe('GET /metrics on the worker (WORKER_METRICS_PORT)', () => {
     for (const queue of Object.values(QueueName)) expect(valueOf(samples, 'loyalty_queue_job_failures_total', { queue })).toEqual(expect.any(Number));
     for (const outcome of ['success', 'http_error', 'no_response']) expect(valueOf(samples, 'loyalty_webhook_delivery_attempts_total', { outcome })).toEqual(expect.any(Number));
     for (const trigger of ['job', 'sweep']) expect(valueOf(samples, 'loyalty_pending_points_activations_total', { operation_type: 'AUTOMATIC', trigger })).toEqual(expect.any(Number));
+  });
+
+  it('counts wrong tokens as failed authentications of the peer: past AUTH_FAILURE_LIMIT (3, all spent above) 429 with Retry-After; the right token is still served (issue 36)', async () => {
+    const limited = await get('/metrics', `Bearer ${TOKEN}-wrong`);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await limited.json()).toMatchObject({ code: 429, key: 'too_many_requests', details: expect.stringMatching(/^Too many failed authentications from this address \(3 a minute\); retry in \d+ s$/) });
+    expect((await get('/metrics', `Bearer ${TOKEN}`)).status).toBe(200);
   });
 
   it('answers 404 in the API\'s error shape anywhere else', async () => {
@@ -135,5 +146,24 @@ describe('GET /metrics on the worker (WORKER_METRICS_PORT)', () => {
     worker.kill('SIGTERM');
     expect(await exited).toBe(0);
     await expect(get('/metrics', `Bearer ${TOKEN}`)).rejects.toThrow();
+  });
+});
+
+describe('WORKER_METRICS_PORT without METRICS_TOKEN or METRICS_PUBLIC=true (issue 36)', () => {
+  it('the worker does not start: its /metrics would be closed to everyone', async () => {
+    const config = testConfig();
+    const child = spawn(process.execPath, ['dist/worker.js'], {
+      cwd: new URL('../../', import.meta.url).pathname,
+      env: { ...process.env, DATABASE_URL: config.databaseUrl, QUEUE_PREFIX: config.queuePrefix, WORKER_METRICS_PORT: String(await freePort()), METRICS_TOKEN: '', METRICS_PUBLIC: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    // A worker that starts after all is stopped, so that the failure does not leave it running.
+    const stop = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    clearTimeout(stop);
+    expect(code).toBe(1);
+    expect(stderr).toContain('WORKER_METRICS_PORT needs METRICS_TOKEN (Prometheus sends it as a bearer token) or METRICS_PUBLIC=true');
   });
 });

@@ -1,10 +1,14 @@
-import { internalCause } from '../../src/events/events.service.js';
+import { internalCause } from '../../src/events/recording/event-recording.js';
+import { BalanceService } from '../../src/points/balance/balance.service.js';
+import { BalanceChangeDto } from '../../src/points/balance/dto/balance.dto.js';
+import { CreateEarningRuleDto } from '../../src/points/earning/dto/earning-rule.dto.js';
+import { EarningRulesService } from '../../src/points/earning/earning-rules.service.js';
 import { ActivationService } from '../../src/points/pending/activation.service.js';
 import { PointsModule } from '../../src/points/points.module.js';
 import { waitFor } from '../support/harness.js';
 import { unique } from '../support/points.js';
 import { enrolCustomer, payOrder, pointsProgram } from '../support/service-points.js';
-import { useServices } from '../support/services.js';
+import { body, useServices } from '../support/services.js';
 
 /** One "day" of pending points lasts this long here: an entry of one day comes due within the test. */
 const DAY_MS = 300;
@@ -60,5 +64,42 @@ describe('ActivationService on PostgreSQL (no worker, no HTTP)', () => {
     expect(await db.card(card.code)).toMatchObject({ balance: 15, points: 15, pending_points: 0 });
     expect(await db.count('SELECT 1 FROM voucher_transactions WHERE pending_points_id = $1', [entry.id])).toBe(1);
     expect(await db.count("SELECT 1 FROM events WHERE type = $1 AND data->'pending_points'->>'id' = $2", [ACTIVATED, entry.id])).toBe(1);
+  });
+
+  it("shows each entry's card with its next expiration right after it, counting the buckets of the batch's earlier entries", async () => {
+    const project = await services.project();
+    const { campaignId, programId } = await pointsProgram(services, project, []);
+    // Three pending rules of one order: points valid 12 months, 6 months, and for ever (no expiration rules).
+    const rule = (points: number, months?: number) =>
+      body(CreateEarningRuleDto, { loyalty: { type: 'FIXED', points }, pending_points: { period_type: 'DAY', period_value: 90 }, ...(months ? { expiration_rules: { period_type: 'MONTH', period_value: months } } : {}) });
+    await services.get(EarningRulesService).create(project, campaignId, [await rule(10, 12), await rule(7, 6), await rule(5)]);
+    const customer = unique('next-expiration');
+    const { cards } = await enrolCustomer(services, project, programId, customer);
+    // Points the card already has, expiring in about 9 months: between the two rules' days.
+    const nineMonths = new Date(Date.now() + 270 * 86_400_000).toISOString().slice(0, 10);
+    await services.get(BalanceService).change(project, null, cards[0].code, await body(BalanceChangeDto, { points: 3, expiration_type: 'CUSTOM_DATE', expiration_date: nineMonths }), undefined);
+    const order = await payOrder(services, project, { source_id: unique('next-expiration-order'), customer });
+    const entries = await db.entries({ orderId: order.id }); // in id order: the order the batch applies them in
+
+    const done = await services.get(ActivationService).activate({ ids: entries.map((e) => e.id), extraDue: 0, operation: 'AUTOMATIC', cause: internalCause() });
+    expect(done.activated).toHaveLength(3);
+
+    // Expected: the soonest day among the card's bucket before and the buckets of the entries up to each one.
+    const day = new Map((await db.query<{ points: number; day: string | null }>(`SELECT total_points::int AS points, to_char(expires_at, 'YYYY-MM-DD') AS day FROM loyalty_points_buckets WHERE voucher_id = $1`, [cards[0].id])).map((b) => [b.points, b.day]));
+    let buckets: { day: string | null; points: number }[] = [{ day: nineMonths, points: 3 }];
+    const expected = entries.map((entry) => {
+      buckets = [...buckets, { day: day.get(entry.points) ?? null, points: entry.points }];
+      const soonest = buckets.map((b) => b.day).filter((d) => d !== null).sort()[0];
+      return { id: entry.id, next: { date: soonest, points: buckets.filter((b) => b.day === soonest).reduce((sum, b) => sum + b.points, 0) } };
+    });
+    const events = await db.query<{ id: string; card: { next_expiration_date?: string; next_expiration_points: number } }>(
+      `SELECT data->'pending_points'->>'id' AS id, data->'voucher'->'loyalty_card' AS card FROM events WHERE type = $1 AND data->'pending_points'->>'id' = ANY($2::text[])`,
+      [ACTIVATED, entries.map((e) => e.id)],
+    );
+    const shown = events.map((e) => ({ id: e.id, next: { date: e.card.next_expiration_date, points: e.card.next_expiration_points } }));
+    expect(shown.sort((a, b) => (a.id < b.id ? -1 : 1))).toEqual(expected);
+    // The last entry's card is the card as it now is.
+    const [now] = await db.query<{ date: string; points: number }>(`SELECT to_char(next_expiration_date, 'YYYY-MM-DD') AS date, next_expiration_points::int AS points FROM vouchers WHERE id = $1`, [cards[0].id]);
+    expect(now).toEqual(expected[2].next);
   });
 });

@@ -11,13 +11,15 @@ import { EventsModule } from '../../src/events/events.module.js';
 import { WebhookSecretService } from '../../src/events/secrets/webhook-secret.service.js';
 import { unique } from '../support/points.js';
 import { Receiver } from '../support/receiver.js';
+import { sampleEventData } from '../support/sample-events.js';
 import { type Services, body, useServices } from '../support/services.js';
 
-const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated';
+const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated' as const;
 
 /**
- * A distribution of a new project to `url`, and one due delivery of one activation event to it; the event's
- * `data` holds `blobBytes` more bytes of hex (which PostgreSQL cannot compress) when given.
+ * A distribution of a new project to `url`, and one due delivery of one activation event to it (the type's
+ * sample: the run's teardown checks every event against its schema); with `blobBytes`, the customer's
+ * metadata holds that many more bytes of hex, which PostgreSQL cannot compress.
  */
 async function dueDeliveryOf(services: Services, url: string, blobBytes = 0): Promise<{ project: ProjectContext; distributionId: string; deliveryId: string; eventId: string }> {
   const project = await services.project();
@@ -25,9 +27,10 @@ async function dueDeliveryOf(services: Services, url: string, blobBytes = 0): Pr
   const [event] = await services.db.query<{ id: string }>(
     `INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
      VALUES ('evcus_' || left(md5(random()::text), 18), $1, $2, 'cust_service', 'v-service', '{"channel":"INTERNAL"}',
-             json_build_object('pending_points', json_build_object('points', 5), 'blob', (SELECT coalesce(string_agg(md5(g::text), ''), '') FROM generate_series(1, $3::int / 32) g)))
+             CASE WHEN $4::int = 0 THEN $3::json
+                  ELSE jsonb_set($3::jsonb, '{customer,metadata}', jsonb_build_object('blob', (SELECT string_agg(md5(g::text), '') FROM generate_series(1, $4::int / 32) g)))::json END)
      RETURNING id`,
-    [project.id, ACTIVATED, blobBytes],
+    [project.id, ACTIVATED, sampleEventData(ACTIVATED), blobBytes],
   );
   const [delivery] = await services.db.query<{ id: string }>(
     `INSERT INTO webhook_deliveries (id, project_id, distribution_id, event_id, event_type, next_attempt_at)

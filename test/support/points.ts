@@ -121,6 +121,36 @@ export class PointsDb {
   }
 }
 
+/**
+ * `count` due ACTIVE buckets of one point each on a card, one per past day (a card has at most one ACTIVE
+ * bucket per day: `firstDay` days ago, the day before, …), as if the sweep had been away while they came due;
+ * the card's columns and one POINTS_ADDITION ledger row follow, so the card's invariants hold before the expiry.
+ */
+export async function addDueBuckets(db: PointsDb, cardId: string, count: number, firstDay = 1): Promise<void> {
+  await db.query(
+    `WITH b AS (
+       INSERT INTO loyalty_points_buckets (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after, created_at)
+       SELECT 'lopb_' || left(md5(random()::text || v.id || g), 18), v.project_id, v.id, v.campaign_id, 1, 1, current_date - g, now() - make_interval(secs => g),
+              now() - make_interval(days => g)
+       FROM vouchers v, generate_series($3::int, $3::int + $2::int - 1) g WHERE v.id = $1
+       RETURNING voucher_id, remaining
+     ), c AS (
+       UPDATE vouchers v SET points = v.points + s.n, balance = v.balance + s.n, added_points = v.added_points + s.n
+       FROM (SELECT voucher_id, sum(remaining)::bigint AS n FROM b GROUP BY voucher_id) s WHERE v.id = s.voucher_id
+       RETURNING v.id, v.project_id, v.campaign_id, v.balance, s.n
+     )
+     INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, details)
+     SELECT 'vtx_' || left(md5(random()::text || id), 18), project_id, id, campaign_id, 'POINTS_ADDITION', n, balance, '{"reason": "test: due buckets"}' FROM c`,
+    [cardId, count, firstDay],
+  );
+  await db.query(
+    `UPDATE vouchers v SET next_expiration_date = n.d, next_expiration_points = n.p
+     FROM (SELECT expires_at AS d, sum(remaining)::bigint AS p FROM loyalty_points_buckets WHERE voucher_id = $1 AND status = 'ACTIVE' AND remaining > 0 AND expires_at IS NOT NULL
+           GROUP BY expires_at ORDER BY expires_at LIMIT 1) n WHERE v.id = $1`,
+    [cardId],
+  );
+}
+
 /** The answers of a race, counted by status and error key (`{ '200': 38, '500 internal_server_error': 2 }`), one body kept per error key. */
 export class Answers {
   readonly histogram: Record<string, number> = {};
@@ -160,14 +190,18 @@ const PENDING_EVENT = 'customer.voucher.loyalty_card.pending_points.';
 /**
  * The bucket invariants of a project's cards (empty when sound): balance = Σ remaining of ACTIVE buckets
  * (`offsets` as for projectViolations), balance = points − expired_points − subtracted_points, no bucket
- * holds less than 0 or more than it was given, and the card's next expiration is its soonest dated bucket day
- * with points (and their sum).
+ * holds less than 0 or more than it was given, every credit went to exactly one bucket (Σ total_points of all
+ * the card's buckets = Σ positive ledger points), at most one ACTIVE bucket per day (and one never-expiring),
+ * and the card's next expiration is its soonest dated bucket day with points (and their sum).
  */
 export async function bucketViolations(db: PointsDb, projectId: string, offsets: Record<string, { balance: number; points: number }> = {}): Promise<unknown[]> {
-  const cards = await db.query<{ id: string; code: string; balance: string; points: string; expired: string; subtracted: string; buckets: string; bad: number; next_ok: boolean }>(
+  const cards = await db.query<{ id: string; code: string; balance: string; points: string; expired: string; subtracted: string; buckets: string; bad: number; credited: string; ledger_credits: string; shared_days: number; next_ok: boolean }>(
     `SELECT v.id, v.code, v.balance::bigint, v.points::bigint, v.expired_points::bigint AS expired, v.subtracted_points::bigint AS subtracted,
             coalesce((SELECT sum(b.remaining) FROM loyalty_points_buckets b WHERE b.voucher_id = v.id AND b.status = 'ACTIVE'), 0)::bigint AS buckets,
             (SELECT count(*)::int FROM loyalty_points_buckets b WHERE b.voucher_id = v.id AND (b.remaining < 0 OR b.remaining > b.total_points)) AS bad,
+            coalesce((SELECT sum(b.total_points) FROM loyalty_points_buckets b WHERE b.voucher_id = v.id), 0)::bigint AS credited,
+            coalesce((SELECT sum(t.points) FROM voucher_transactions t WHERE t.voucher_id = v.id AND t.points > 0), 0)::bigint AS ledger_credits,
+            (SELECT count(*) - count(DISTINCT coalesce(b.expires_at, 'infinity'::date)) FROM loyalty_points_buckets b WHERE b.voucher_id = v.id AND b.status = 'ACTIVE')::int AS shared_days,
             v.next_expiration_date IS NOT DISTINCT FROM n.d AND v.next_expiration_points = coalesce(n.p, 0) AS next_ok
      FROM vouchers v
      LEFT JOIN LATERAL (SELECT b.expires_at AS d, sum(b.remaining) AS p FROM loyalty_points_buckets b
@@ -181,8 +215,20 @@ export async function bucketViolations(db: PointsDb, projectId: string, offsets:
     const offset = offsets[card.id] ?? { balance: 0, points: 0 };
     const balance = Number(card.balance) - offset.balance;
     const points = Number(card.points) - offset.points;
-    if (balance !== Number(card.buckets) || balance !== points - Number(card.expired) - Number(card.subtracted) || card.bad > 0 || !card.next_ok) {
-      broken.push({ card: card.code, balance, buckets: Number(card.buckets), points, expired: Number(card.expired), subtracted: Number(card.subtracted), badBuckets: card.bad, nextExpiration: card.next_ok });
+    const credited = Number(card.credited) === Number(card.ledger_credits);
+    if (balance !== Number(card.buckets) || balance !== points - Number(card.expired) - Number(card.subtracted) || card.bad > 0 || !credited || card.shared_days > 0 || !card.next_ok) {
+      broken.push({
+        card: card.code,
+        balance,
+        buckets: Number(card.buckets),
+        points,
+        expired: Number(card.expired),
+        subtracted: Number(card.subtracted),
+        badBuckets: card.bad,
+        credited: { buckets: Number(card.credited), ledger: Number(card.ledger_credits) },
+        sharedDays: card.shared_days,
+        nextExpiration: card.next_ok,
+      });
     }
   }
   return broken;

@@ -12,12 +12,20 @@ import { type Services, body } from './services.js';
 
 /**
  * The points set-up of the service tests, through the services the API's controllers call: a campaign that
- * makes each member's card at enrolment (AUTO_UPDATE, so no card generation job is needed) and its rules.
+ * makes each member's card at enrolment (AUTO_UPDATE, so no card generation job is needed), with its initial
+ * points and expiration rules if given, and its rules.
  */
-export async function pointsProgram(services: Services, project: ProjectContext, rules: RuleSpec[], initialPoints = 0): Promise<{ campaignId: string; programId: string }> {
+export async function pointsProgram(
+  services: Services,
+  project: ProjectContext,
+  rules: RuleSpec[],
+  initialPoints = 0,
+  expirationRules?: object,
+): Promise<{ campaignId: string; programId: string }> {
+  const loyaltyCard = { points: initialPoints, ...(expirationRules ? { expiration_rules: expirationRules } : {}) };
   const campaign = await services.get(CampaignsService).create(
     project,
-    await body(CreateLoyaltyCampaignDto, { name: unique('Service campaign'), type: 'AUTO_UPDATE', voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: initialPoints } } }),
+    await body(CreateLoyaltyCampaignDto, { name: unique('Service campaign'), type: 'AUTO_UPDATE', voucher: { type: 'LOYALTY_CARD', loyalty_card: loyaltyCard } }),
   );
   if (rules.length) {
     const dtos = await Promise.all(

@@ -2,11 +2,15 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { loadEventSchemas } from '../../src/events/event-schemas.js';
 
 // ajv-formats is CommonJS: under Node's ESM loader its default import is module.exports, the plugin itself.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as typeof addFormatsModule.default;
 
-/** Our fragments of Voucherify's schemas (docs/decisions.md, "Answers that match Voucherify's schemas"). */
+/**
+ * Our fragments of Voucherify's schemas (docs/decisions.md, "Answers that match Voucherify's schemas"): the
+ * answers' here, the events' (and the pieces both use) with the event catalogue, src/events/schemas/.
+ */
 export const FRAGMENTS_DIR = new URL('../contract/voucherify/', import.meta.url).pathname;
 
 /** One way an answer breaks a fragment. */
@@ -32,9 +36,10 @@ export interface Deliberate {
 }
 
 export function loadFragments(dir = FRAGMENTS_DIR): object[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+  const answers = readdirSync(dir, { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith('.json') && !file.endsWith('upstream-differences.json'))
     .map((file) => JSON.parse(readFileSync(join(dir, file), 'utf8')) as object);
+  return [...answers, ...loadEventSchemas()];
 }
 
 /** Validates bodies against the fragments and collects every mismatch (none is thrown). */

@@ -31,7 +31,8 @@ export class AsyncActionSummaryDto {
 
   @ApiProperty({
     enum: ASYNC_ACTION_STATUSES,
-    description: 'Voucherify\'s statuses. This service does the work of an action before it answers, so every action it shows is DONE.',
+    description:
+      'Voucherify\'s statuses. A deletion to the bin is done before the answer (DONE at once); a forced deletion (`force=true`) is IN_PROGRESS until the worker has deleted every card, then DONE. ENQUEUED and FAILED are not used: the worker retries a failed batch until it goes through.',
   })
   status: AsyncActionStatus;
 
@@ -44,7 +45,7 @@ export class AsyncActionSummaryDto {
   @ApiProperty({ type: String, nullable: true, example: EXAMPLE_IDS.request, description: 'The request that asked for the action (its `X-Request-Id`).' })
   request_id: string | null;
 
-  @ApiProperty({ type: 'integer', minimum: 0, maximum: 100, example: 100, description: 'Percent done.' })
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: 100, example: 100, description: 'Percent done: for a forced deletion, the share of the campaign\'s cards deleted so far (100 once DONE).' })
   progress: number;
 
   @ApiProperty({ enum: ['async_action'] })
@@ -52,10 +53,10 @@ export class AsyncActionSummaryDto {
 }
 
 export class AsyncActionDto extends AsyncActionSummaryDto {
-  @ApiProperty({ type: AsyncActionResultDto, nullable: true, description: 'What the action did; null until it is done (never, for the actions this service shows).' })
+  @ApiProperty({ type: AsyncActionResultDto, nullable: true, description: 'What the action did; null until it is DONE.' })
   result: AsyncActionResultDto | null;
 
-  @ApiProperty({ type: 'integer', example: 12, description: 'Milliseconds from `created_at` to `updated_at`.' })
+  @ApiProperty({ type: 'integer', example: 12, description: 'Milliseconds from `created_at` to `updated_at` (for an IN_PROGRESS action, to when it was recorded).' })
   processing_time: number;
 }
 

@@ -3,6 +3,7 @@ import { IsString, Matches } from 'class-validator';
 import type { Campaign } from '../campaign.entity.js';
 import type { LoyaltyProgram } from '../loyalty-program.entity.js';
 import { LimitQueryDto } from '../../common/pagination/limit-query.dto.js';
+import { ListCursorDto } from '../../common/pagination/list-cursor.dto.js';
 import { Optional } from '../../common/validation/decorators.js';
 import { EXAMPLE_IDS, patternExample } from '../../common/openapi/examples.js';
 
@@ -44,14 +45,6 @@ export class LoyaltyProgramDto {
 
   @ApiProperty({ enum: ['program'] })
   object: 'program';
-}
-
-export class ListCursorDto {
-  @ApiProperty({ description: 'Pass as `cursor` to get the next page.' })
-  next: string;
-
-  @ApiProperty({ format: 'date-time', description: 'The cursor is refused after this moment.' })
-  expires_at: string;
 }
 
 export class LoyaltyProgramListDto {

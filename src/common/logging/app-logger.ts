@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import pino, { type Logger as Pino } from 'pino';
+import { redactPostgresError } from '../errors/postgres-redaction.js';
 
 /**
  * The process's logs: JSON lines through pino to stdout, written asynchronously (sonic-boom, `sync:
@@ -19,11 +20,14 @@ export interface ProcessLoggers {
 /**
  * The app logger's options. Besides credentials, a failed query's `parameters` (TypeORM's QueryFailedError
  * carries them, and pino logs an error's own fields) are redacted: they are tenants' values, and a failed
- * secret rotation logged its new `whsec_…` (issue 26).
+ * secret rotation logged its new `whsec_…` (issue 26). So is what PostgreSQL quotes of a row or a value in an
+ * error (`detail`, a data exception's message: redactPostgresError, issue 36), by the `err` serializer, and by
+ * the paths below for an error logged under another field.
  */
 export function appLoggerOptions(level: string): pino.LoggerOptions {
   return {
     level,
+    serializers: { err: (error: unknown) => redactPostgresError(pino.stdSerializers.err(error as Error)) },
     redact: {
       paths: [
         'req.headers',
@@ -36,6 +40,10 @@ export function appLoggerOptions(level: string): pino.LoggerOptions {
         'err.cause.parameters',
         'err.driverError.parameters',
         '*.err.parameters',
+        '*.err.detail',
+        '*.err.driverError.detail',
+        '*.err.where',
+        '*.err.driverError.where',
       ],
       censor: '[redacted]',
     },

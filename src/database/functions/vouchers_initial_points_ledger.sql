@@ -3,6 +3,9 @@
 -- card is made (in the project's time zone), so a card's balance is always the sum of its ledger and of its
 -- ACTIVE buckets (and, when they expire, its next expiration). The statement-level trigger
 -- "vouchers_initial_points_ledger" (AFTER INSERT ON "vouchers") runs this for every way cards are made (generation, enrolment, seed) at set speed.
+-- A card has one ACTIVE bucket per day, which later credits add to (ON CONFLICT on "uq_points_buckets_card_day"):
+-- a card this statement makes has no bucket yet, and no other transaction can see it, so its first is a plain
+-- INSERT (one per card), which also runs where migrations before BucketsPerDay apply this file without the index.
 CREATE OR REPLACE FUNCTION "vouchers_initial_points_ledger"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO "voucher_transactions" ("id", "project_id", "voucher_id", "campaign_id", "type", "points", "balance_after", "details", "created_at")

@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { applySqlFunctions } from '../sql-functions.js';
+import { applySqlFunctions, type SqlFunctionPins } from '../sql-functions.js';
 
 /**
  * Issue 28: point buckets and their expiry, balance changes by hand.
@@ -14,6 +14,12 @@ import { applySqlFunctions } from '../sql-functions.js';
  */
 export class PointBuckets1795560000000 implements MigrationInterface {
   name = 'PointBuckets1795560000000';
+  /** The SQL functions it applies, pinned to their files as they were (docs/architecture.md, "SQL functions"). */
+  static readonly sqlFunctions: SqlFunctionPins = {
+    loyalty_points_expiry_date: '16d7223a9c9b187ad6157d0868e1cdb8646c86487c7a8ca7f921ff465a34fb7b',
+    loyalty_points_expire_after: 'b3b48234553fcb772963d6984c2d9cbe66685911e24d39fb3acb959b85e5b2a3',
+    vouchers_initial_points_ledger: '64a6db1f7086efd0dc1d43f6cbbf9d8b69d22078803120a46d47954703514738',
+  };
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
@@ -43,7 +49,7 @@ export class PointBuckets1795560000000 implements MigrationInterface {
     );
     await queryRunner.query(`ALTER TABLE "earning_rules" ADD "expiration_rules" jsonb`);
     await queryRunner.query(`ALTER TABLE "voucher_transactions" ADD "source_id" text, ALTER COLUMN "points" TYPE bigint`);
-    await applySqlFunctions(queryRunner, ['loyalty_points_expiry_date', 'loyalty_points_expire_after', 'vouchers_initial_points_ledger']);
+    await applySqlFunctions(queryRunner, PointBuckets1795560000000.sqlFunctions);
     await queryRunner.query(`
       WITH dates AS MATERIALIZED (
         SELECT c.id AS campaign_id, e.expires_at, loyalty_points_expire_after(e.expires_at, p.time_zone) AS expire_after

@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { applySqlFunctions } from '../sql-functions.js';
+import { applySqlFunctions, type SqlFunctionPins } from '../sql-functions.js';
 import { lockCardsOf } from './lock-cards.js';
 
 /**
@@ -14,9 +14,13 @@ import { lockCardsOf } from './lock-cards.js';
  */
 export class PendingPointsAnswers1795572900000 implements MigrationInterface {
   name = 'PendingPointsAnswers1795572900000';
+  /** The SQL functions it applies, pinned to their files as they were (docs/architecture.md, "SQL functions"). */
+  static readonly sqlFunctions: SqlFunctionPins = {
+    loyalty_pending_points_json: 'c94d085ba660bbf4dd8291bdfa6bb9d19ed9039234945e3412280db775e76707',
+  };
 
   public async up(queryRunner: QueryRunner): Promise<void> {
-    await applySqlFunctions(queryRunner, ['loyalty_pending_points_json']);
+    await applySqlFunctions(queryRunner, PendingPointsAnswers1795572900000.sqlFunctions);
     await lockCardsOf(queryRunner, `SELECT voucher_id FROM voucher_transactions WHERE type = 'PENDING_POINTS_ACTIVATION' AND (details->'pending_points')::jsonb - 'id' = '{}'::jsonb`);
     await queryRunner.query(`
       UPDATE "voucher_transactions" t

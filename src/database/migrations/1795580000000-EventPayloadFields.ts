@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { applySqlFunctions } from '../sql-functions.js';
+import { applySqlFunctions, type SqlFunctionPins } from '../sql-functions.js';
 import { lockCardsOf } from './lock-cards.js';
 
 /**
@@ -12,6 +12,13 @@ import { lockCardsOf } from './lock-cards.js';
  */
 export class EventPayloadFields1795580000000 implements MigrationInterface {
   name = 'EventPayloadFields1795580000000';
+  /** The SQL functions it applies, pinned to their files as they were (docs/architecture.md, "SQL functions"). */
+  static readonly sqlFunctions: SqlFunctionPins = {
+    loyalty_customer_json: 'c49e65245a4962fb082d45fa97e9d2bb3c05169dcd38b2a323855b0af4e00b72',
+    loyalty_campaign_json: '37917987b59d99b9a811456ed771070d6377e74b7fea458c31c74fadebb71d56',
+    loyalty_order_json: 'a3642f7b601cc4e3fe184b71523f827b050d5e3947bab6244706378983f70060',
+    loyalty_voucher_json: '401cc5814569a56944f9559c24f2b32021eb5846dbb788e21098d619c50a7a92',
+  };
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
@@ -30,7 +37,7 @@ export class EventPayloadFields1795580000000 implements MigrationInterface {
     await queryRunner.query(`
       UPDATE voucher_transactions SET details = (details::jsonb #- '{pending_points,details,earning_rule,source,banner}')::json
       WHERE type = 'PENDING_POINTS_ACTIVATION' AND details::jsonb -> 'pending_points' -> 'details' -> 'earning_rule' -> 'source' -> 'banner' = 'null'::jsonb`);
-    await applySqlFunctions(queryRunner, ['loyalty_customer_json', 'loyalty_campaign_json', 'loyalty_order_json', 'loyalty_voucher_json']);
+    await applySqlFunctions(queryRunner, EventPayloadFields1795580000000.sqlFunctions);
   }
 
   public async down(): Promise<void> {

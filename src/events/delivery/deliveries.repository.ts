@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { DataCipher } from '../../common/crypto/data-cipher.js';
 import { type ClaimRow, contextFrom, PARK, toContext } from './delivery.sql.js';
 import { type AttemptContext, withPayload } from './delivery.types.js';
 import { type DeliveryStatus, WebhookAttempt, WebhookDelivery } from './webhook-delivery.entity.js';
@@ -21,7 +22,10 @@ type UpdateResult = [{ id: string }[], number];
 /** The deliveries as the API reads and changes them (lists, stats, redeliver, test, recover's count, pause). */
 @Injectable()
 export class DeliveriesRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly cipher: DataCipher,
+  ) {}
 
   /** A distribution paused by hand: its PENDING deliveries wait without a due time (PARK). */
   async park(distributionId: string): Promise<void> {
@@ -48,7 +52,7 @@ export class DeliveriesRepository {
   /** What an attempt of this delivery sends, read without claiming it; null if no such delivery. */
   async context(projectId: string, distributionId: string, id: string): Promise<AttemptContext | null> {
     const [row] = (await this.dataSource.query(CONTEXT, [id, distributionId, projectId])) as ClaimRow[];
-    return row ? withPayload(toContext(row), row.data ?? '{}') : null;
+    return row ? withPayload(toContext(row, this.cipher), row.data ?? '{}') : null;
   }
 
   /**
@@ -113,14 +117,14 @@ export class DeliveriesRepository {
   }
 
   /**
-   * How many FAILED deliveries created since `since` a recover will send again, counted among the
-   * distribution's newest `window` FAILED ones (the recover's answer): a bounded read of the (distribution,
-   * status, seq) index.
+   * How many FAILED deliveries created since `since` a recover will send again, counted up to `window`
+   * (the recover's answer): a bounded read of the FAILED rows' (distribution, created_at, id) index, which
+   * holds no older delivery in the way.
    */
   async countFailedSince(distributionId: string, since: Date, window: number): Promise<number> {
     const [row] = (await this.dataSource.query(
-      `SELECT count(*) FILTER (WHERE created_at >= $2)::int AS n
-       FROM (SELECT created_at FROM webhook_deliveries WHERE distribution_id = $1 AND status = 'FAILED' ORDER BY seq DESC LIMIT $3) newest`,
+      `SELECT count(*)::int AS n
+       FROM (SELECT 1 FROM webhook_deliveries WHERE distribution_id = $1 AND status = 'FAILED' AND created_at >= $2 ORDER BY created_at DESC, id DESC LIMIT $3) recent`,
       [distributionId, since, window],
     )) as { n: number }[];
     return row.n;

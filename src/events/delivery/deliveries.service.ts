@@ -19,7 +19,7 @@ import {
 import type { WebhookDelivery } from './webhook-delivery.entity.js';
 import { envelopeOf } from './webhook-envelope.js';
 
-/** A recover's answer counts among the distribution's newest this many FAILED deliveries. */
+/** A recover's answer counts at most this many FAILED deliveries. */
 export const RECOVER_COUNT_WINDOW = 10_000;
 
 /** A distribution's deliveries as the API shows them, and the attempts asked for by hand. */

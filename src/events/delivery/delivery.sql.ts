@@ -1,4 +1,6 @@
+import { type DataCipher, UnreadableValueError } from '../../common/crypto/data-cipher.js';
 import type { EventSource } from '../event.entity.js';
+import { openHeaders, secretContext } from '../secrets/sealed-values.js';
 import type { ClaimedDelivery } from './delivery.types.js';
 
 /**
@@ -56,8 +58,25 @@ export interface ClaimRow {
   previous_expires_at: Date | null;
 }
 
-/** The one place a row of `contextFrom` becomes a delivery's context. */
-export function toContext(row: ClaimRow): ClaimedDelivery {
+/**
+ * A row of `contextFrom` → what an attempt needs (but the event's payload, read apart: `withPayload`): the
+ * one place where a delivery's secrets and custom headers are opened (stored sealed under
+ * DATA_ENCRYPTION_KEY, or plain: DataCipher). A value no configured key opens does not fail the other rows
+ * read with it: the context says so (`unreadable`), and the attempt is recorded as a failure
+ * (webhook-delivery.service.ts), so the retry schedule applies.
+ */
+export function toContext(row: ClaimRow, cipher: DataCipher): ClaimedDelivery {
+  let customHeaders: Record<string, string> = {};
+  let secret: ClaimedDelivery['secret'] = null;
+  let unreadable: string | undefined;
+  try {
+    customHeaders = openHeaders(cipher, row.distribution_id, row.custom_headers);
+    const context = secretContext(row.project_id);
+    secret = row.secret ? { current: cipher.open(row.secret, context), previous: row.previous_secret && cipher.open(row.previous_secret, context), previousExpiresAt: row.previous_expires_at } : null;
+  } catch (error) {
+    if (!(error instanceof UnreadableValueError)) throw error;
+    unreadable = 'the webhook secret or custom headers cannot be decrypted with the configured keys (DATA_ENCRYPTION_KEY)';
+  }
   return {
     id: row.id,
     projectId: row.project_id,
@@ -70,12 +89,13 @@ export function toContext(row: ClaimRow): ClaimedDelivery {
     leaseUntil: row.lease_until,
     distributionId: row.distribution_id,
     targetUrl: row.target_url,
-    customHeaders: row.custom_headers,
+    customHeaders,
     eventName: row.event_name,
     trigger: row.trigger,
     event: row.event_id
       ? { id: row.event_id, type: row.event_type, createdAt: row.event_created_at, entityId: row.entity_id, groupId: row.group_id, eventSource: row.event_source, storedBytes: row.event_stored_bytes }
       : null,
-    secret: row.secret ? { current: row.secret, previous: row.previous_secret, previousExpiresAt: row.previous_expires_at } : null,
+    secret,
+    ...(unreadable ? { unreadable } : {}),
   };
 }

@@ -28,11 +28,15 @@ export interface DeliveryContext<E> {
   test: boolean;
   distributionId: string;
   targetUrl: string;
+  /** Opened (DataCipher). */
   customHeaders: Record<string, string>;
   eventName: string | null;
   trigger: string;
   event: E | null;
+  /** Opened (DataCipher). Null: the project has none yet (the attempt makes it). */
   secret: { current: string; previous: string | null; previousExpiresAt: Date | null } | null;
+  /** Why the secret or the headers could not be opened (a key missing): the attempt is recorded as failed. */
+  unreadable?: string;
   /** Claims in a row whose payload could not be read (reset by every recorded attempt). */
   loadFailures: number;
   /** The claim's lease, as stored: giving the delivery back checks it is still this claim's. */
@@ -42,8 +46,11 @@ export interface DeliveryContext<E> {
 /** What a claim reads: everything but the event's payload. */
 export type ClaimedDelivery = DeliveryContext<EventHead>;
 
-/** Everything one attempt needs. `data` is JSON text, as the events table holds it (the envelope embeds it as it is). */
-export type AttemptContext = DeliveryContext<Omit<EventHead, 'storedBytes'> & { data: string }>;
+/**
+ * Everything one attempt needs. `data` is JSON text, as the events table holds it (the envelope embeds it as
+ * it is). The claim's bookkeeping (`loadFailures`, `leaseUntil`) stays with the ClaimedDelivery.
+ */
+export type AttemptContext = Omit<DeliveryContext<Omit<EventHead, 'storedBytes'> & { data: string }>, 'loadFailures' | 'leaseUntil'>;
 
 /** The claimed delivery with its event's payload. */
 export function withPayload(delivery: ClaimedDelivery, data: string): AttemptContext {

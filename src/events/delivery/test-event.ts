@@ -1,4 +1,4 @@
-import { EVENT_CATALOGUE, type EventEntry, EVENTS, isEventType } from '../event-catalogue.js';
+import { EVENT_CATALOGUE, type EventEntry, EVENTS, isEventType, sampleKey } from '../event-catalogue.js';
 import type { AttemptContext } from './delivery.types.js';
 
 /** A trigger the catalogue no longer knows (a distribution stored before its type went) gets an added event's entry. */
@@ -6,13 +6,10 @@ function entryOf(trigger: string): EventEntry {
   return EVENT_CATALOGUE[isEventType(trigger) ? trigger : EVENTS.CUSTOMER.VOUCHER.LOYALTY_CARD.PENDING_POINTS.ADDED];
 }
 
-/** The name of the made-up key a test event of an API type names. */
-const TEST_KEY_NAME = 'Test key';
-
 /**
  * The sample event of a test delivery (`POST /v1/distributions/{id}/test`): the shape of a real event of
- * the distribution's trigger (its `sample` in the event catalogue), with `data.test` true and made-up ids
- * marked `test`, so that a receiver can try its parsing and its signature check, and tell a test from a
+ * the distribution's trigger (its `sample` in the event catalogue, a valid instance of the type's schema),
+ * with `data.test` true and made-up ids marked `test`, so that a receiver can try its parsing and its signature check, and tell a test from a
  * real change. Its `event_source` is a real event's of the type (the catalogue's `channel`): for API types a
  * made-up key (`Test key`, `app_test_…`), never the key that asked for the test, so that the event is built
  * from the delivery alone and every attempt sends the same bytes.
@@ -29,7 +26,7 @@ export function testEventOf(delivery: Pick<AttemptContext, 'id' | 'createdAt' | 
     createdAt: delivery.createdAt,
     entityId: customerId,
     groupId: `v-test-${suffix}`,
-    eventSource: entry.channel === 'API' ? { channel: 'API', api_key: { name: TEST_KEY_NAME, app_id: `app_test_${suffix}` } } : { channel: 'INTERNAL' },
+    eventSource: entry.channel === 'API' ? { channel: 'API', api_key: sampleKey(suffix) } : { channel: 'INTERNAL' },
     data: JSON.stringify({ test: true, ...entry.sample({ suffix, customerId, voucherId, at }) }),
   };
 }

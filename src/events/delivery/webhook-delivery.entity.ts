@@ -11,13 +11,15 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
  *
  * Unique (distribution, event): relaying an event twice cannot deliver it twice.
  * The partial index on (`project_id`, `next_attempt_at`) holds PENDING rows only, for the dispatcher's claim
- * (which takes projects in turn) and the count of PENDING deliveries.
+ * (which takes projects in turn) and the count of PENDING deliveries; the one on (`distribution_id`,
+ * `created_at`, `id`) FAILED rows only, for a recover, which stops at its `since`.
  */
 @Entity({ name: 'webhook_deliveries' })
 @Index('uq_webhook_deliveries_event', ['distributionId', 'eventId'], { unique: true })
 @Index('idx_webhook_deliveries_distribution_seq', ['distributionId', 'seq'])
 @Index('idx_webhook_deliveries_distribution_status_seq', ['distributionId', 'status', 'seq'])
 @Index('idx_webhook_deliveries_project_due', ['projectId', 'nextAttemptAt'], { where: `"status" = 'PENDING'` })
+@Index('idx_webhook_deliveries_failed_created', ['distributionId', 'createdAt', 'id'], { where: `"status" = 'FAILED'` })
 export class WebhookDelivery {
   @PrimaryColumn({ type: 'text' })
   id: string;

@@ -7,7 +7,7 @@ import type { AttemptContext } from './delivery.types.js';
  * The event's `data` goes in as the JSON text the events table holds, not parsed and written again: that
  * was a fifth of the worker's time per delivery (bench/README.md).
  */
-export function envelopeOf(delivery: Omit<AttemptContext, 'loadFailures' | 'leaseUntil'>): string {
+export function envelopeOf(delivery: AttemptContext): string {
   const event = delivery.test ? testEventOf(delivery) : delivery.event;
   const head = JSON.stringify({
     id: delivery.id,

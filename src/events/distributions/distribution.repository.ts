@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type DataSource, Not } from 'typeorm';
+import { DataCipher } from '../../common/crypto/data-cipher.js';
 import type { Tx } from '../../database/transaction-runner.js';
+import { headersCurrent, openHeaders, sealHeaders } from '../secrets/sealed-values.js';
 import { Distribution } from './distribution.entity.js';
 
 /**
@@ -13,9 +15,22 @@ export const NOTIFY_WORK = `pg_notify('loyalty_webhook_work', '')`;
 /** A distribution the API no longer shows: deleted, its deliveries being deleted in the background. */
 const LIVE = `status <> 'DELETED'`;
 
+/** A distribution's headers as stored (sealed or plain), for `cli.js encrypt-secrets`. */
+export interface StoredHeaders {
+  id: string;
+  customHeaders: Record<string, string>;
+}
+
+/**
+ * Distributions. Their custom header values may carry credentials: stored sealed under DATA_ENCRYPTION_KEY
+ * when it is set (`sealHeaders`), and every distribution this repository answers has them opened.
+ */
 @Injectable()
 export class DistributionRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly cipher: DataCipher,
+  ) {}
 
   /**
    * Inserts the distribution unless its project already has `max` (deleted ones do not count); null then.
@@ -27,17 +42,20 @@ export class DistributionRepository {
     const [{ n }] = (await tx.query(`SELECT count(*)::int AS n FROM distributions WHERE project_id = $1 AND ${LIVE}`, [distribution.projectId])) as { n: number }[];
     if (n >= max) return null;
     const repository = tx.getRepository(Distribution);
-    await repository.insert(distribution as Parameters<typeof repository.insert>[0]);
-    return repository.findOneByOrFail({ id: distribution.id });
+    const row = distribution.customHeaders ? { ...distribution, customHeaders: sealHeaders(this.cipher, distribution.id as string, distribution.customHeaders) } : distribution;
+    await repository.insert(row as Parameters<typeof repository.insert>[0]);
+    return this.opened(await repository.findOneByOrFail({ id: distribution.id }));
   }
 
   async findOne(projectId: string, id: string): Promise<Distribution | null> {
-    return this.dataSource.getRepository(Distribution).findOneBy({ projectId, id, status: Not('DELETED' as never) });
+    const row = await this.dataSource.getRepository(Distribution).findOneBy({ projectId, id, status: Not('DELETED' as never) });
+    return row && this.opened(row);
   }
 
   async update(projectId: string, id: string, changes: Partial<Distribution>): Promise<Distribution | null> {
     const repository = this.dataSource.getRepository(Distribution);
-    const result = await repository.update({ projectId, id, status: Not('DELETED' as never) }, { ...changes, updatedAt: () => 'now()' } as object);
+    const values = changes.customHeaders ? { ...changes, customHeaders: sealHeaders(this.cipher, id, changes.customHeaders) } : changes;
+    const result = await repository.update({ projectId, id, status: Not('DELETED' as never) }, { ...values, updatedAt: () => 'now()' } as object);
     return result.affected ? this.findOne(projectId, id) : null;
   }
 
@@ -82,7 +100,33 @@ export class DistributionRepository {
       .orderBy('d.seq', 'DESC')
       .limit(limit);
     if (beforeSeq !== null) query.andWhere('d.seq < :beforeSeq', { beforeSeq });
-    return query.getMany();
+    return (await query.getMany()).map((row) => this.opened(row));
+  }
+
+  /** Up to `limit` distributions after `after` (any project, deleted ones too), their headers as stored (`cli.js encrypt-secrets`). */
+  async storedHeadersPage(after: string, limit: number): Promise<StoredHeaders[]> {
+    const rows = (await this.dataSource.query(`SELECT id, custom_headers FROM distributions WHERE id > $1 ORDER BY id LIMIT $2`, [after, limit])) as { id: string; custom_headers: Record<string, string> }[];
+    return rows.map((row) => ({ id: row.id, customHeaders: row.custom_headers }));
+  }
+
+  /** Whether stored headers are as a write would store them now (sealed under the current key, or plain without one). */
+  headersCurrent(stored: StoredHeaders): boolean {
+    return headersCurrent(this.cipher, stored.customHeaders);
+  }
+
+  /** Rewrites stored headers as a write would store them now, if the row still holds them (an update meanwhile wrote its own). Whether it was rewritten. */
+  async resealHeaders(stored: StoredHeaders): Promise<boolean> {
+    const headers = sealHeaders(this.cipher, stored.id, openHeaders(this.cipher, stored.id, stored.customHeaders));
+    const [, changed] = (await this.dataSource.query(`UPDATE distributions SET custom_headers = $3 WHERE id = $1 AND custom_headers = $2::jsonb`, [
+      stored.id,
+      JSON.stringify(stored.customHeaders),
+      JSON.stringify(headers),
+    ])) as [unknown, number];
+    return changed > 0;
+  }
+
+  private opened(row: Distribution): Distribution {
+    return { ...row, customHeaders: openHeaders(this.cipher, row.id, row.customHeaders) };
   }
 
   /**

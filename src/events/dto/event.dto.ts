@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, Matches } from 'class-validator';
-import { ListCursorDto } from '../../campaigns/dto/loyalty-program.dto.js';
+import { ListCursorDto } from '../../common/pagination/list-cursor.dto.js';
 import { LimitQueryDto } from '../../common/pagination/limit-query.dto.js';
 import { Optional } from '../../common/validation/decorators.js';
 import type { EventRecord } from '../event.entity.js';

@@ -2,7 +2,9 @@ import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 
 /**
  * The project's webhook signing secret (`whsec_` + base64 of 32 random bytes). It must be shown to the
- * project again (GET /v1/webhook-secret), so it is stored as it is, unlike application tokens (hashed).
+ * project again (GET /v1/webhook-secret), so it cannot be hashed as application tokens are: it is sealed
+ * (AES-256-GCM) under DATA_ENCRYPTION_KEY when that is set, and stored plain otherwise (DataCipher; the
+ * repository opens it). `secret` and `previous_secret` hold either form.
  * After a rotation the previous secret still signs (a second `webhook-signature` entry) until
  * `previous_expires_at`, so receivers can switch without losing a delivery.
  */

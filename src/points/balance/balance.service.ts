@@ -5,8 +5,7 @@ import { ApiError } from '../../common/errors/api-error.js';
 import { hexId } from '../../common/ids.js';
 import { CardRepository } from '../../cards/card.repository.js';
 import { TransactionRunner } from '../../database/transaction-runner.js';
-import { requestCause } from '../../events/events.service.js';
-import { EVENTS } from '../../events/event-catalogue.js';
+import { EVENTS, requestCause } from '../../events/recording/event-recording.js';
 import { IdempotencyService } from '../../idempotency/idempotency.service.js';
 import type { CardRef } from '../../members/member-card.repository.js';
 import { MembersService } from '../../members/members.service.js';
@@ -51,6 +50,8 @@ export class BalanceService {
       const cause = requestCause(project);
       return this.transactions.run(async (tx) => {
         const locked = await this.cards.lock(tx, [card.id]);
+        // Gone since it was looked up: its campaign was deleted for good (issue 36).
+        if (!locked.has(card.id)) throw ApiError.notFound('voucher', code);
         if (dto.points < 0) {
           const { balance } = await this.cards.current(locked, card.id);
           if (-dto.points > balance) throw pointsExceeded(code, card.id, -dto.points, balance);

@@ -4,6 +4,15 @@ import type { DataSource } from 'typeorm';
 import { prepared, runPrepared } from '../../database/prepared.js';
 import type { LockedCards } from '../../cards/card.repository.js';
 import { hexId } from '../../common/ids.js';
+import { BUCKET_DAY_KEY } from './points-bucket.entity.js';
+
+/**
+ * What a credit does to the ACTIVE bucket of its card and day that exists already (ON CONFLICT … DO UPDATE,
+ * `b` the bucket, EXCLUDED the credit): its points are added (`total_points` counts every credit of the day),
+ * and it takes the credit's moment.
+ */
+export const MERGE_CREDIT = `total_points = b.total_points + EXCLUDED.total_points, remaining = b.remaining + EXCLUDED.remaining,
+  expire_after = EXCLUDED.expire_after, updated_at = now()`;
 
 /**
  * When a credit's points expire: on a given last day, never, or by the rules (the earning rule's
@@ -36,11 +45,15 @@ export interface BucketView {
  * One statement for a change's credits. The day a bucket's points expire is computed here, from the rules
  * stored with the earning rule and the campaign, by the same SQL function the activation statement and the
  * initial-points trigger call (loyalty_points_expiry_date.sql), so every way points arrive dates them alike.
+ * A card has one ACTIVE bucket per day: the credits of one card and day are summed, and added to that day's
+ * bucket when it has one (ON CONFLICT on `uq_points_buckets_card_day`; a row may be updated once per statement,
+ * hence the sum first). The bucket takes the moment computed now (in the project's zone as it is now: the
+ * same moment at the real length of a day, the right one after a zone change).
  */
 export const CREDIT = prepared(
   'buckets_credit',
-  `INSERT INTO loyalty_points_buckets (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after)
-   SELECT c.id, c.project_id, c.voucher_id, c.campaign_id, c.points, c.points, e.expires_at, loyalty_points_expire_after(e.expires_at, p.time_zone)
+  `INSERT INTO loyalty_points_buckets AS b (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after)
+   SELECT min(c.id), c.project_id, c.voucher_id, c.campaign_id, sum(c.points), sum(c.points), e.expires_at, max(loyalty_points_expire_after(e.expires_at, p.time_zone))
    FROM json_to_recordset($1::json) AS c(id text, project_id text, voucher_id text, campaign_id text, points bigint, date date, never boolean, earning_rule_id text)
    JOIN projects p ON p.id = c.project_id
    JOIN campaigns ca ON ca.id = c.campaign_id
@@ -50,6 +63,9 @@ export const CREDIT = prepared(
        WHEN c.never THEN NULL
        ELSE loyalty_points_expiry_date(coalesce(er.expiration_rules, ca.voucher->'loyalty_card'->'expiration_rules'), (now() AT TIME ZONE p.time_zone)::date)
      END AS expires_at) e
+   GROUP BY c.project_id, c.voucher_id, c.campaign_id, e.expires_at
+   ON CONFLICT (${BUCKET_DAY_KEY}) WHERE status = 'ACTIVE'
+   DO UPDATE SET ${MERGE_CREDIT}
    RETURNING voucher_id, expires_at IS NOT NULL AS dated`,
 );
 
@@ -92,7 +108,7 @@ export const DRAIN = prepared(
 export class BucketRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** A bucket per credit, on locked cards; the next expiration of cards that got a dated one. */
+  /** The credits, on locked cards, each added to its card's bucket of its day (made if new); the next expiration of cards that got dated points. */
   async credit(locked: LockedCards, credits: BucketCredit[]): Promise<void> {
     if (!credits.length) return;
     locked.require(credits.map((c) => c.cardId));
@@ -135,12 +151,12 @@ export class BucketRepository {
     return row.today;
   }
 
-  /** One page of a card's ACTIVE buckets, the soonest-expiring first, and how many there are. */
+  /** One page of a card's ACTIVE buckets, the soonest-expiring first (one per day: the order of `uq_points_buckets_card_day`), and how many there are. */
   async list(projectId: string, cardId: string, limit: number, offset: number): Promise<{ rows: BucketView[]; total: number }> {
     const rows = (await this.dataSource.query(
       `SELECT id, voucher_id, campaign_id, remaining, status, to_char(expires_at, 'YYYY-MM-DD') AS expires_at, created_at, updated_at
        FROM loyalty_points_buckets WHERE voucher_id = $1 AND project_id = $2 AND status = 'ACTIVE'
-       ORDER BY expires_at NULLS LAST, created_at, id LIMIT $3 OFFSET $4`,
+       ORDER BY coalesce(expires_at, 'infinity'::date) LIMIT $3 OFFSET $4`,
       [cardId, projectId, limit, offset],
     )) as { id: string; voucher_id: string; campaign_id: string; remaining: string; status: string; expires_at: string | null; created_at: Date; updated_at: Date | null }[];
     const [{ total }] = (await this.dataSource.query(`SELECT count(*)::int AS total FROM loyalty_points_buckets WHERE voucher_id = $1 AND project_id = $2 AND status = 'ACTIVE'`, [
@@ -173,7 +189,11 @@ export class BucketRepository {
     return rows.map((row) => row.voucher_id);
   }
 
-  /** After their project's time zone changed: the locked cards' ACTIVE buckets expire at the end of their last day there. */
+  /**
+   * After their project's time zone changed: the locked cards' ACTIVE buckets expire at the end of their last day
+   * there. Only the moment moves: the day, which is the key of a card's bucket, stays, so no two buckets come
+   * to share one (a credit made before this reached its card already went to the bucket of its day).
+   */
   async reschedule(locked: LockedCards): Promise<number> {
     if (!locked.cardIds.length) return 0;
     const [, count] = (await locked.tx.query(
@@ -182,5 +202,15 @@ export class BucketRepository {
       [locked.cardIds],
     )) as [unknown, number];
     return count;
+  }
+
+  /** Up to `limit` buckets of locked cards deleted, whatever their status (a forced campaign deletion's batch); how many. */
+  async deleteOfCards(locked: LockedCards, limit: number): Promise<number> {
+    if (!locked.cardIds.length) return 0;
+    const [, deleted] = (await locked.tx.query(
+      'DELETE FROM loyalty_points_buckets WHERE id IN (SELECT id FROM loyalty_points_buckets WHERE voucher_id = ANY($1::text[]) LIMIT $2)',
+      [locked.cardIds, limit],
+    )) as [unknown, number];
+    return deleted;
   }
 }

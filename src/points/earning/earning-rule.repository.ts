@@ -39,15 +39,39 @@ export const EARNING_NOW = prepared(
      AND c.deleted_at IS NULL AND c.active AND (c.start_date IS NULL OR c.start_date <= now()) AND (c.expiration_date IS NULL OR c.expiration_date >= now())
    ORDER BY r.created_at, r.id`,
 );
+
+/** Why a create was refused: the cap of its campaign or of its project, and the rules counted against it. */
+export interface RuleCapReached {
+  scope: 'campaign' | 'project';
+  max: number;
+  count: number;
+}
+
 export type EarningRulePatch = Partial<Pick<EarningRule, 'loyalty' | 'pendingPoints' | 'expirationRules' | 'banner' | 'active' | 'startDate' | 'expirationDate' | 'metadata'>>;
 
 @Injectable()
 export class EarningRuleRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** All of one request's rules, or none. */
-  async insertMany(rules: NewEarningRule[]): Promise<EarningRule[]> {
+  /**
+   * All of one request's rules (of one campaign), or none: none when they would take their campaign past
+   * `caps.perCampaign` or their project past `caps.perProject` rules (the rules of live campaigns: a campaign
+   * in the bin earns nothing). Concurrent creates of one project queue on a transaction-level advisory lock of
+   * the project's, taken before the count, so that no two of them count the same free room.
+   */
+  async insertWithinCaps(rules: NewEarningRule[], caps: { perCampaign: number; perProject: number }): Promise<EarningRule[] | RuleCapReached> {
+    const { projectId, campaignId } = rules[0];
     return this.dataSource.transaction(async (manager) => {
+      await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended('earning_rules:' || $1, 0))`, [projectId]);
+      const [counts] = (await manager.query(
+        // The project's live campaigns (their unique name index), then each one's rules (idx_earning_rules_campaign_created).
+        `SELECT count(*) FILTER (WHERE c.id = $2)::int AS campaign, count(*)::int AS project
+         FROM campaigns c JOIN earning_rules r ON r.campaign_id = c.id
+         WHERE c.project_id = $1 AND c.deleted_at IS NULL`,
+        [projectId, campaignId],
+      )) as { campaign: number; project: number }[];
+      if (counts.campaign + rules.length > caps.perCampaign) return { scope: 'campaign', max: caps.perCampaign, count: counts.campaign };
+      if (counts.project + rules.length > caps.perProject) return { scope: 'project', max: caps.perProject, count: counts.project };
       await manager.getRepository(EarningRule).insert(rules.map((rule) => rule as QueryDeepPartialEntity<EarningRule>));
       const saved = await manager.getRepository(EarningRule).findBy(rules.map((rule) => ({ id: rule.id })));
       const byId = new Map(saved.map((rule) => [rule.id, rule]));

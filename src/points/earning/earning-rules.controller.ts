@@ -3,7 +3,7 @@ import { ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, A
 import type { ProjectContext } from '../../auth/auth.service.js';
 import { CurrentProject } from '../../auth/current-project.decorator.js';
 import { ArrayBodyPipe } from '../../common/http/array-body.pipe.js';
-import { ApiErrorResponses, ApiOkBody } from '../../common/openapi/api-responses.decorator.js';
+import { ApiErrorResponses, ApiOkBody, type OwnErrorResponse } from '../../common/openapi/api-responses.decorator.js';
 import { EXAMPLE_IDS } from '../../common/openapi/examples.js';
 import { CAMPAIGN_ID_PARAM } from '../../common/openapi/params.js';
 import { CreateEarningRuleDto, EarningRuleDto, EarningRuleListDto, ListEarningRulesQueryDto, UpdateEarningRuleDto } from './dto/earning-rule.dto.js';
@@ -11,6 +11,21 @@ import { EarningRulesService } from './earning-rules.service.js';
 
 const RULE = ApiParam({ name: 'earningRuleId', description: 'The earning rule (`ern_…`).', example: EXAMPLE_IDS.earningRule });
 export const MAX_RULES_PER_REQUEST = 100;
+
+/** POST …/earning-rules: the campaign or the project would have more rules than it may. */
+const TOO_MANY_RULES: OwnErrorResponse = {
+  status: 409,
+  description:
+    'The rules would take the campaign past EARNING_RULES_MAX_PER_CAMPAIGN (100 by default) or the project past EARNING_RULES_MAX_PER_PROJECT (1,000 by default; the rules of campaigns in the bin do not count): `limit_exceeded`, `details` naming which; none is created.',
+  example: {
+    code: 409,
+    key: 'limit_exceeded',
+    message: 'Limit exceeded',
+    details: 'A campaign may have at most 100 earning rules (EARNING_RULES_MAX_PER_CAMPAIGN); it has 99, and this request adds 2',
+    request_id: EXAMPLE_IDS.request,
+    resource_type: 'earning_rules',
+  },
+};
 
 @ApiTags('Earning rules')
 @Controller('v1/loyalties/:campaignId/earning-rules')
@@ -20,10 +35,15 @@ export class EarningRulesController {
   @Post()
   @HttpCode(200)
   @CAMPAIGN_ID_PARAM
-  @ApiOperation({ operationId: 'createEarningRules', summary: 'Create earning rules', description: 'The body is an array of rules (as in Voucherify); all are created, or none. Answers the created rules in the same order.' })
+  @ApiOperation({
+    operationId: 'createEarningRules',
+    summary: 'Create earning rules',
+    description:
+      'The body is an array of rules (as in Voucherify); all are created, or none. Answers the created rules in the same order. A paid order earns once under each rule, so a campaign has at most EARNING_RULES_MAX_PER_CAMPAIGN rules (100 by default) and a project EARNING_RULES_MAX_PER_PROJECT (1,000): past either, 409 `limit_exceeded`.',
+  })
   @ApiBody({ type: [CreateEarningRuleDto] })
   @ApiOkResponse({ type: [EarningRuleDto] })
-  @ApiErrorResponses(400, 401, 404, 503)
+  @ApiErrorResponses(400, 401, 404, TOO_MANY_RULES, 503)
   create(@CurrentProject() project: ProjectContext, @Param('campaignId') campaignId: string, @Body(new ArrayBodyPipe(CreateEarningRuleDto, MAX_RULES_PER_REQUEST)) rules: CreateEarningRuleDto[]): Promise<EarningRuleDto[]> {
     return this.rules.create(project, campaignId, rules);
   }

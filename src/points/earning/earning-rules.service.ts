@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { ProjectContext } from '../../auth/auth.service.js';
 import { CampaignsService } from '../../campaigns/campaigns.service.js';
+import { AppConfig } from '../../config/app-config.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { base62Id } from '../../common/ids.js';
 import type { ExpirationRules } from '../../campaigns/campaign.entity.js';
 import type { EarningLoyalty, EarningRule } from './earning-rule.entity.js';
-import { type EarningRuleNow, type EarningRulePatch, EarningRuleRepository } from './earning-rule.repository.js';
+import { type EarningRuleNow, type EarningRulePatch, EarningRuleRepository, type RuleCapReached } from './earning-rule.repository.js';
 import {
   type CreateEarningRuleDto,
   type EarningLoyaltyDto,
@@ -22,6 +23,7 @@ export class EarningRulesService {
   constructor(
     private readonly rules: EarningRuleRepository,
     private readonly campaigns: CampaignsService,
+    private readonly config: AppConfig,
   ) {}
 
   async create(project: ProjectContext, campaignIdOrName: string, dtos: CreateEarningRuleDto[]): Promise<EarningRuleDto[]> {
@@ -45,7 +47,11 @@ export class EarningRulesService {
         metadata: dto.metadata ?? {},
       };
     });
-    return (await this.rules.insertMany(rows)).map(toEarningRuleDto);
+    // A paid order earns once per rule: the caps bound the work (and the events) of one order.
+    const { maxPerCampaign, maxPerProject } = this.config.earningRules;
+    const saved = await this.rules.insertWithinCaps(rows, { perCampaign: maxPerCampaign, perProject: maxPerProject });
+    if (!Array.isArray(saved)) throw capReached(saved, rows.length);
+    return saved.map(toEarningRuleDto);
   }
 
   async list(project: ProjectContext, campaignIdOrName: string, query: ListEarningRulesQueryDto): Promise<EarningRuleListDto> {
@@ -92,6 +98,15 @@ export class EarningRulesService {
     if (!rule) throw ApiError.notFound('earning_rule', ruleId);
     return rule;
   }
+}
+
+/** 409 `limit_exceeded`, naming the cap (and its setting) that the request would pass. */
+function capReached(cap: RuleCapReached, adding: number): ApiError {
+  const setting = cap.scope === 'campaign' ? 'EARNING_RULES_MAX_PER_CAMPAIGN' : 'EARNING_RULES_MAX_PER_PROJECT';
+  return new ApiError(409, 'limit_exceeded', 'Limit exceeded', {
+    details: `A ${cap.scope} may have at most ${cap.max} earning rules (${setting}); it has ${cap.count}, and this request adds ${adding}`,
+    resourceType: 'earning_rules',
+  });
 }
 
 /** The stored loyalty of a validated DTO: only the fields of its type (a FIXED rule with `order` is a mistake). */

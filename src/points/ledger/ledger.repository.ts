@@ -63,4 +63,14 @@ export class LedgerRepository {
   async listForCard(voucherId: string, limit: number, offset: number): Promise<VoucherTransaction[]> {
     return this.dataSource.getRepository(VoucherTransaction).find({ where: { voucherId }, order: { seq: 'DESC' }, take: limit, skip: offset });
   }
+
+  /** Up to `limit` ledger rows of locked cards deleted (a forced campaign deletion's batch); how many. */
+  async deleteOfCards(locked: LockedCards, limit: number): Promise<number> {
+    if (!locked.cardIds.length) return 0;
+    const [, deleted] = (await locked.tx.query(
+      'DELETE FROM voucher_transactions WHERE id IN (SELECT id FROM voucher_transactions WHERE voucher_id = ANY($1::text[]) LIMIT $2)',
+      [locked.cardIds, limit],
+    )) as [unknown, number];
+    return deleted;
+  }
 }

@@ -68,6 +68,18 @@ function saveStatement(text: string): PreparedStatement {
   return statement;
 }
 
+/**
+ * The INSERT of a new order that sets these columns (status and amount always; the others given), with its
+ * row returned; an upsert by source id when `bySourceId` (bench/'s plain baseline sends a paid order's).
+ */
+export function insertOrderSql(columns: string[], bySourceId: boolean): string {
+  const others = columns.filter((c) => c !== 'status' && c !== 'amount');
+  const update = bySourceId ? `ON CONFLICT (project_id, source_id) WHERE source_id IS NOT NULL DO UPDATE SET ${[...columns.map((c) => `${c} = EXCLUDED.${c}`), 'updated_at = now()'].join(', ')}` : '';
+  return `INSERT INTO orders (id, project_id, source_id, status, amount${others.map((c) => `, ${c}`).join('')})
+       VALUES ($1, $2, $3, $4, $5${others.map((_, i) => `, $${i + 6}`).join('')})
+       ${update} RETURNING ${ORDER_COLUMNS}`;
+}
+
 export const CLAIM = prepared(
   'orders_claim',
   `INSERT INTO order_earnings (order_id, earning_rule_id, project_id, voucher_id, points)
@@ -117,15 +129,9 @@ export class OrderRepository implements CustomerOrderStats {
       ]);
       return orderFromRow(updated);
     }
-    const columns = given.map(([name]) => COLUMN[name]);
-    const update = key.sourceId !== undefined
-      ? `ON CONFLICT (project_id, source_id) WHERE source_id IS NOT NULL DO UPDATE SET ${[...columns.map((c) => `${c} = EXCLUDED.${c}`), 'updated_at = now()'].join(', ')}`
-      : '';
     const [row] = await runPrepared<OrderRow[]>(
       tx,
-      saveStatement(`INSERT INTO orders (id, project_id, source_id, status, amount${columns.filter((c) => c !== 'status' && c !== 'amount').map((c) => `, ${c}`).join('')})
-       VALUES ($1, $2, $3, $4, $5${columns.filter((c) => c !== 'status' && c !== 'amount').map((_, i) => `, $${i + 6}`).join('')})
-       ${update} RETURNING ${ORDER_COLUMNS}`),
+      saveStatement(insertOrderSql(given.map(([name]) => COLUMN[name]), key.sourceId !== undefined)),
       [
         key.id,
         key.projectId,

@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { ProjectContext } from '../../auth/auth.service.js';
 import { ApiError } from '../../common/errors/api-error.js';
-import { present } from '../../common/present.js';
 import { hexId } from '../../common/ids.js';
 import { AppConfig } from '../../config/app-config.js';
 import { CustomersService } from '../../customers/customers.service.js';
 import { TransactionRunner } from '../../database/transaction-runner.js';
-import { type EventCause, requestCause } from '../../events/events.service.js';
+import { type EventCause, requestCause } from '../../events/recording/event-recording.js';
 import { type CardBalance, CardRepository, type LockedCards } from '../../cards/card.repository.js';
 import { EarningPlanner, earnedPoints, type PlannedEarning } from '../earning/earning-planner.service.js';
 import { BucketRepository } from '../buckets/bucket.repository.js';
@@ -22,6 +21,14 @@ import { type OrderFields, OrderRepository } from './order.repository.js';
 interface Earning {
   planned: PlannedEarning;
   points: number;
+}
+
+/**
+ * The earning rule as pending entries and ledger rows name it, Voucherify's `details.earning_rule`, whose
+ * schemas require `source.banner`: a rule without a banner gives an empty one (docs/decisions.md, issue 37).
+ */
+function earningRuleRef(rule: { id: string; banner: string | null }): { id: string; source: { banner: string } } {
+  return { id: rule.id, source: { banner: rule.banner ?? '' } };
 }
 
 /**
@@ -90,7 +97,12 @@ export class OrdersService {
         const earning = (saved.customerId === customerId ? plan : [])
           .map((planned) => ({ planned, points: earnedPoints(planned, saved.amount) }))
           .filter((e) => e.points > 0);
-        if (earning.length) created = await this.earn(await this.cards.lock(tx, earning.map((e) => e.planned.cardId)), saved, earning, cause);
+        if (earning.length) {
+          const locked = await this.cards.lock(tx, earning.map((e) => e.planned.cardId));
+          // A card gone since the plan (its campaign deleted for good) earns nothing.
+          const live = earning.filter((e) => locked.has(e.planned.cardId));
+          if (live.length) created = await this.earn(locked, saved, live, cause);
+        }
       } else if (saved.status === 'CANCELED') {
         await this.pending.cancelForOrder(tx, saved.id, cause);
       }
@@ -114,6 +126,13 @@ export class OrdersService {
 
     const accruals = claimed.filter((e) => e.planned.rule.pendingPoints === null);
     const held = claimed.filter((e) => e.planned.rule.pendingPoints !== null);
+    // The accruals' buckets first: the pending entries' events show the card's next expiration with them.
+    if (accruals.length) {
+      await this.buckets.credit(
+        locked,
+        accruals.map((e) => ({ projectId: order.projectId, cardId: e.planned.cardId, campaignId: e.planned.rule.campaignId, points: e.points, expiry: { earningRuleId: e.planned.rule.id } })),
+      );
+    }
     // The pending entries and their events, and every card change of this order (accruals too) in one statement.
     const { created, cards } = await this.pending.add(
       locked,
@@ -127,18 +146,12 @@ export class OrdersService {
         earningRuleId: e.planned.rule.id,
         points: e.points,
         delayMs: (e.planned.rule.pendingPoints?.period_value ?? 0) * this.config.pendingPointsDayMs,
-        details: { ...paid, earning_rule: { id: e.planned.rule.id, source: present('banner', e.planned.rule.banner) } },
+        details: { ...paid, earning_rule: earningRuleRef(e.planned.rule) },
       })),
       cause,
       accruals.map((e) => ({ cardId: e.planned.cardId, points: e.points, pending: 0 })),
     );
-    if (accruals.length) {
-      await this.ledger.insert(locked, this.accrualTransactions(order, accruals, cards, paid), new Date());
-      await this.buckets.credit(
-        locked,
-        accruals.map((e) => ({ projectId: order.projectId, cardId: e.planned.cardId, campaignId: e.planned.rule.campaignId, points: e.points, expiry: { earningRuleId: e.planned.rule.id } })),
-      );
-    }
+    if (accruals.length) await this.ledger.insert(locked, this.accrualTransactions(order, accruals, cards, paid), new Date());
     return created;
   }
 
@@ -169,7 +182,7 @@ export class OrdersService {
         balance: { type: 'loyalty_card', total: balances[i].points, object: 'balance', points: e.points, balance: balances[i].balance, related_object: { id: e.planned.cardId, type: 'voucher' } },
         order: paid.order,
         event: { id: paid.event.id, type: paid.event.type },
-        earning_rule: { id: e.planned.rule.id, source: { banner: e.planned.rule.banner } },
+        earning_rule: earningRuleRef(e.planned.rule),
       },
     }));
   }

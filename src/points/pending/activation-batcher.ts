@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { internalCause } from '../../events/events.service.js';
+import { internalCause } from '../../events/recording/event-recording.js';
 import { ActivationService } from './activation.service.js';
 
 /** Largest number of job-requested entries in one transaction. */

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config.js';
 import { prepared, runPrepared } from '../../database/prepared.js';
 import type { LockedCards } from '../../cards/card.repository.js';
-import type { EventCause } from '../../events/events.service.js';
-import { eventsInsertSql } from '../../events/event.repository.js';
-import { REFRESH_NEXT } from '../buckets/bucket.repository.js';
-import { EVENTS } from '../../events/event-catalogue.js';
+import { type EventCause, EVENTS, eventsInsertSql } from '../../events/recording/event-recording.js';
+import { MERGE_CREDIT, REFRESH_NEXT } from '../buckets/bucket.repository.js';
+import { BUCKET_DAY_KEY } from '../buckets/points-bucket.entity.js';
 import type { OperationType } from './pending-events.repository.js';
 
 /** An entry this statement activated, and its card right after it. */
@@ -23,15 +23,20 @@ export interface ActivatedEntry {
  *
  * - `upd`: PENDING → ACTIVATED (conditional: an entry no longer PENDING is not in the batch);
  * - `cards`: each card credited once with its entries' sum (their locks are held already);
- * - `joined`/`run`: each entry's card right after it, entries of one card applying in id order;
+ * - `dates`: each earning rule's expiry day for the batch (MATERIALIZED: inlined, the CTE would call the date
+ *   function, which PostgreSQL cannot inline, once per entry, which cost a third of the throughput;
+ *   bench/README.md, "Point buckets"); pending points start their clock at activation, so it counts from today
+ *   under the earning rule's expiration rules, else the campaign's;
+ * - `joined`/`run`: each entry's card right after it, entries of one card applying in id order, with its next
+ *   expiration: the sooner of the card's as it was and the buckets of its entries up to this one (`new_day`, a
+ *   running minimum, and `new_day_points`, their points on that day: the statement cannot read the buckets
+ *   it credits);
  * - `joined` also builds each entry's JSON once (loyalty_pending_points_json, inlined), as it is now, ACTIVATED:
  *   the ledger row's `details.pending_points` and the event's `pending_points` are that one value (`joined` has
  *   a window function, so PostgreSQL does not pull it up into `run` and compute it twice);
  * - `tx`: one PENDING_POINTS_ACTIVATION ledger row per entry (unique per entry: the last line of defence);
- * - `dates`/`bk`: one point bucket per entry, its expiry counted from today (pending points start their clock
- *   at activation) under the earning rule's expiration rules, else the campaign's: computed once per rule of
- *   the batch (MATERIALIZED: inlined, the CTE would call the date function, which PostgreSQL cannot inline,
- *   once per entry, which cost a third of the throughput; bench/README.md, "Point buckets");
+ * - `bk`: the entries' points go to their card's bucket of their rule's day (one per card and day: the entries
+ *   of a card and day summed, added to the bucket when the card has it, as `BucketRepository.credit` does);
  * - `ev`: one `customer.voucher.loyalty_card.pending_points.activated` event per entry, its `data` built by
  *   the payload functions of src/database/functions/ (customer, campaign, voucher, order, pending_points)
  *   and in the statement (balance, transaction).
@@ -51,13 +56,25 @@ WITH upd AS (
     pending_activated_points = v.pending_activated_points + agg.points, updated_at = now()
   FROM agg WHERE v.id = agg.voucher_id
   RETURNING v.*
+), dates AS MATERIALIZED (
+  SELECT k.campaign_id, k.earning_rule_id, e.expires_at, loyalty_points_expire_after(e.expires_at, pr.time_zone) AS expire_after
+  FROM (SELECT DISTINCT project_id, campaign_id, earning_rule_id FROM upd) k
+  JOIN projects pr ON pr.id = k.project_id
+  JOIN campaigns ca ON ca.id = k.campaign_id
+  LEFT JOIN earning_rules er ON er.id = k.earning_rule_id
+  CROSS JOIN LATERAL (SELECT loyalty_points_expiry_date(coalesce(er.expiration_rules, ca.voucher->'loyalty_card'->'expiration_rules'),
+                                                         (now() AT TIME ZONE pr.time_zone)::date) AS expires_at) e
 ), joined AS (
   SELECT ROW(u.*)::loyalty_pending_points AS entry, ROW(c.*)::vouchers AS card, loyalty_pending_points_json(ROW(u.*)::loyalty_pending_points) AS entry_json,
-         coalesce(sum(u.points) OVER (PARTITION BY u.voucher_id ORDER BY u.id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)::bigint AS later
+         coalesce(sum(u.points) OVER (PARTITION BY u.voucher_id ORDER BY u.id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)::bigint AS later,
+         d.expires_at AS bucket_day, min(d.expires_at) OVER (PARTITION BY u.voucher_id ORDER BY u.id ROWS UNBOUNDED PRECEDING) AS new_day
   FROM upd u JOIN cards c ON c.id = u.voucher_id
+  LEFT JOIN dates d ON d.campaign_id = u.campaign_id AND d.earning_rule_id = u.earning_rule_id
 ), run AS (
   SELECT entry, card, entry_json, (entry).id, (entry).project_id, (entry).voucher_id, (entry).campaign_id, (entry).customer_id, (entry).order_id, (entry).points,
          (card).points - later AS total, (card).balance - later AS balance, (card).pending_points + later AS pending,
+         least((card).next_expiration_date, new_day) AS next_day, new_day,
+         sum(CASE WHEN bucket_day = new_day THEN (entry).points ELSE 0 END) OVER (PARTITION BY (entry).voucher_id, new_day ORDER BY (entry).id ROWS UNBOUNDED PRECEDING)::bigint AS new_day_points,
          'vtx_' || left(md5(random()::text || clock_timestamp()::text || (entry).id), 18) AS transaction_id,
          json_build_object(
            'balance', json_build_object('type', 'loyalty_card', 'total', (card).points - later, 'object', 'balance', 'points', (entry).points,
@@ -69,19 +86,14 @@ WITH upd AS (
   INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, details, created_at)
   SELECT transaction_id, project_id, voucher_id, campaign_id, 'PENDING_POINTS_ACTIVATION', points, balance, order_id, id, transaction_details, now()
   FROM run ORDER BY voucher_id, id
-), dates AS MATERIALIZED (
-  SELECT k.campaign_id, k.earning_rule_id, e.expires_at, loyalty_points_expire_after(e.expires_at, pr.time_zone) AS expire_after
-  FROM (SELECT DISTINCT project_id, campaign_id, earning_rule_id FROM upd) k
-  JOIN projects pr ON pr.id = k.project_id
-  JOIN campaigns ca ON ca.id = k.campaign_id
-  LEFT JOIN earning_rules er ON er.id = k.earning_rule_id
-  CROSS JOIN LATERAL (SELECT loyalty_points_expiry_date(coalesce(er.expiration_rules, ca.voucher->'loyalty_card'->'expiration_rules'),
-                                                         (now() AT TIME ZONE pr.time_zone)::date) AS expires_at) e
 ), bk AS (
-  INSERT INTO loyalty_points_buckets (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after)
-  SELECT 'lopb_' || left(md5(random()::text || clock_timestamp()::text || u.id), 18), u.project_id, u.voucher_id, u.campaign_id, u.points, u.points,
-         d.expires_at, d.expire_after
+  INSERT INTO loyalty_points_buckets AS b (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after)
+  SELECT 'lopb_' || left(md5(random()::text || clock_timestamp()::text || min(u.id)), 18), u.project_id, u.voucher_id, u.campaign_id, sum(u.points), sum(u.points),
+         d.expires_at, max(d.expire_after)
   FROM upd u JOIN dates d ON d.campaign_id = u.campaign_id AND d.earning_rule_id = u.earning_rule_id
+  GROUP BY u.project_id, u.voucher_id, u.campaign_id, d.expires_at
+  ON CONFLICT (${BUCKET_DAY_KEY}) WHERE status = 'ACTIVE'
+  DO UPDATE SET ${MERGE_CREDIT}
   RETURNING voucher_id, expires_at
 ), ev AS (
   ${eventsInsertSql(`
@@ -90,7 +102,10 @@ WITH upd AS (
            json_build_object(
              'customer', loyalty_customer_json(cu),
              'campaign', loyalty_campaign_json(ca),
-             'voucher', loyalty_voucher_json(r.card, ca.name, r.total, r.balance, r.pending, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = (r.card).member_id)),
+             'voucher', loyalty_voucher_json(r.card, ca.name, r.total, r.balance, r.pending, r.next_day,
+                                             CASE WHEN (r.card).next_expiration_date = r.next_day THEN (r.card).next_expiration_points ELSE 0 END
+                                             + CASE WHEN r.new_day = r.next_day THEN r.new_day_points ELSE 0 END,
+                                             (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = (r.card).member_id)),
              'balance', json_build_object('points', r.points, 'total', r.total, 'balance', r.balance, 'type', 'loyalty_card', 'object', 'balance',
                                           'related_object', json_build_object('type', 'voucher', 'id', r.voucher_id), 'operation_type', $2::text),
              'order', loyalty_order_json(o),
@@ -102,7 +117,7 @@ WITH upd AS (
     JOIN customers cu ON cu.id = r.customer_id
     JOIN campaigns ca ON ca.id = r.campaign_id
     LEFT JOIN orders o ON o.id = r.order_id
-    ORDER BY r.voucher_id, r.id`)}
+    ORDER BY r.voucher_id, r.id`, '$6')}
 )
 SELECT r.id, r.voucher_id, r.points, r.total, r.balance, r.pending, d.dated
 FROM run r LEFT JOIN (SELECT voucher_id, bool_or(expires_at IS NOT NULL) AS dated FROM bk GROUP BY voucher_id) d ON d.voucher_id = r.voucher_id
@@ -112,13 +127,15 @@ export const ACTIVATE_STATEMENT = prepared('pending_activate', ACTIVATE);
 
 @Injectable()
 export class ActivationRepository {
+  constructor(private readonly config: AppConfig) {}
+
   /**
    * Activates `ids` (locked by the transaction) and writes their ledger rows and events. Only entries whose
    * card is in `locked` are activated: the statement itself keeps the lock discipline.
    */
   async activate(locked: LockedCards, ids: string[], operation: OperationType, cause: EventCause): Promise<ActivatedEntry[]> {
     if (!ids.length || !locked.cardIds.length) return [];
-    const rows = (await runPrepared(locked.tx, ACTIVATE_STATEMENT, [ids, operation, cause.groupId, JSON.stringify(cause.source), locked.cardIds])) as {
+    const rows = (await runPrepared(locked.tx, ACTIVATE_STATEMENT, [ids, operation, cause.groupId, JSON.stringify(cause.source), locked.cardIds, this.config.events.payloadMaxBytes])) as {
       id: string;
       voucher_id: string;
       points: number;

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { dataError } from '../../common/errors/infrastructure-errors.js';
 import { TransactionRunner } from '../../database/transaction-runner.js';
-import type { EventCause } from '../../events/events.service.js';
+import type { EventCause } from '../../events/recording/event-recording.js';
 import { type ActivationTrigger, Metrics } from '../../metrics/metrics.js';
 import { CardRepository, type LockedCards } from '../../cards/card.repository.js';
 import { type ActivatedEntry, ActivationRepository } from './activation.repository.js';
@@ -56,6 +56,7 @@ export class ActivationService {
     const done = await this.transactions.run(async (tx) => {
       // The card first, then its entry: the order every write on a card takes (CardRepository).
       const locked = await this.cards.lock(tx, [cardId]);
+      if (!locked.has(cardId)) return null;
       const entry = await this.pending.lockPending(tx, projectId, entryId);
       if (!entry || entry.voucherId !== cardId) return null;
       const [activated] = await this.activation.activate(locked, [entry.id], 'MANUAL', cause);

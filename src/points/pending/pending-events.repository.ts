@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config.js';
 import { prepared, runPrepared } from '../../database/prepared.js';
 import type { Tx } from '../../database/transaction-runner.js';
-import type { EventCause } from '../../events/events.service.js';
-import { eventsInsertSql } from '../../events/event.repository.js';
-import type { EventType } from '../../events/event-catalogue.js';
+import { type EventCause, eventsInsertSql, type EventType } from '../../events/recording/event-recording.js';
 
 export type OperationType = 'MANUAL' | 'AUTOMATIC';
 
@@ -22,7 +21,7 @@ export const RECORD = prepared(
          json_build_object(
            'customer', (SELECT loyalty_customer_json(cu) FROM customers cu WHERE cu.id = p.customer_id),
            'campaign', loyalty_campaign_json(ca),
-           'voucher', loyalty_voucher_json(v, ca.name, v.points, v.balance, v.pending_points, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = v.member_id)),
+           'voucher', loyalty_voucher_json(v, ca.name, v.points, v.balance, v.pending_points, v.next_expiration_date, v.next_expiration_points, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = v.member_id)),
            'order', (SELECT loyalty_order_json(o) FROM orders o WHERE o.id = p.order_id),
            'voucher_pending_points_balance', json_build_object('points', ch.change, 'total', v.pending_points, 'balance', v.pending_points, 'object', 'balance',
                                                                'related_object', json_build_object('type', 'voucher', 'id', v.id), 'operation_type', $6::text),
@@ -31,13 +30,15 @@ export const RECORD = prepared(
   JOIN loyalty_pending_points p ON p.id = ch.id
   JOIN vouchers v ON v.id = p.voucher_id
   JOIN campaigns ca ON ca.id = p.campaign_id
-  ORDER BY ch.n`),
+  ORDER BY ch.n`, '$7'),
 );
 
 @Injectable()
 export class PendingEventsRepository {
+  constructor(private readonly config: AppConfig) {}
+
   async record(tx: Tx, changes: { id: string; change: number }[], type: EventType, operation: OperationType, cause: EventCause): Promise<void> {
     if (!changes.length) return;
-    await runPrepared(tx, RECORD, [changes.map((c) => c.id), changes.map((c) => c.change), type, cause.groupId, JSON.stringify(cause.source), operation]);
+    await runPrepared(tx, RECORD, [changes.map((c) => c.id), changes.map((c) => c.change), type, cause.groupId, JSON.stringify(cause.source), operation, this.config.events.payloadMaxBytes]);
   }
 }

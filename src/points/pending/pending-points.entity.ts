@@ -33,6 +33,8 @@ export interface PendingPointsDetails {
 @Index('idx_pending_points_card', ['voucherId', 'id'], { where: `"status" = 'PENDING'` })
 @Index('idx_pending_points_campaign', ['campaignId', 'id'], { where: `"status" = 'PENDING'` })
 @Index('idx_pending_points_order', ['orderId'])
+// A card's entries whatever their status: a forced campaign deletion's batches, and the cascade of a card's deletion.
+@Index('idx_pending_points_voucher', ['voucherId'])
 export class PendingPoints {
   /** Byte order (COLLATE "C"): lists page by id. */
   @PrimaryColumn({ type: 'text', collation: 'C' })

@@ -85,6 +85,14 @@ export const ACTIVATION_DAYS = prepared(
    GROUP BY 1, 2 ORDER BY 1, 2`,
 );
 
+/** An entry of the project by id (bench/'s plain baseline sends it, and the two below, too). */
+export const BY_ID = `SELECT ${COLUMNS} FROM loyalty_pending_points WHERE id = $1 AND project_id = $2`;
+/** One PENDING entry of the project, locked, waiting for a transaction that holds it. */
+export const LOCK_PENDING = `SELECT id, voucher_id FROM loyalty_pending_points WHERE id = $1 AND project_id = $2 AND status = 'PENDING' FOR UPDATE`;
+/** Due PENDING entries other than $1, soonest first and by card, up to $2, locked without waiting (idx_pending_points_due). */
+export const DUE_FOR_ACTIVATION = `SELECT id, voucher_id FROM loyalty_pending_points WHERE status = 'PENDING' AND activation_error IS NULL AND activates_at <= now() AND NOT (id = ANY($1::text[]))
+             ORDER BY activates_at, voucher_id LIMIT $2 FOR UPDATE SKIP LOCKED`;
+
 export const INSERT = prepared(
   'pending_insert',
   `INSERT INTO loyalty_pending_points (id, project_id, voucher_id, campaign_id, customer_id, order_id, earning_rule_id, points, activates_at, details)
@@ -132,7 +140,7 @@ export class PendingPointsRepository implements CardActivations {
 
   /** Locks one PENDING entry of the project, waiting for a transaction that holds it; null when it is not PENDING. */
   async lockPending(tx: Tx, projectId: string, id: string): Promise<{ id: string; voucherId: string } | null> {
-    const [row] = (await tx.query(`SELECT id, voucher_id FROM loyalty_pending_points WHERE id = $1 AND project_id = $2 AND status = 'PENDING' FOR UPDATE`, [id, projectId])) as {
+    const [row] = (await tx.query(LOCK_PENDING, [id, projectId])) as {
       id: string;
       voucher_id: string;
     }[];
@@ -154,11 +162,7 @@ export class PendingPointsRepository implements CardActivations {
       : [];
     const due =
       extraDue > 0
-        ? ((await tx.query(
-            `SELECT id, voucher_id FROM loyalty_pending_points WHERE status = 'PENDING' AND activation_error IS NULL AND activates_at <= now() AND NOT (id = ANY($1::text[]))
-             ORDER BY activates_at, voucher_id LIMIT $2 FOR UPDATE SKIP LOCKED`,
-            [ids, extraDue],
-          )) as { id: string; voucher_id: string }[])
+        ? ((await tx.query(DUE_FOR_ACTIVATION, [ids, extraDue])) as { id: string; voucher_id: string }[])
         : [];
     return [...requested, ...due].map((row) => ({ id: row.id, voucherId: row.voucher_id }));
   }
@@ -199,7 +203,7 @@ export class PendingPointsRepository implements CardActivations {
   }
 
   async find(projectId: string, id: string): Promise<PendingPoints | null> {
-    const [row] = (await this.dataSource.query(`SELECT ${COLUMNS} FROM loyalty_pending_points WHERE id = $1 AND project_id = $2`, [id, projectId])) as Row[];
+    const [row] = (await this.dataSource.query(BY_ID, [id, projectId])) as Row[];
     return row ? entity(row) : null;
   }
 
@@ -215,5 +219,15 @@ export class PendingPointsRepository implements CardActivations {
       params,
     )) as Row[];
     return rows.map(entity);
+  }
+
+  /** Up to `limit` entries of locked cards deleted, whatever their status (a forced campaign deletion's batch); how many. */
+  async deleteOfCards(locked: LockedCards, limit: number): Promise<number> {
+    if (!locked.cardIds.length) return 0;
+    const [, deleted] = (await locked.tx.query(
+      'DELETE FROM loyalty_pending_points WHERE id IN (SELECT id FROM loyalty_pending_points WHERE voucher_id = ANY($1::text[]) LIMIT $2)',
+      [locked.cardIds, limit],
+    )) as [unknown, number];
+    return deleted;
   }
 }

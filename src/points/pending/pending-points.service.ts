@@ -5,8 +5,7 @@ import { ApiError } from '../../common/errors/api-error.js';
 import { type CardBalance, type CardDelta, CardRepository, type LockedCards } from '../../cards/card.repository.js';
 import { dataError } from '../../common/errors/infrastructure-errors.js';
 import { TransactionRunner, type Tx } from '../../database/transaction-runner.js';
-import { type EventCause, requestCause } from '../../events/events.service.js';
-import { EVENTS, type EventType } from '../../events/event-catalogue.js';
+import { type EventCause, EVENTS, type EventType, requestCause } from '../../events/recording/event-recording.js';
 import type { CardRef } from '../../members/member-card.repository.js';
 import { MembersService } from '../../members/members.service.js';
 import { JobQueueService } from '../../queue/job-queue.service.js';
@@ -119,6 +118,8 @@ export class PendingPointsService {
     await this.entryOf(project, card, entryId);
     const after = await this.transactions.run(async (tx) => {
       const locked = await this.cards.lock(tx, [card.id]);
+      // Gone since it was looked up (its campaign deleted for good): so is the entry, 404 below.
+      if (!locked.has(card.id)) return null;
       const entry = await this.pending.adjust(locked, entryId, project.id, points);
       if (!entry) return null;
       const cards = await this.changed(locked, [entry], [points], PENDING.UPDATED, 'MANUAL', requestCause(project));
@@ -141,6 +142,7 @@ export class PendingPointsService {
     await this.entryOf(project, card, entryId);
     const canceled = await this.transactions.run(async (tx) => {
       const locked = await this.cards.lock(tx, [card.id]);
+      if (!locked.has(card.id)) return false;
       const rows = await this.pending.cancel(locked, { id: entryId, projectId: project.id });
       await this.changed(locked, rows, rows.map((e) => -e.points), PENDING.CANCELED, 'MANUAL', requestCause(project));
       return rows.length > 0;
@@ -181,9 +183,11 @@ export class PendingPointsService {
   }
 
   private async stateError(project: ProjectContext, entryId: string, verb: 'activated' | 'updated' | 'canceled'): Promise<ApiError> {
-    const status = (await this.pending.find(project.id, entryId))?.status ?? 'UNKNOWN';
+    const entry = await this.pending.find(project.id, entryId);
+    // Deleted meanwhile, with its card (a campaign deleted for good).
+    if (!entry) return ApiError.notFound('pending_points', entryId);
     return new ApiError(400, 'invalid_pending_points_state', 'Invalid pending points state', {
-      details: `Only pending points in 'PENDING' status can be ${verb}. Current status: '${status}'.`,
+      details: `Only pending points in 'PENDING' status can be ${verb}. Current status: '${entry.status}'.`,
       resourceId: entryId,
       resourceType: 'pending_points',
     });

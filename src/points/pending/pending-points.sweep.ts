@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config.js';
-import { internalCause } from '../../events/events.service.js';
+import { internalCause } from '../../events/recording/event-recording.js';
 import type { SweepDefinition } from '../../queue/sweeps.js';
 import { WorkerSweep } from '../../queue/worker-feature.js';
 import { ActivationService } from './activation.service.js';

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsIn, IsString, Matches } from 'class-validator';
-import { ListCursorDto } from '../../../campaigns/dto/loyalty-program.dto.js';
+import { ListCursorDto } from '../../../common/pagination/list-cursor.dto.js';
 import { LimitQueryDto } from '../../../common/pagination/limit-query.dto.js';
 import { IsDateTime, Optional } from '../../../common/validation/decorators.js';
 import { DELIVERY_STATUSES, type DeliveryStatus, type WebhookAttempt, type WebhookDelivery } from '../webhook-delivery.entity.js';
@@ -159,7 +159,7 @@ export class RecoveryDto {
   @ApiProperty({ format: 'date-time' })
   since: string;
 
-  @ApiProperty({ description: 'The FAILED deliveries created since `since` that are sent again (each one attempt, same `webhook-id`), counted among the distribution\'s newest 10,000 FAILED deliveries when the request was answered: 10,000 means at least that many. The worker makes them PENDING in the background.' })
+  @ApiProperty({ description: 'The FAILED deliveries created since `since` that are sent again (each one attempt, same `webhook-id`), counted up to 10,000 when the request was answered: 10,000 means at least that many. The worker makes them PENDING in the background.' })
   deliveries_count: number;
 }
 

@@ -1,5 +1,6 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type pg from 'pg';
+import { DataCipher } from '../../../common/crypto/data-cipher.js';
 import { AppConfig } from '../../../config/app-config.js';
 import { createPgClient } from '../../../database/pg-client.js';
 import { type ClaimRow, contextFrom, toContext } from '../delivery.sql.js';
@@ -196,7 +197,10 @@ const SESSION_SETTINGS = { enable_bitmapscan: 'off', enable_seqscan: 'off', plan
 export class DispatchRepository implements OnApplicationShutdown {
   private connection: Promise<pg.Client> | null = null;
 
-  constructor(private readonly config: AppConfig) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly cipher: DataCipher,
+  ) {}
 
   /**
    * Records these attempts and claims up to `limit` due deliveries, projects in turn from the one after
@@ -229,7 +233,7 @@ export class DispatchRepository implements OnApplicationShutdown {
     try {
       // A named statement: parsed and planned once per connection, not on every round trip.
       const { rows } = await (await connection).query<ClaimRow & { next_project: string; share: number }>({ name: 'record-and-claim-due', text: RECORD_AND_CLAIM_DUE, values: params });
-      return { claimed: rows.filter((row) => row.id !== null).map(toContext), nextProject: rows[0]?.next_project ?? after, share: rows[0]?.share ?? shareHint };
+      return { claimed: rows.filter((row) => row.id !== null).map((row) => toContext(row, this.cipher)), nextProject: rows[0]?.next_project ?? after, share: rows[0]?.share ?? shareHint };
     } catch (error) {
       if (this.connection === connection) this.connection = null;
       void connection.then((client) => client.end()).catch(() => undefined);

@@ -10,7 +10,7 @@ import { standardSignatures, voucherifySignature } from '../signing.js';
 import { AddressGuard } from '../ssrf-guard.js';
 import type { DeliveryStatus } from '../webhook-delivery.entity.js';
 import { MicroBatcher } from './micro-batcher.js';
-import { type AttemptContext, type AttemptRecord, type ClaimedDelivery, type DeliveryContext, type NotClaimed, withPayload } from '../delivery.types.js';
+import { type AttemptContext, type AttemptRecord, type ClaimedDelivery, type NotClaimed, withPayload } from '../delivery.types.js';
 import { WorkerDeliveryRepository } from './worker-delivery.repository.js';
 import { envelopeOf } from '../webhook-envelope.js';
 import { EventPayloadRepository } from './event-payload.repository.js';
@@ -291,7 +291,7 @@ export class WebhookDeliveryService implements OnModuleDestroy {
     return this.judge(delivery, new Date(), { statusCode: null, durationMs: 0, error, responseExcerpt: null, retryAfter: undefined });
   }
 
-  private judge(delivery: DeliveryContext<unknown>, at: Date, result: WebhookResult): SentAttempt {
+  private judge(delivery: Pick<ClaimedDelivery, 'id' | 'projectId' | 'distributionId' | 'attemptsCount' | 'firstAttemptAt' | 'manual'>, at: Date, result: WebhookResult): SentAttempt {
     this.metrics.deliveryAttempted(result.statusCode, result.durationMs);
     const now = new Date();
     const succeeded = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
@@ -309,6 +309,7 @@ export class WebhookDeliveryService implements OnModuleDestroy {
 
   /** Signs the envelope with the project's secrets and sends it. */
   private async sendSigned(delivery: AttemptContext, at: Date): Promise<WebhookResult> {
+    if (delivery.unreadable) throw new Error(delivery.unreadable);
     const secret = delivery.secret ?? { current: await this.secrets.ensure(delivery.projectId), previous: null, previousExpiresAt: null };
     const body = envelopeOf(delivery);
     const timestamp = Math.floor(at.getTime() / 1000);

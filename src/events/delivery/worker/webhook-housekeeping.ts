@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { TransactionRunner } from '../../../database/transaction-runner.js';
 import { DeliveryDispatcher } from './delivery-dispatcher.js';
 import { Rerun } from './rerun.js';
-import { type PendingWork, WebhookWorkRepository } from './webhook-work.repository.js';
+import { type PendingWork, type RecoverPosition, WebhookWorkRepository } from './webhook-work.repository.js';
 
 /** Deliveries one batch reads (and changes or deletes) at most: one short transaction each. */
 export const WORK_BATCH = 1_000;
@@ -60,9 +60,9 @@ export class WebhookHousekeeping {
   private async carryOut(work: PendingWork): Promise<void> {
     if (work.deleted) return this.delete(work.id);
     if (work.recoverRequestedAt !== null && work.recoverSince !== null) {
-      let before: string | null = null;
+      let before: RecoverPosition | null = null;
       for (;;) {
-        const { changed, last } = await this.work.recoverBatch(work.id, work.recoverSince, before, WORK_BATCH);
+        const { changed, last }: { changed: number; last: RecoverPosition | null } = await this.work.recoverBatch(work.id, work.recoverSince, before, WORK_BATCH);
         if (changed) this.dispatcher.wake();
         if (last === null || this.runs.stopped) break;
         before = last;

@@ -20,15 +20,55 @@ export interface BatchResult {
   last: string | null;
 }
 
+/** Where a recover's batch stopped: its oldest delivery (created_at as PostgreSQL's text, exact). */
+export interface RecoverPosition {
+  createdAt: string;
+  id: string;
+}
+
 /** Wakes every worker's dispatcher at commit, when a batch made deliveries due. */
 const NOTIFY_DUE = `CASE WHEN count(*) > 0 THEN pg_notify('loyalty_deliveries', '') END`;
 
 /**
+ * The planner settings of a recover's batch, for its transaction: only index scans, no sort. The batch
+ * must read the FAILED rows' index in its order and stop at `since`; with the statistics of a table where
+ * most rows are recent (other distributions' deliveries), the planner preferred reading every FAILED row
+ * of the distribution (a scan of the table, or of the (distribution, status, seq) index) and sorting them.
+ */
+export const RECOVER_PLAN = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)`;
+
+/**
+ * One batch of a recover ($1 distribution, $2 since, $3/$4 the position after which it goes on, $5 the
+ * batch): the index of FAILED deliveries by (distribution, created_at, id) yields them newest first and
+ * stops at `since`, so no older FAILED row is read (issue 36: the scan by `seq` read every FAILED delivery
+ * of the distribution, whatever `since`).
+ */
+export const RECOVER_BATCH = `
+WITH scan AS (
+  SELECT id, created_at FROM webhook_deliveries
+  WHERE distribution_id = $1 AND status = 'FAILED' AND created_at >= $2
+    AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::text))
+  ORDER BY created_at DESC, id DESC LIMIT $5
+), due AS (
+  SELECT CASE WHEN status = 'ACTIVE' THEN now() END AS at FROM distributions WHERE id = $1
+), changed AS (
+  UPDATE webhook_deliveries d SET status = 'PENDING', manual = true, next_attempt_at = (SELECT at FROM due)
+  WHERE d.id IN (SELECT id FROM scan) AND d.status = 'FAILED'
+  RETURNING 1
+), oldest AS (
+  SELECT created_at::text AS created_at, id FROM scan ORDER BY created_at, id LIMIT 1
+)
+SELECT (SELECT count(*)::int FROM changed) AS changed, (SELECT count(*)::int FROM scan) AS read,
+       (SELECT created_at FROM oldest) AS last_created_at, (SELECT id FROM oldest) AS last_id,
+       (SELECT ${NOTIFY_DUE} FROM changed) AS notified`;
+
+/**
  * The statements of WebhookHousekeeping: recover, resume and delete in bounded batches. Each batch reads at
- * most `limit` rows of the distribution in `seq` order from the (distribution, status, seq) or
- * (distribution, seq) index, starting after the previous batch's last row, so that a whole run reads each
- * row once however many there are; the row's state is checked again on the locked row (READ COMMITTED
- * re-checks the UPDATE's own conditions after a wait).
+ * most `limit` rows of the distribution from an index (resume and delete in `seq` order from the
+ * (distribution, status, seq) or (distribution, seq) index; recover newest first from the FAILED rows'
+ * (distribution, created_at, id) index, down to its `since`), starting after the previous batch's last row,
+ * so that a whole run reads each row once however many there are; the row's state is checked again on the
+ * locked row (READ COMMITTED re-checks the UPDATE's own conditions after a wait).
  */
 @Injectable()
 export class WebhookWorkRepository {
@@ -45,26 +85,23 @@ export class WebhookWorkRepository {
   }
 
   /**
-   * Recover, one batch: FAILED deliveries created since `since`, newest first from before `beforeSeq`, get
+   * Recover, one batch: FAILED deliveries created since `since`, newest first from before `before`, get
    * one attempt (due now while the distribution is ACTIVE, else parked until it is), as redeliver does.
+   * Read from the (distribution, created_at, id) index of FAILED rows (RECOVER_BATCH), so that a recover
+   * reads only the deliveries it sends again, however many older ones failed; a short batch is the last.
    */
-  async recoverBatch(distributionId: string, since: Date, beforeSeq: string | null, limit: number): Promise<BatchResult> {
-    const [row] = (await this.dataSource.query(
-      `WITH scan AS (
-         SELECT id, seq, created_at FROM webhook_deliveries
-         WHERE distribution_id = $1 AND status = 'FAILED' AND ($3::bigint IS NULL OR seq < $3) ORDER BY seq DESC LIMIT $4
-       ), due AS (
-         SELECT CASE WHEN status = 'ACTIVE' THEN now() END AS at FROM distributions WHERE id = $1
-       ), changed AS (
-         UPDATE webhook_deliveries d SET status = 'PENDING', manual = true, next_attempt_at = (SELECT at FROM due)
-         WHERE d.id IN (SELECT id FROM scan WHERE created_at >= $2) AND d.status = 'FAILED'
-         RETURNING 1
-       )
-       SELECT (SELECT count(*)::int FROM changed) AS changed, (SELECT min(seq)::text FROM scan) AS last,
-              (SELECT ${NOTIFY_DUE} FROM changed) AS notified`,
-      [distributionId, since, beforeSeq, limit],
-    )) as { changed: number; last: string | null }[];
-    return { changed: row.changed, last: row.last };
+  async recoverBatch(distributionId: string, since: Date, before: RecoverPosition | null, limit: number): Promise<{ changed: number; last: RecoverPosition | null }> {
+    const [row] = await this.dataSource.transaction(async (manager) => {
+      await manager.query(RECOVER_PLAN);
+      return (await manager.query(RECOVER_BATCH, [distributionId, since, before?.createdAt ?? null, before?.id ?? null, limit])) as {
+        changed: number;
+        read: number;
+        last_created_at: string | null;
+        last_id: string | null;
+      }[];
+    });
+    const last = row.read < limit || row.last_created_at === null || row.last_id === null ? null : { createdAt: row.last_created_at, id: row.last_id };
+    return { changed: row.changed, last };
   }
 
   /**

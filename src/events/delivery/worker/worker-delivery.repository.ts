@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { DataCipher } from '../../../common/crypto/data-cipher.js';
 import type { Tx } from '../../../database/transaction-runner.js';
 import { type ClaimRow, contextFrom, PARK, toContext } from '../delivery.sql.js';
 import type { AttemptRecord, ClaimedDelivery, NotClaimed } from '../delivery.types.js';
@@ -65,7 +66,10 @@ ${contextFrom('claimed')}`;
 /** The deliveries' side of the worker: the relay, the jobs' claims and the attempts' records. */
 @Injectable()
 export class WorkerDeliveryRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly cipher: DataCipher,
+  ) {}
 
   /**
    * Relays up to `limit` events making up to `maxDeliveries` deliveries (at least one event); how many
@@ -79,7 +83,7 @@ export class WorkerDeliveryRepository {
   /** Claims these deliveries for an attempt each; per id, what the attempt needs (but the payload), or when to come back. */
   async claimMany(ids: string[], leaseMs: number): Promise<(ClaimedDelivery | NotClaimed)[]> {
     const rows = (await this.dataSource.query(CLAIM, [ids, leaseMs])) as ClaimRow[];
-    const claimed = new Map(rows.map((row) => [row.id, toContext(row)]));
+    const claimed = new Map(rows.map((row) => [row.id, toContext(row, this.cipher)]));
     const missing = ids.filter((id) => !claimed.has(id));
     const why = new Map<string, NotClaimed>();
     if (missing.length) {

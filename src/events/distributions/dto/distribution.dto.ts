@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateBy, type ValidationArguments } from 'class-validator';
-import { ListCursorDto } from '../../../campaigns/dto/loyalty-program.dto.js';
+import { ListCursorDto } from '../../../common/pagination/list-cursor.dto.js';
 import { LimitQueryDto } from '../../../common/pagination/limit-query.dto.js';
 import { IsMetadata, Optional } from '../../../common/validation/decorators.js';
 import { EVENT_TYPES, type EventType } from '../../event-catalogue.js';

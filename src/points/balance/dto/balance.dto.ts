@@ -82,7 +82,7 @@ export class PointsBucketContentDto {
   total_points: number;
 }
 
-/** A loyalty points bucket (Voucherify's `LoyaltyPointsBucket`). */
+/** A loyalty points bucket (Voucherify's `LoyaltyPointsBucket`): the card's points of one last day (one ACTIVE bucket per card and day). */
 export class PointsBucketDto {
   @ApiProperty({ example: EXAMPLE_IDS.pointsBucket })
   id: string;
@@ -102,10 +102,10 @@ export class PointsBucketDto {
   @ApiPropertyOptional({ format: 'date', example: '2027-01-31', description: 'The last day its points can be spent, in the project\'s time zone; absent when they never expire.' })
   expires_at?: string;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', description: 'The first credit of its day: every later credit of the card that expires that day adds to this bucket.' })
   created_at: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Absent until a removal drains it.' })
+  @ApiPropertyOptional({ format: 'date-time', description: 'When it last changed after it was made (a later credit of its day, a removal draining it); absent until then.' })
   updated_at?: string;
 
   @ApiProperty({ enum: ['loyalty_points_bucket'] })
@@ -119,7 +119,7 @@ export class PointsBucketListDto {
   @ApiProperty({ enum: ['data'] })
   data_ref: 'data';
 
-  @ApiProperty({ type: [PointsBucketDto], description: 'The soonest-expiring first (never-expiring last).' })
+  @ApiProperty({ type: [PointsBucketDto], description: 'The soonest-expiring first (never-expiring last), one per day.' })
   data: PointsBucketDto[];
 
   @ApiProperty({ description: 'ACTIVE buckets of the card, all pages.' })

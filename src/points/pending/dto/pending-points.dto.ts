@@ -47,7 +47,10 @@ export class EarningRuleRefDto {
   @ApiProperty({ example: EXAMPLE_IDS.earningRule })
   id: string;
 
-  @ApiProperty({ type: 'object', properties: { banner: { type: 'string', description: 'The rule\'s banner; absent when the rule has none.' } } })
+  @ApiProperty({
+    type: 'object',
+    properties: { banner: { type: 'string', description: 'The rule\'s banner; empty when the rule has none (records made by earlier versions may lack it, or hold null in ledger rows).' } },
+  })
   source: { banner?: string };
 }
 
