@@ -67,4 +67,5 @@ export const SQL_PLACES = [/\.repository\.ts$/, /\.entity\.ts$/, /\.sql\.ts$/, /
 /** Files outside SQL_PLACES that touch TypeORM, `pg` or SQL all the same, each with its reason. */
 export const SQL_ELSEWHERE: Record<string, string> = {
   'src/events/delivery/worker/webhook-relay.ts': 'LISTENs for committed events on a pg client of its own (createPgClient)',
+  'src/events/recording/event-recording.ts': "eventsInsertSql: the INSERT into events that the repositories writing events embed in their statements; the one file of events/ features import",
 };
