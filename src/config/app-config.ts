@@ -51,7 +51,7 @@ export class AppConfig {
    * `maxDistributionsPerProject`: distributions one project may have (deleted ones no longer count);
    * `relayMaxDeliveries`: deliveries one relay transaction makes at most (at least one event per batch).
    */
-  readonly webhook: { timeoutMs: number; retryBaseMs: number; allowedCidrs: string[]; maxDistributionsPerProject: number; relayMaxDeliveries: number; projectMaxInFlight: number; socketIdleMs: number };
+  readonly webhook: { timeoutMs: number; retryBaseMs: number; allowedCidrs: string[]; maxDistributionsPerProject: number; relayMaxDeliveries: number; projectMaxInFlight: number; socketIdleMs: number; dispatchMaxBytes: number };
   /** How long an API process keeps an application key it has looked up (0 = every request reads it). */
   readonly appKeyCacheMs: number;
   /** How long an API process remembers that an app id is unknown (0 = every request with it reads the database). */
@@ -109,6 +109,7 @@ export class AppConfig {
       socketIdleMs: env.WEBHOOK_SOCKET_IDLE_MS,
       maxDistributionsPerProject: env.WEBHOOK_MAX_DISTRIBUTIONS_PER_PROJECT,
       relayMaxDeliveries: env.WEBHOOK_RELAY_MAX_DELIVERIES,
+      dispatchMaxBytes: env.WEBHOOK_DISPATCH_MAX_BYTES,
     };
     this.appKeyCacheMs = env.APP_KEY_CACHE_MS;
     this.authNegativeCacheMs = env.AUTH_NEGATIVE_CACHE_MS;

@@ -194,6 +194,13 @@ export class EnvironmentVariables {
   @Max(100, { message: 'WEBHOOK_PROJECT_MAX_IN_FLIGHT must be an integer from 1 to 100 (requests in flight per worker)' })
   WEBHOOK_PROJECT_MAX_IN_FLIGHT: number = 50;
 
+  /** Event payload bytes a worker's dispatcher reads per claim and holds in requests in flight, at most. */
+  @Transform(toInt)
+  @IsInt({ message: 'WEBHOOK_DISPATCH_MAX_BYTES must be an integer from 1048576 to 1073741824 (bytes)' })
+  @Min(1_048_576, { message: 'WEBHOOK_DISPATCH_MAX_BYTES must be an integer from 1048576 to 1073741824 (bytes)' })
+  @Max(1_073_741_824, { message: 'WEBHOOK_DISPATCH_MAX_BYTES must be an integer from 1048576 to 1073741824 (bytes)' })
+  WEBHOOK_DISPATCH_MAX_BYTES: number = 16_777_216;
+
   @Transform(toInt)
   @IsInt({ message: 'WEBHOOK_SOCKET_IDLE_MS must be an integer from 100 to 600000 (milliseconds)' })
   @Min(100, { message: 'WEBHOOK_SOCKET_IDLE_MS must be an integer from 100 to 600000 (milliseconds)' })

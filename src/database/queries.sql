@@ -202,9 +202,10 @@ SELECT set_config('check_function_bodies', $1, true);
 -- events/delivery/deliveries.repository.ts: CONTEXT
 WITH one AS (SELECT * FROM webhook_deliveries WHERE id = $1 AND distribution_id = $2 AND project_id = $3)
 
-SELECT c.id, c.project_id, c.created_at, c.attempts_count, c.first_attempt_at, c.manual, c.test,
+SELECT c.id, c.project_id, c.created_at, c.attempts_count, c.first_attempt_at, c.manual, c.test, c.load_failures, c.lease_until,
        dist.id AS distribution_id, dist.target_url, dist.custom_headers, dist.event_name, dist.trigger,
-       ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.entity_id, ev.group_id, ev.event_source, ev.data::text AS data,
+       ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.entity_id, ev.group_id, ev.event_source,
+       pg_column_size(ev.data) AS event_stored_bytes, ev.data::text AS data,
        s.secret, s.previous_secret, s.previous_expires_at
 FROM one c
 JOIN distributions dist ON dist.id = c.distribution_id
@@ -236,9 +237,10 @@ SELECT count(*)::int AS n
 FROM (SELECT 1 FROM webhook_deliveries WHERE distribution_id = $1 AND status = 'FAILED' AND created_at >= $2 ORDER BY created_at DESC, id DESC LIMIT $3) recent;
 
 -- events/delivery/delivery.sql.ts: contextFrom (per call)
-SELECT c.id, c.project_id, c.created_at, c.attempts_count, c.first_attempt_at, c.manual, c.test,
+SELECT c.id, c.project_id, c.created_at, c.attempts_count, c.first_attempt_at, c.manual, c.test, c.load_failures, c.lease_until,
        dist.id AS distribution_id, dist.target_url, dist.custom_headers, dist.event_name, dist.trigger,
-       ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.entity_id, ev.group_id, ev.event_source, ev.data::text AS data,
+       ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.entity_id, ev.group_id, ev.event_source,
+       pg_column_size(ev.data) AS event_stored_bytes${payload ? ', ev.data::text AS data' : ''},
        s.secret, s.previous_secret, s.previous_expires_at
 FROM ${source} c
 JOIN distributions dist ON dist.id = c.distribution_id
@@ -255,7 +257,8 @@ input AS (
     AS t(delivery_id, at, status_code, duration_ms, error, response_excerpt, status, next_attempt_at)
 ), recorded AS (
   UPDATE webhook_deliveries d SET status = i.status, attempts_count = d.attempts_count + 1, first_attempt_at = coalesce(d.first_attempt_at, i.at),
-    next_attempt_at = i.next_attempt_at, delivered_at = CASE WHEN i.status = 'SUCCEEDED' THEN now() END, lease_until = NULL, manual = false
+    next_attempt_at = i.next_attempt_at, delivered_at = CASE WHEN i.status = 'SUCCEEDED' THEN now() END, lease_until = NULL, manual = false,
+    load_failures = 0
   FROM input i WHERE d.id = ANY($1::text[]) AND d.id = i.delivery_id AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
   RETURNING d.id
 ), att AS (
@@ -265,49 +268,60 @@ input AS (
 load AS (
   SELECT * FROM unnest($9::text[], $10::int[]) AS l(distribution_id, in_flight)
 ), project_load AS (
-  SELECT * FROM unnest($15::text[], $16::int[]) AS l(project_id, in_flight)
+  SELECT l.project_id, l.in_flight, least(coalesce(l.cap, $18::int), $18::int) AS cap
+  FROM unnest($15::text[], $16::int[], $17::int[]) AS l(project_id, in_flight, cap)
 ), walk AS (
-  SELECT f.project_id, f.project_id AS first, 1 AS pos, f.eligible, f.eligible::int AS found
-  FROM (SELECT n.project_id, coalesce(n.next_attempt_at <= now(), false) AND coalesce((SELECT in_flight FROM project_load pl WHERE pl.project_id = n.project_id), 0) < $17 AS eligible
-        FROM (
+  SELECT f.project_id, f.project_id AS first, 1 AS pos, f.due, f.eligible, f.eligible::int AS found
+  FROM (SELECT n.project_id, n.due, n.due AND coalesce((SELECT least(pl.cap, $19::int) - pl.in_flight FROM project_load pl WHERE pl.project_id = n.project_id), least($23::int, $19::int)) > 0 AS eligible
+        FROM (SELECT n.project_id, coalesce(n.next_attempt_at <= now(), false) AS due FROM (
   (SELECT d.project_id, d.next_attempt_at FROM webhook_deliveries d
-   WHERE d.status = 'PENDING' AND d.project_id > $18::text ORDER BY d.project_id, d.next_attempt_at LIMIT 1)
+   WHERE d.status = 'PENDING' AND d.project_id > $20::text ORDER BY d.project_id, d.next_attempt_at LIMIT 1)
   UNION ALL
   (SELECT d.project_id, d.next_attempt_at FROM webhook_deliveries d
    WHERE d.status = 'PENDING' ORDER BY d.project_id, d.next_attempt_at LIMIT 1)
-  LIMIT 1) n) f
+  LIMIT 1) n) n) f
   UNION ALL
-  SELECT f.project_id, w.first, w.pos + 1, f.eligible, w.found + f.eligible::int
+  SELECT f.project_id, w.first, w.pos + 1, f.due, f.eligible, w.found + f.eligible::int
   FROM walk w CROSS JOIN LATERAL (
-    SELECT n.project_id, coalesce(n.next_attempt_at <= now(), false) AND coalesce((SELECT in_flight FROM project_load pl WHERE pl.project_id = n.project_id), 0) < $17 AS eligible
-    FROM (
+    SELECT n.project_id, n.due, n.due AND coalesce((SELECT least(pl.cap, $19::int) - pl.in_flight FROM project_load pl WHERE pl.project_id = n.project_id), least($23::int, $19::int)) > 0 AS eligible
+    FROM (SELECT n.project_id, coalesce(n.next_attempt_at <= now(), false) AS due FROM (
   (SELECT d.project_id, d.next_attempt_at FROM webhook_deliveries d
    WHERE d.status = 'PENDING' AND d.project_id > w.project_id ORDER BY d.project_id, d.next_attempt_at LIMIT 1)
   UNION ALL
   (SELECT d.project_id, d.next_attempt_at FROM webhook_deliveries d
    WHERE d.status = 'PENDING' ORDER BY d.project_id, d.next_attempt_at LIMIT 1)
-  LIMIT 1) n
+  LIMIT 1) n) n
   ) f
   WHERE f.project_id <> w.first AND w.found < $14 AND w.pos < 1000
+), share AS (
+  SELECT greatest(1, least($18::int, $24::int / (1 + (SELECT count(*) FROM (SELECT project_id FROM walk WHERE due UNION SELECT project_id FROM project_load WHERE in_flight > 0) active))))::int AS n
 ), candidates AS (
-  SELECT c.id, c.distribution_id, w.project_id, c.next_attempt_at, w.pos
+  SELECT c.id, c.distribution_id, c.event_id, w.project_id, c.next_attempt_at, w.pos
   FROM walk w CROSS JOIN LATERAL (
-    SELECT d.id, d.distribution_id, d.next_attempt_at FROM webhook_deliveries d
+    SELECT d.id, d.distribution_id, d.event_id, d.next_attempt_at FROM webhook_deliveries d
     WHERE d.project_id = w.project_id AND d.status = 'PENDING' AND d.next_attempt_at <= now()
       AND (d.lease_until IS NULL OR d.lease_until < now())
       AND (SELECT dist.status FROM distributions dist WHERE dist.id = d.distribution_id) = 'ACTIVE'
       AND d.distribution_id <> ALL (ARRAY(SELECT distribution_id FROM load WHERE in_flight >= $13))
     ORDER BY d.next_attempt_at
-    LIMIT greatest(0, least($11, $17 - coalesce((SELECT in_flight FROM project_load pl WHERE pl.project_id = w.project_id), 0)))
+    LIMIT greatest(0, least($11, coalesce((SELECT least(pl.cap, (SELECT n FROM share)) - pl.in_flight FROM project_load pl WHERE pl.project_id = w.project_id), least($23::int, (SELECT n FROM share)))))
   ) c
   WHERE w.eligible
 ), ranked AS (
-  SELECT c.id, c.project_id, c.pos, c.next_attempt_at, row_number() OVER (PARTITION BY c.distribution_id ORDER BY c.next_attempt_at) AS n, $13 - coalesce(l.in_flight, 0) AS free
+  SELECT c.id, c.project_id, c.event_id, c.pos, c.next_attempt_at, row_number() OVER (PARTITION BY c.distribution_id ORDER BY c.next_attempt_at) AS n, $13 - coalesce(l.in_flight, 0) AS free
   FROM candidates c LEFT JOIN load l USING (distribution_id)
-), chosen AS (
-  SELECT r.id, r.project_id, r.pos, row_number() OVER (PARTITION BY r.project_id ORDER BY r.next_attempt_at) AS turn
+), ordered AS (
+  SELECT r.id, r.project_id, r.event_id, r.pos, row_number() OVER (PARTITION BY r.project_id ORDER BY r.next_attempt_at) AS turn
   FROM ranked r WHERE r.n <= r.free
   ORDER BY turn, r.pos LIMIT $11
+), sized AS (
+  SELECT o.id, o.project_id, o.pos, o.turn,
+         coalesce((SELECT CASE WHEN pg_column_size(ev.data) > $22::int THEN 0 ELSE pg_column_size(ev.data) END FROM events ev WHERE ev.id = o.event_id), 0) AS bytes
+  FROM ordered o
+), chosen AS (
+  SELECT s.id, s.project_id, s.pos, s.turn FROM (
+    SELECT s.*, sum(s.bytes) OVER (ORDER BY s.turn, s.pos ROWS UNBOUNDED PRECEDING) - s.bytes AS before FROM sized s
+  ) s WHERE s.before < $21::bigint
 ), picked AS (
   SELECT d.id FROM webhook_deliveries d
   WHERE d.id = ANY (ARRAY(SELECT id FROM chosen))
@@ -318,17 +332,29 @@ load AS (
   WHERE d.id = ANY (ARRAY(SELECT id FROM picked)) AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
   RETURNING d.*
 )
-SELECT ctx.*, cur.next_project
-FROM (SELECT coalesce((SELECT project_id FROM chosen ORDER BY turn DESC, pos DESC LIMIT 1), (SELECT project_id FROM walk ORDER BY pos DESC LIMIT 1), $18::text) AS next_project) cur
+SELECT ctx.*, cur.next_project, cur.share
+FROM (SELECT coalesce((SELECT project_id FROM chosen ORDER BY turn DESC, pos DESC LIMIT 1), (SELECT project_id FROM walk ORDER BY pos DESC LIMIT 1), $20::text) AS next_project,
+             (SELECT n FROM share) AS share) cur
 LEFT JOIN (
-SELECT c.id, c.project_id, c.created_at, c.attempts_count, c.first_attempt_at, c.manual, c.test,
+SELECT c.id, c.project_id, c.created_at, c.attempts_count, c.first_attempt_at, c.manual, c.test, c.load_failures, c.lease_until,
        dist.id AS distribution_id, dist.target_url, dist.custom_headers, dist.event_name, dist.trigger,
-       ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.entity_id, ev.group_id, ev.event_source, ev.data::text AS data,
+       ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.entity_id, ev.group_id, ev.event_source,
+       pg_column_size(ev.data) AS event_stored_bytes,
        s.secret, s.previous_secret, s.previous_expires_at
 FROM claimed c
 JOIN distributions dist ON dist.id = c.distribution_id
 LEFT JOIN events ev ON ev.id = c.event_id
 LEFT JOIN webhook_secrets s ON s.project_id = c.project_id) ctx ON true;
+
+-- events/delivery/worker/event-payload.repository.ts: LOAD
+WITH read AS MATERIALIZED (
+  SELECT e.id, array_position($1::text[], e.id) AS n, e.data::text AS text FROM events e WHERE e.id = ANY($1::text[])
+), sized AS (
+  SELECT id, n, text, octet_length(text) AS bytes FROM read
+), running AS (
+  SELECT id, text, bytes, sum(CASE WHEN bytes <= $2 THEN bytes ELSE 0 END) OVER (ORDER BY n) AS total FROM sized
+)
+SELECT id, bytes, CASE WHEN bytes <= $2 AND (total = bytes OR total <= $3) THEN text END AS data FROM running;
 
 -- events/delivery/worker/webhook-work.repository.ts: RECOVER_PLAN
 SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true);
@@ -426,9 +452,10 @@ WITH claimed AS (
   RETURNING d.*
 )
 
-SELECT c.id, c.project_id, c.created_at, c.attempts_count, c.first_attempt_at, c.manual, c.test,
+SELECT c.id, c.project_id, c.created_at, c.attempts_count, c.first_attempt_at, c.manual, c.test, c.load_failures, c.lease_until,
        dist.id AS distribution_id, dist.target_url, dist.custom_headers, dist.event_name, dist.trigger,
-       ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.entity_id, ev.group_id, ev.event_source, ev.data::text AS data,
+       ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.entity_id, ev.group_id, ev.event_source,
+       pg_column_size(ev.data) AS event_stored_bytes,
        s.secret, s.previous_secret, s.previous_expires_at
 FROM claimed c
 JOIN distributions dist ON dist.id = c.distribution_id
@@ -446,13 +473,19 @@ input AS (
     AS t(delivery_id, at, status_code, duration_ms, error, response_excerpt, status, next_attempt_at)
 ), recorded AS (
   UPDATE webhook_deliveries d SET status = i.status, attempts_count = d.attempts_count + 1, first_attempt_at = coalesce(d.first_attempt_at, i.at),
-    next_attempt_at = i.next_attempt_at, delivered_at = CASE WHEN i.status = 'SUCCEEDED' THEN now() END, lease_until = NULL, manual = false
+    next_attempt_at = i.next_attempt_at, delivered_at = CASE WHEN i.status = 'SUCCEEDED' THEN now() END, lease_until = NULL, manual = false,
+    load_failures = 0
   FROM input i WHERE d.id = ANY($1::text[]) AND d.id = i.delivery_id AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
   RETURNING d.id
 ), att AS (
   INSERT INTO webhook_attempts (delivery_id, at, status_code, duration_ms, error, response_excerpt)
   SELECT i.delivery_id, i.at, i.status_code, i.duration_ms, i.error, i.response_excerpt FROM input i JOIN recorded r ON r.id = i.delivery_id
 ) SELECT count(*)::int AS n FROM recorded;
+
+-- events/delivery/worker/worker-delivery.repository.ts: WorkerDeliveryRepository.giveBack
+UPDATE webhook_deliveries d SET lease_until = now() + $4 * interval '1 millisecond', load_failures = d.load_failures + g.counted::int
+FROM unnest($1::text[], $2::timestamptz[], $3::boolean[]) AS g(id, lease_until, counted)
+WHERE d.id = ANY($1::text[]) AND d.id = g.id AND d.lease_until = g.lease_until AND d.status = 'PENDING' AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL;
 
 -- events/delivery/worker/worker-delivery.repository.ts: WorkerDeliveryRepository.failPending
 UPDATE webhook_deliveries SET status = 'FAILED', next_attempt_at = NULL, lease_until = NULL

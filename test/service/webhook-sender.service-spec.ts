@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import type { ProjectContext } from '../../src/auth/auth.service.js';
 import { DatabaseKitModule } from '../../src/database/database-kit.module.js';
+import { EventPayloadRepository } from '../../src/events/delivery/worker/event-payload.repository.js';
 import { WebhookDeliveryService } from '../../src/events/delivery/worker/webhook-delivery.service.js';
 import { WorkerDeliveryRepository } from '../../src/events/delivery/worker/worker-delivery.repository.js';
 import { CreateDistributionDto, UpdateDistributionDto } from '../../src/events/distributions/dto/distribution.dto.js';
@@ -11,37 +12,46 @@ import { WebhookSecretService } from '../../src/events/secrets/webhook-secret.se
 import { unique } from '../support/points.js';
 import { Receiver } from '../support/receiver.js';
 import { sampleEventData } from '../support/sample-events.js';
-import { body, useServices } from '../support/services.js';
+import { type Services, body, useServices } from '../support/services.js';
 
 const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated' as const;
+
+/**
+ * A distribution of a new project to `url`, and one due delivery of one activation event to it (the type's
+ * sample: the run's teardown checks every event against its schema); with `blobBytes`, the customer's
+ * metadata holds that many more bytes of hex, which PostgreSQL cannot compress.
+ */
+async function dueDeliveryOf(services: Services, url: string, blobBytes = 0): Promise<{ project: ProjectContext; distributionId: string; deliveryId: string; eventId: string }> {
+  const project = await services.project();
+  const distribution = await services.get(DistributionsService).create(project, await body(CreateDistributionDto, { name: unique('Service distribution'), trigger: ACTIVATED, target_url: url }));
+  const [event] = await services.db.query<{ id: string }>(
+    `INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
+     VALUES ('evcus_' || left(md5(random()::text), 18), $1, $2, 'cust_service', 'v-service', '{"channel":"INTERNAL"}',
+             CASE WHEN $4::int = 0 THEN $3::json
+                  ELSE jsonb_set($3::jsonb, '{customer,metadata}', jsonb_build_object('blob', (SELECT string_agg(md5(g::text), '') FROM generate_series(1, $4::int / 32) g)))::json END)
+     RETURNING id`,
+    [project.id, ACTIVATED, sampleEventData(ACTIVATED), blobBytes],
+  );
+  const [delivery] = await services.db.query<{ id: string }>(
+    `INSERT INTO webhook_deliveries (id, project_id, distribution_id, event_id, event_type, next_attempt_at)
+     VALUES ('whs_' || left(md5(random()::text), 18), $1, $2, $3, $4, now()) RETURNING id`,
+    [project.id, distribution.id, event.id, ACTIVATED],
+  );
+  return { project, distributionId: distribution.id, deliveryId: delivery.id, eventId: event.id };
+}
 
 /**
  * One attempt of a delivery by the worker's service, without the worker: the delivery row (as the relay
  * makes it) is claimed, its envelope signed and sent to a local HTTP server, and the attempt recorded.
  */
 describe('WebhookDeliveryService: a delivery sent to a local receiver (no worker, no HTTP API)', () => {
-  const services = useServices({ imports: [DatabaseKitModule, EventsModule], providers: [WebhookDeliveryService, WorkerDeliveryRepository], config: { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_TIMEOUT_MS: '2000' } });
+  const services = useServices({ imports: [DatabaseKitModule, EventsModule], providers: [WebhookDeliveryService, WorkerDeliveryRepository, EventPayloadRepository], config: { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_TIMEOUT_MS: '2000' } });
   const { db } = services;
   const receiver = new Receiver();
   beforeAll(() => receiver.start());
   afterAll(() => receiver.stop());
 
-  /** A distribution of a new project to `path`, and one due delivery of one activation event to it. */
-  async function dueDelivery(path: string): Promise<{ project: ProjectContext; distributionId: string; deliveryId: string; eventId: string }> {
-    const project = await services.project();
-    const distribution = await services.get(DistributionsService).create(project, await body(CreateDistributionDto, { name: unique('Service distribution'), trigger: ACTIVATED, target_url: receiver.url(path) }));
-    const [event] = await db.query<{ id: string }>(
-      `INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
-       VALUES ('evcus_' || left(md5(random()::text), 18), $1, $2, 'cust_service', 'v-service', '{"channel":"INTERNAL"}', $3::json) RETURNING id`,
-      [project.id, ACTIVATED, sampleEventData(ACTIVATED)],
-    );
-    const [delivery] = await db.query<{ id: string }>(
-      `INSERT INTO webhook_deliveries (id, project_id, distribution_id, event_id, event_type, next_attempt_at)
-       VALUES ('whs_' || left(md5(random()::text), 18), $1, $2, $3, $4, now()) RETURNING id`,
-      [project.id, distribution.id, event.id, ACTIVATED],
-    );
-    return { project, distributionId: distribution.id, deliveryId: delivery.id, eventId: event.id };
-  }
+  const dueDelivery = (path: string) => dueDeliveryOf(services, receiver.url(path));
   const deliveryRow = (id: string) => db.query<{ status: string; attempts_count: number; next_attempt_at: Date | null; delivered_at: Date | null; lease_until: Date | null }>('SELECT status, attempts_count, next_attempt_at, delivered_at, lease_until FROM webhook_deliveries WHERE id = $1', [id]);
   const attempts = (id: string) => db.query<{ status_code: number | null; error: string | null }>('SELECT status_code, error FROM webhook_attempts WHERE delivery_id = $1 ORDER BY id', [id]);
 
@@ -79,4 +89,78 @@ describe('WebhookDeliveryService: a delivery sent to a local receiver (no worker
     await services.get(DistributionsService).update(project, distributionId, await body(UpdateDistributionDto, { status: 'PAUSED' }));
     expect(await deliveryRow(deliveryId)).toEqual([expect.objectContaining({ status: 'PENDING', next_attempt_at: null })]);
   });
+});
+
+/** The latest state of a delivery: its status, counts and the error of its last attempt. */
+async function deliveryState(services: Services, id: string) {
+  const [row] = await services.db.query<{ status: string; attempts_count: number; load_failures: number; error: string | null }>(
+    `SELECT d.status, d.attempts_count, d.load_failures, (SELECT a.error FROM webhook_attempts a WHERE a.delivery_id = d.id ORDER BY a.id DESC LIMIT 1) AS error
+     FROM webhook_deliveries d WHERE d.id = $1`,
+    [id],
+  );
+  return row;
+}
+
+/**
+ * Issue 36: a job's attempt reads its event's payload apart from its claim, within the worker's byte budget
+ * (1 MiB here). An event larger than the budget is never read: the attempt fails at once, recorded, on the
+ * retry schedule.
+ */
+describe('WebhookDeliveryService: an event larger than the byte budget', () => {
+  const services = useServices({
+    imports: [DatabaseKitModule, EventsModule],
+    providers: [WebhookDeliveryService, WorkerDeliveryRepository, EventPayloadRepository],
+    config: { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_DISPATCH_MAX_BYTES: '1048576' },
+  });
+  const receiver = new Receiver();
+  beforeAll(() => receiver.start());
+  afterAll(() => receiver.stop());
+
+  it('fails at once: the attempt is recorded and the next one is on the schedule; nothing is sent', async () => {
+    const { project, distributionId, deliveryId } = await dueDeliveryOf(services, receiver.url('/too-large'), 2 * 1024 * 1024);
+    const outcome = await services.get(WebhookDeliveryService).attempt(deliveryId, distributionId, project.id);
+    expect(outcome.again).toBeInstanceOf(Date);
+    expect(await deliveryState(services, deliveryId)).toEqual({
+      status: 'PENDING',
+      attempts_count: 1,
+      load_failures: 0,
+      error: expect.stringMatching(/^could not send: the event's payload \(\d+ bytes\) is larger than WEBHOOK_DISPATCH_MAX_BYTES \(1048576\)$/),
+    });
+    expect(receiver.on('/too-large')).toHaveLength(0);
+  });
+});
+
+/**
+ * Issue 36: an event within the budget that cannot be read within the statement timeout (a 36 MB payload,
+ * a 150 ms timeout): the job's attempt gives the delivery back twice, counted in `load_failures`, and the
+ * third records a failed attempt, so that the retry schedule goes on.
+ */
+describe('WebhookDeliveryService: an event that cannot be read within the statement timeout', () => {
+  const services = useServices({
+    imports: [DatabaseKitModule, EventsModule],
+    providers: [WebhookDeliveryService, WorkerDeliveryRepository, EventPayloadRepository],
+    config: { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_DISPATCH_MAX_BYTES: String(64 * 1024 * 1024), DATABASE_QUERY_TIMEOUT_MS: '150' },
+  });
+  const receiver = new Receiver();
+  beforeAll(() => receiver.start());
+  afterAll(() => receiver.stop());
+
+  it('is given back twice, then its attempt is recorded as failed', async () => {
+    const { project, distributionId, deliveryId } = await dueDeliveryOf(services, receiver.url('/unreadable'), 36 * 1024 * 1024);
+    const service = services.get(WebhookDeliveryService);
+    for (const failures of [1, 2]) {
+      const { again } = await service.attempt(deliveryId, distributionId, project.id);
+      expect(await deliveryState(services, deliveryId)).toMatchObject({ status: 'PENDING', attempts_count: 0, load_failures: failures });
+      // Given back: claimable again a second later.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, (again?.getTime() ?? 0) - Date.now()) + 50));
+    }
+    expect((await service.attempt(deliveryId, distributionId, project.id)).again).toBeInstanceOf(Date);
+    expect(await deliveryState(services, deliveryId)).toEqual({
+      status: 'PENDING',
+      attempts_count: 1,
+      load_failures: 0,
+      error: expect.stringMatching(/^could not load the event \(3 tries\): canceling statement due to statement timeout/),
+    });
+    expect(receiver.on('/unreadable')).toHaveLength(0);
+  }, 30_000);
 });

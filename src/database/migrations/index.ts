@@ -19,6 +19,7 @@ import { PointBuckets1795560000000 } from './1795560000000-PointBuckets.js';
 import { PendingPointsAnswers1795572900000 } from './1795572900000-PendingPointsAnswers.js';
 import { AppKeyNamesRequired1795572950000 } from './1795572950000-AppKeyNamesRequired.js';
 import { AsyncActions1795573000000 } from './1795573000000-AsyncActions.js';
+import { DeliveryLoadFailures1795600000000 } from './1795600000000-DeliveryLoadFailures.js';
 import { BucketsPerDay1795610000000 } from './1795610000000-BucketsPerDay.js';
 import { BoundedEvents1795620000000 } from './1795620000000-BoundedEvents.js';
 import { RecoverSince1795640000000 } from './1795640000000-RecoverSince.js';
@@ -26,4 +27,4 @@ import { CampaignDeletion1795641000000 } from './1795641000000-CampaignDeletion.
 import { EventContract1795700000000 } from './1795700000000-EventContract.js';
 
 /** Every migration in order. New ones come from `npm run migration:generate -- src/database/migrations/<Name>`. */
-export const MIGRATIONS = [Init1795267621531, LoyaltyCampaigns1795268201228, Members1795272441596, PendingPoints1795435292835, ActivationPayloads1795443725088, Webhooks1795445288881, TestDeliveries1795460000000, CardPointsBigint1795480000000, FairDispatch1795490000000, BoundedWebhookWork1795500000000, AppKeyNames1795510000000, OpaquePingWorkers1795520000000, CardGenerationTurns1795530000000, FunctionFiles1795540000000, IdempotencyKeys1795550000000, PointBuckets1795560000000, CardLifetime1795570000000, PendingPointsAnswers1795572900000, AppKeyNamesRequired1795572950000, AsyncActions1795573000000, EventPayloadFields1795580000000, BucketsPerDay1795610000000, BoundedEvents1795620000000, RecoverSince1795640000000, CampaignDeletion1795641000000, EventContract1795700000000];
+export const MIGRATIONS = [Init1795267621531, LoyaltyCampaigns1795268201228, Members1795272441596, PendingPoints1795435292835, ActivationPayloads1795443725088, Webhooks1795445288881, TestDeliveries1795460000000, CardPointsBigint1795480000000, FairDispatch1795490000000, BoundedWebhookWork1795500000000, AppKeyNames1795510000000, OpaquePingWorkers1795520000000, CardGenerationTurns1795530000000, FunctionFiles1795540000000, IdempotencyKeys1795550000000, PointBuckets1795560000000, CardLifetime1795570000000, PendingPointsAnswers1795572900000, AppKeyNamesRequired1795572950000, AsyncActions1795573000000, EventPayloadFields1795580000000, DeliveryLoadFailures1795600000000, BucketsPerDay1795610000000, BoundedEvents1795620000000, RecoverSince1795640000000, CampaignDeletion1795641000000, EventContract1795700000000];

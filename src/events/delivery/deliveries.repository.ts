@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { DataCipher } from '../../common/crypto/data-cipher.js';
 import { type ClaimRow, contextFrom, PARK, toContext } from './delivery.sql.js';
-import type { AttemptContext } from './delivery.types.js';
+import { type AttemptContext, withPayload } from './delivery.types.js';
 import { type DeliveryStatus, WebhookAttempt, WebhookDelivery } from './webhook-delivery.entity.js';
 
 /** A delivery asked for by hand is due now if its distribution is ACTIVE, else parked (no due time) until it is. */
@@ -11,7 +11,7 @@ const DUE_IF_ACTIVE = `(SELECT CASE WHEN dist.status = 'ACTIVE' THEN now() END F
 
 /** A delivery as an attempt would send it, without claiming it (what the API shows as `request_body`). */
 const CONTEXT = `WITH one AS (SELECT * FROM webhook_deliveries WHERE id = $1 AND distribution_id = $2 AND project_id = $3)
-${contextFrom('one')}`;
+${contextFrom('one', { payload: true })}`;
 
 /** Distribution stats count at most this many of its newest deliveries. */
 export const STATS_WINDOW = 100_000;
@@ -52,7 +52,7 @@ export class DeliveriesRepository {
   /** What an attempt of this delivery sends, read without claiming it; null if no such delivery. */
   async context(projectId: string, distributionId: string, id: string): Promise<AttemptContext | null> {
     const [row] = (await this.dataSource.query(CONTEXT, [id, distributionId, projectId])) as ClaimRow[];
-    return row ? toContext(row, this.cipher) : null;
+    return row ? withPayload(toContext(row, this.cipher), row.data ?? '{}') : null;
   }
 
   /**

@@ -1,13 +1,19 @@
 import { type DataCipher, UnreadableValueError } from '../../common/crypto/data-cipher.js';
 import type { EventSource } from '../event.entity.js';
 import { openHeaders, secretContext } from '../secrets/sealed-values.js';
-import type { AttemptContext } from './delivery.types.js';
+import type { ClaimedDelivery } from './delivery.types.js';
 
-/** Everything an attempt needs, for the deliveries of the CTE `source`. */
-export const contextFrom = (source: string) => `
-SELECT c.id, c.project_id, c.created_at, c.attempts_count, c.first_attempt_at, c.manual, c.test,
+/**
+ * Everything an attempt needs, for the deliveries of the CTE `source`, but the event's payload: its stored
+ * size instead (`pg_column_size`, read from the row's TOAST pointer without reading the payload), so that a
+ * claim reads a few hundred bytes per delivery however large its event is. The payload is read apart
+ * (EventPayloadRepository), in bounded loads; `payload: true` adds it as `data` (the API's one delivery).
+ */
+export const contextFrom = (source: string, { payload = false } = {}) => `
+SELECT c.id, c.project_id, c.created_at, c.attempts_count, c.first_attempt_at, c.manual, c.test, c.load_failures, c.lease_until,
        dist.id AS distribution_id, dist.target_url, dist.custom_headers, dist.event_name, dist.trigger,
-       ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.entity_id, ev.group_id, ev.event_source, ev.data::text AS data,
+       ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.entity_id, ev.group_id, ev.event_source,
+       pg_column_size(ev.data) AS event_stored_bytes${payload ? ', ev.data::text AS data' : ''},
        s.secret, s.previous_secret, s.previous_expires_at
 FROM ${source} c
 JOIN distributions dist ON dist.id = c.distribution_id
@@ -23,7 +29,7 @@ LEFT JOIN webhook_secrets s ON s.project_id = c.project_id`;
  */
 export const PARK = `UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE distribution_id = $1 AND status = 'PENDING'`;
 
-/** A row of `contextFrom`. */
+/** A row of `contextFrom` (`data` only with `payload: true`). */
 export interface ClaimRow {
   id: string;
   project_id: string;
@@ -32,6 +38,8 @@ export interface ClaimRow {
   first_attempt_at: Date | null;
   manual: boolean;
   test: boolean;
+  load_failures: number;
+  lease_until: Date | null;
   distribution_id: string;
   target_url: string;
   custom_headers: Record<string, string>;
@@ -43,21 +51,23 @@ export interface ClaimRow {
   entity_id: string;
   group_id: string;
   event_source: EventSource;
-  data: string;
+  event_stored_bytes: number;
+  data?: string;
   secret: string | null;
   previous_secret: string | null;
   previous_expires_at: Date | null;
 }
 
 /**
- * A row of `contextFrom` → what an attempt needs: the one place where a delivery's secrets and custom
- * headers are opened (stored sealed under DATA_ENCRYPTION_KEY, or plain: DataCipher). A value no configured
- * key opens does not fail the other rows read with it: the context says so (`unreadable`), and the attempt
- * is recorded as a failure (webhook-delivery.service.ts), so the retry schedule applies.
+ * A row of `contextFrom` → what an attempt needs (but the event's payload, read apart: `withPayload`): the
+ * one place where a delivery's secrets and custom headers are opened (stored sealed under
+ * DATA_ENCRYPTION_KEY, or plain: DataCipher). A value no configured key opens does not fail the other rows
+ * read with it: the context says so (`unreadable`), and the attempt is recorded as a failure
+ * (webhook-delivery.service.ts), so the retry schedule applies.
  */
-export function toContext(row: ClaimRow, cipher: DataCipher): AttemptContext {
+export function toContext(row: ClaimRow, cipher: DataCipher): ClaimedDelivery {
   let customHeaders: Record<string, string> = {};
-  let secret: AttemptContext['secret'] = null;
+  let secret: ClaimedDelivery['secret'] = null;
   let unreadable: string | undefined;
   try {
     customHeaders = openHeaders(cipher, row.distribution_id, row.custom_headers);
@@ -75,13 +85,15 @@ export function toContext(row: ClaimRow, cipher: DataCipher): AttemptContext {
     firstAttemptAt: row.first_attempt_at,
     manual: row.manual,
     test: row.test,
+    loadFailures: row.load_failures,
+    leaseUntil: row.lease_until,
     distributionId: row.distribution_id,
     targetUrl: row.target_url,
     customHeaders,
     eventName: row.event_name,
     trigger: row.trigger,
     event: row.event_id
-      ? { id: row.event_id, type: row.event_type, createdAt: row.event_created_at, entityId: row.entity_id, groupId: row.group_id, eventSource: row.event_source, data: row.data }
+      ? { id: row.event_id, type: row.event_type, createdAt: row.event_created_at, entityId: row.entity_id, groupId: row.group_id, eventSource: row.event_source, storedBytes: row.event_stored_bytes }
       : null,
     secret,
     ...(unreadable ? { unreadable } : {}),

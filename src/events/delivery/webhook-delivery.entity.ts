@@ -65,6 +65,13 @@ export class WebhookDelivery {
   @Column({ type: 'boolean', default: false })
   test: boolean;
 
+  /**
+   * Claims in a row whose event payload could not be read; at the third, the attempt is recorded as failed
+   * (DeliveryDispatcher). Every recorded attempt resets it.
+   */
+  @Column({ name: 'load_failures', type: 'integer', default: 0 })
+  loadFailures: number;
+
   /** An attempt in progress holds the delivery until then, so two workers never send it at the same time. */
   @Column({ name: 'lease_until', type: 'timestamptz', precision: 3, nullable: true })
   leaseUntil: Date | null;

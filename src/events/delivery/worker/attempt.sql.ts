@@ -11,7 +11,7 @@ export const NO_FLUSH_WAIT = `(SELECT set_config('synchronous_commit', 'off', tr
 
 /**
  * Attempts ($1–$8, one array per column) and their deliveries' new states, as CTEs ending in `recorded`.
- * The delivery's lease ends with its record. The deliveries are found by primary key (`= ANY($1)`): joined
+ * The delivery's lease ends with its record, and its count of failed loads starts again. The deliveries are found by primary key (`= ANY($1)`): joined
  * to the input alone, the planner could scan the whole table. An attempt is stored only for a delivery the
  * UPDATE found (and locked): one whose distribution was deleted while its attempt was in flight is gone,
  * and its attempt is dropped instead of failing the whole batch on the foreign key (issue 26).
@@ -22,7 +22,8 @@ input AS (
     AS t(delivery_id, at, status_code, duration_ms, error, response_excerpt, status, next_attempt_at)
 ), recorded AS (
   UPDATE webhook_deliveries d SET status = i.status, attempts_count = d.attempts_count + 1, first_attempt_at = coalesce(d.first_attempt_at, i.at),
-    next_attempt_at = i.next_attempt_at, delivered_at = CASE WHEN i.status = 'SUCCEEDED' THEN now() END, lease_until = NULL, manual = false
+    next_attempt_at = i.next_attempt_at, delivered_at = CASE WHEN i.status = 'SUCCEEDED' THEN now() END, lease_until = NULL, manual = false,
+    load_failures = 0
   FROM input i WHERE d.id = ANY($1::text[]) AND d.id = i.delivery_id AND ${NO_FLUSH_WAIT}
   RETURNING d.id
 ), att AS (

@@ -5,6 +5,7 @@ import { EventsModule } from '../../events.module.js';
 import { DeliveryDispatcher } from './delivery-dispatcher.js';
 import { DeliveryLoops } from './delivery-loops.js';
 import { DispatchRepository } from './dispatch.repository.js';
+import { EventPayloadRepository } from './event-payload.repository.js';
 import { WebhookDeliveryProcessor } from './webhook-delivery.processor.js';
 import { WebhookDeliveryService } from './webhook-delivery.service.js';
 import { WebhookHousekeeping } from './webhook-housekeeping.js';
@@ -25,6 +26,7 @@ export const DeliveryWorker = workerFeature(DeliveryWorkerModule, {
   imports: [DatabaseKitModule, EventsModule],
   providers: [
     WorkerDeliveryRepository,
+    EventPayloadRepository,
     DispatchRepository,
     WebhookDeliveryService,
     DeliveryDispatcher,

@@ -2,6 +2,8 @@ import http from 'node:http';
 import https from 'node:https';
 import { AddressGuard, BlockedAddressError } from '../ssrf-guard.js';
 
+/** Requests in flight at once per worker process from the dispatcher (the jobs' attempts count apart). */
+export const DISPATCH_CONCURRENCY = 100;
 /** Requests in flight to one distribution at most, per worker process. */
 export const MAX_IN_FLIGHT_PER_TARGET = 64;
 /** Jobs of one distribution waiting in a worker for a slot at most; more are put back in the queue for a while. */

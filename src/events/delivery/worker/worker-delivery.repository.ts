@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { DataCipher } from '../../../common/crypto/data-cipher.js';
 import type { Tx } from '../../../database/transaction-runner.js';
 import { type ClaimRow, contextFrom, PARK, toContext } from '../delivery.sql.js';
-import type { AttemptContext, AttemptRecord, NotClaimed } from '../delivery.types.js';
+import type { AttemptRecord, ClaimedDelivery, NotClaimed } from '../delivery.types.js';
 import type { DeliveryStatus } from '../webhook-delivery.entity.js';
 import { NO_FLUSH_WAIT, RECORD_CTES, recordParams } from './attempt.sql.js';
 
@@ -80,8 +80,8 @@ export class WorkerDeliveryRepository {
     return row;
   }
 
-  /** Claims these deliveries for an attempt each; per id, what the attempt needs, or when to come back. */
-  async claimMany(ids: string[], leaseMs: number): Promise<(AttemptContext | NotClaimed)[]> {
+  /** Claims these deliveries for an attempt each; per id, what the attempt needs (but the payload), or when to come back. */
+  async claimMany(ids: string[], leaseMs: number): Promise<(ClaimedDelivery | NotClaimed)[]> {
     const rows = (await this.dataSource.query(CLAIM, [ids, leaseMs])) as ClaimRow[];
     const claimed = new Map(rows.map((row) => [row.id, toContext(row, this.cipher)]));
     const missing = ids.filter((id) => !claimed.has(id));
@@ -109,6 +109,20 @@ export class WorkerDeliveryRepository {
   async recordMany(tx: Tx | null, attempts: AttemptRecord[]): Promise<number> {
     const [row] = (await (tx ?? this.dataSource).query(`WITH ${RECORD_CTES} SELECT count(*)::int AS n FROM recorded`, recordParams(attempts))) as { n: number }[];
     return row.n;
+  }
+
+  /**
+   * Claimed deliveries that were not sent (their payload could not be read now) are given back: their lease
+   * ends `afterMs` from now, if it is still the claim's (`leaseUntil`: a claim whose lease ran out may have
+   * been taken by another worker since), and `counted` ones count a failed load (`load_failures`).
+   */
+  async giveBack(deliveries: { id: string; leaseUntil: Date | null; counted: boolean }[], afterMs: number): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE webhook_deliveries d SET lease_until = now() + $4 * interval '1 millisecond', load_failures = d.load_failures + g.counted::int
+       FROM unnest($1::text[], $2::timestamptz[], $3::boolean[]) AS g(id, lease_until, counted)
+       WHERE d.id = ANY($1::text[]) AND d.id = g.id AND d.lease_until = g.lease_until AND d.status = 'PENDING' AND ${NO_FLUSH_WAIT}`,
+      [deliveries.map((d) => d.id), deliveries.map((d) => d.leaseUntil), deliveries.map((d) => d.counted), afterMs],
+    );
   }
 
   /** Every PENDING delivery of a distribution becomes FAILED (it was disabled), locked in id order. */
