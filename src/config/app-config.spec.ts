@@ -44,7 +44,7 @@ describe('loadConfig', () => {
     const config = loadConfig({ PORT: '', WEBHOOK_ALLOWED_CIDRS: '', PENDING_POINTS_DAY_MS: '', WEBHOOK_TIMEOUT_MS: '', WEBHOOK_RETRY_BASE_MS: '' });
     expect(config.port).toBe(3000);
     expect(config.pendingPointsDayMs).toBe(86_400_000);
-    expect(config.webhook).toEqual({ timeoutMs: 10_000, retryBaseMs: 60_000, allowedCidrs: [], projectMaxInFlight: 50, socketIdleMs: 4_000, maxDistributionsPerProject: 100, relayMaxDeliveries: 5_000 });
+    expect(config.webhook).toEqual({ timeoutMs: 10_000, retryBaseMs: 60_000, allowedCidrs: [], projectMaxInFlight: 50, socketIdleMs: 4_000, maxDistributionsPerProject: 100, relayMaxDeliveries: 5_000, dispatchMaxBytes: 16_777_216 });
   });
 
   it('applies the documented defaults of Idempotency-Key', () => {
