@@ -5,10 +5,35 @@
  * unhandled rejection ends a Node process) or a lost error. `void` is the one way to say "this promise floats
  * on purpose"; the promise it marks must not reject (docs/decisions.md lists each one and why).
  */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+
+/**
+ * A hash of every file whose types others may see: all sources but the test specs (which nothing imports),
+ * the tsconfigs and the lock file. ESLint's cache (npm run lint) re-lints only the files that changed, yet a
+ * type-checked verdict also depends on what a file imports: a function made async leaves its unawaited
+ * callers, unchanged, in other files. The hash is part of the configuration, which ESLint's cache keys on,
+ * so changing a shared file re-lints everything; changing a spec re-lints that spec.
+ */
+function sharedSourcesHash() {
+  const hash = createHash('sha256');
+  const add = (file) => hash.update(`${file}\0`).update(readFileSync(join(import.meta.dirname, file)));
+  for (const dir of ['src', 'test', 'scripts', 'bench', 'dashboard/src']) {
+    const files = readdirSync(join(import.meta.dirname, dir), { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile() && /\.(ts|tsx|js|mjs|json)$/.test(entry.name) && !/\.(spec|e2e-spec|service-spec)\.ts$/.test(entry.name))
+      .map((entry) => join(entry.parentPath.slice(import.meta.dirname.length + 1), entry.name))
+      .filter((file) => !file.startsWith('bench/results/'))
+      .sort();
+    files.forEach(add);
+  }
+  ['tsconfig.json', 'tsconfig.eslint.json', 'dashboard/tsconfig.json', 'package-lock.json'].forEach(add);
+  return hash.digest('hex');
+}
 
 const assertion = tseslint.plugin.rules['no-unnecessary-type-assertion'];
 
@@ -39,6 +64,7 @@ export default defineConfig(
       globals: globals.node,
     },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
+    settings: { sharedSources: sharedSourcesHash() },
     plugins: { '@typescript-eslint': tseslint.plugin, local: { rules: { 'no-unnecessary-type-assertion': noUnnecessaryTypeAssertion } } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
