@@ -117,9 +117,9 @@ function balanceChange(delta: Omit<CardDelta, 'cardId'>): number {
  * once. A refused posting (PointsExceeded, RefundNotRestorable) throws before it writes anything.
  *
  * Events are the caller's (each path has its own), recorded after the posting: they show the cards as it left
- * them. The set-based paths (activation, expiry, the initial-points trigger) write the same rows in one SQL
- * statement each, with the owners' pieces (`cardDeltasSql`, `ledgerInsertSql`, `balanceJsonSql`,
- * `bucketCreditSql`, `nextExpirationSql`).
+ * them. The set-based paths (an activation batch, an expiry chunk) write the same rows in one SQL statement
+ * each, with the owners' pieces (`cardDeltasSql`, `ledgerInsertSql`, `balanceJsonSql`, `bucketCreditSql`,
+ * `nextExpirationSql`); the initial-points trigger spells its rows out itself.
  */
 @Injectable()
 export class PointsPosting {
