@@ -2,10 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { Tx } from '../database/transaction-runner.js';
-import { RewardAssignment } from './reward-assignment.entity.js';
+import type { RewardAssignment } from './reward-assignment.entity.js';
 import type { Reward } from './reward.entity.js';
 
 export type NewRewardAssignment = Pick<RewardAssignment, 'id' | 'projectId' | 'rewardId' | 'campaignId' | 'points'>;
+/** An assignment as the service sees it (`seq` is the lists' order only). */
+export type StoredAssignment = Omit<RewardAssignment, 'seq'>;
 
 /** Which assignments a list reads: a campaign's or a reward's, optionally one of them by id. */
 export interface AssignmentScope {
@@ -16,7 +18,7 @@ export interface AssignmentScope {
 
 /** A reward offered on a card's campaign, as the member's list shows it. */
 export interface OfferedReward {
-  assignment: RewardAssignment;
+  assignment: StoredAssignment;
   reward: Reward;
 }
 
@@ -36,7 +38,7 @@ const COLUMNS = 'a.id, a.project_id, a.reward_id, a.campaign_id, a.points, a.cre
 const LIVE = 'JOIN campaigns c ON c.id = a.campaign_id AND c.deleted_at IS NULL';
 
 /**
- * The member's list: a campaign's assignments with their rewards, oldest first. Affordable (`$4`): priced
+ * The member's list: a campaign's assignments with their rewards, in the order made. Affordable (`$4`): priced
  * within the balance of the card (`$3`), a COIN reward when the balance buys at least one `points_ratio`, and
  * a reward with a stock only while a unit is left.
  */
@@ -52,22 +54,24 @@ export class RewardAssignmentRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * Holds the live campaign the assignments are made in until the caller's transaction ends (`FOR KEY SHARE`:
-   * a permanent deletion's last step waits for it, and its cascade then takes the new rows too). False: the
+   * Takes the campaign for new assignments until the caller's transaction ends: the creations of one campaign
+   * take turns (an advisory lock of the campaign's: they are rare, and in turn they insert in the order asked
+   * without meeting each other on the unique index), and the live campaign is held (`FOR KEY SHARE`: a
+   * permanent deletion's last step waits for it, and its cascade then takes the new rows too). False: the
    * campaign is gone or in the bin.
    */
   async holdCampaign(tx: Tx, projectId: string, campaignId: string): Promise<boolean> {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('reward_assignments:' || $1, 0))`, [campaignId]);
     const rows = (await tx.query(`SELECT 1 FROM campaigns WHERE project_id = $1 AND id = $2 AND deleted_at IS NULL FOR KEY SHARE`, [projectId, campaignId])) as unknown[];
     return rows.length > 0;
   }
 
   /**
-   * Inserts one assignment unless its reward is already offered in its campaign: then the id of the one that
-   * is. Concurrent inserts of the same pair meet on the unique index: one inserts, the others wait for it to
-   * commit and then find it (ON CONFLICT DO NOTHING, then a read that sees the committed row).
+   * Inserts one assignment, under `holdCampaign`, unless its reward is already offered in its campaign: then
+   * the id of the one that is (ON CONFLICT DO NOTHING on the unique index, then a read of the row met).
    */
-  async insert(tx: Tx, assignment: NewRewardAssignment): Promise<{ inserted: RewardAssignment } | { existingId: string }> {
-    // The row met may be deleted before it is read: then the insert is tried again.
+  async insert(tx: Tx, assignment: NewRewardAssignment): Promise<{ inserted: StoredAssignment } | { existingId: string }> {
+    // The row met may be deleted before it is read (a deletion takes no turn): then the insert is tried again.
     for (;;) {
       const [row] = (await tx.query(
         `INSERT INTO reward_assignments (id, project_id, reward_id, campaign_id, points) VALUES ($1, $2, $3, $4, $5)
@@ -82,7 +86,7 @@ export class RewardAssignmentRepository {
   }
 
   /** An assignment of a live campaign, within a campaign or a reward when given. */
-  async find(projectId: string, id: string, scope: AssignmentScope = {}): Promise<RewardAssignment | null> {
+  async find(projectId: string, id: string, scope: AssignmentScope = {}): Promise<StoredAssignment | null> {
     const [row] = (await this.dataSource.query(
       `SELECT ${COLUMNS} FROM reward_assignments a ${LIVE}
        WHERE a.project_id = $1 AND a.id = $2 AND ($3::text IS NULL OR a.campaign_id = $3) AND ($4::text IS NULL OR a.reward_id = $4)`,
@@ -91,18 +95,18 @@ export class RewardAssignmentRepository {
     return row ? toAssignment(row) : null;
   }
 
-  /** A campaign's or a reward's assignments (of live campaigns), oldest first, and how many there are. */
-  async list(projectId: string, scope: AssignmentScope, page: { limit: number; offset: number }): Promise<{ rows: RewardAssignment[]; total: number }> {
+  /** A campaign's or a reward's assignments (of live campaigns), in the order made, and how many there are. */
+  async list(projectId: string, scope: AssignmentScope, page: { limit: number; offset: number }): Promise<{ rows: StoredAssignment[]; total: number }> {
     const where = `FROM reward_assignments a ${LIVE}
        WHERE a.project_id = $1 AND ($2::text IS NULL OR a.campaign_id = $2) AND ($3::text IS NULL OR a.reward_id = $3) AND ($4::text IS NULL OR a.id = $4)`;
     const params = [projectId, scope.campaignId ?? null, scope.rewardId ?? null, scope.assignmentId ?? null];
-    const rows = (await this.dataSource.query(`SELECT ${COLUMNS} ${where} ORDER BY a.created_at, a.id LIMIT $5 OFFSET $6`, [...params, page.limit, page.offset])) as AssignmentRow[];
+    const rows = (await this.dataSource.query(`SELECT ${COLUMNS} ${where} ORDER BY a.seq LIMIT $5 OFFSET $6`, [...params, page.limit, page.offset])) as AssignmentRow[];
     const [{ total }] = (await this.dataSource.query(`SELECT count(*)::int AS total ${where}`, params)) as { total: number }[];
     return { rows: rows.map(toAssignment), total };
   }
 
   /** A new price (null for a COIN reward); null when the assignment is gone. */
-  async update(projectId: string, id: string, points: number | null): Promise<RewardAssignment | null> {
+  async update(projectId: string, id: string, points: number | null): Promise<StoredAssignment | null> {
     const [rows] = (await this.dataSource.query(
       `UPDATE reward_assignments SET points = $3, updated_at = clock_timestamp() WHERE project_id = $1 AND id = $2
        RETURNING id, project_id, reward_id, campaign_id, points, created_at, updated_at`,
@@ -116,11 +120,11 @@ export class RewardAssignmentRepository {
     return affected > 0;
   }
 
-  /** What keeps a reward from being deleted: its assignments in live campaigns (the first `limit` ids, oldest first) and their number. */
+  /** What keeps a reward from being deleted: its assignments in live campaigns (the first `limit` ids) and their number. */
   async inUse(tx: Tx, projectId: string, rewardId: string, limit: number): Promise<{ ids: string[]; total: number }> {
     const rows = (await tx.query(
       `SELECT a.id, count(*) OVER ()::int AS total FROM reward_assignments a ${LIVE}
-       WHERE a.project_id = $1 AND a.reward_id = $2 ORDER BY a.created_at, a.id LIMIT $3`,
+       WHERE a.project_id = $1 AND a.reward_id = $2 ORDER BY a.seq LIMIT $3`,
       [projectId, rewardId, limit],
     )) as { id: string; total: number }[];
     return { ids: rows.map((row) => row.id), total: rows[0]?.total ?? 0 };
@@ -140,7 +144,7 @@ export class RewardAssignmentRepository {
     const rows = (await this.dataSource.query(
       `SELECT ${COLUMNS}, r.name AS r_name, r.type AS r_type, r.parameters AS r_parameters, r.stock AS r_stock, r.redeemed AS r_redeemed,
               r.attributes AS r_attributes, r.metadata AS r_metadata, r.created_at AS r_created_at, r.updated_at AS r_updated_at
-       ${OFFERED} ORDER BY a.created_at, a.id LIMIT $5 OFFSET $6`,
+       ${OFFERED} ORDER BY a.seq LIMIT $5 OFFSET $6`,
       [...params, page.limit, page.offset],
     )) as (AssignmentRow & Record<`r_${string}`, unknown>)[];
     const [{ total }] = (await this.dataSource.query(`SELECT count(*)::int AS total ${OFFERED}`, params)) as { total: number }[];
@@ -166,7 +170,7 @@ export class RewardAssignmentRepository {
   }
 }
 
-function toAssignment(row: AssignmentRow): RewardAssignment {
+function toAssignment(row: AssignmentRow): StoredAssignment {
   return {
     id: row.id,
     projectId: row.project_id,

@@ -19,8 +19,7 @@ import {
 } from './dto/reward-assignment.dto.js';
 import type { ListPageQueryDto } from './dto/reward-request.dto.js';
 import { type RewardDto, toRewardDto } from './dto/reward.dto.js';
-import type { RewardAssignment } from './reward-assignment.entity.js';
-import { type AssignmentScope, RewardAssignmentRepository } from './reward-assignment.repository.js';
+import { type AssignmentScope, RewardAssignmentRepository, type StoredAssignment } from './reward-assignment.repository.js';
 import type { RewardType } from './reward.entity.js';
 import { RewardRepository } from './reward.repository.js';
 import { RewardsService } from './rewards.service.js';
@@ -119,12 +118,12 @@ export class RewardAssignmentsService {
   }
 
   /**
-   * Inserts the assignments in one transaction, all or none: the campaign and the rewards held first (a
-   * deletion of either meanwhile waits, or is waited for and then answered 404), the rows in reward id order
-   * (two requests with the same rewards meet on the unique index in the same order, never in a cycle), answered
-   * in the request's order. A reward already offered in the campaign: 409 `duplicate_found` naming its assignment.
+   * Inserts the assignments in one transaction, all or none, in the order asked: the campaign taken first (the
+   * creations of one campaign take turns) and the rewards held (a deletion of either meanwhile waits, or is
+   * waited for and then answered 404). A reward already offered in the campaign: 409 `duplicate_found` naming
+   * its assignment.
    */
-  private async insert(project: ProjectContext, campaignId: string, requests: AssignmentRequest[], numbered: boolean): Promise<RewardAssignment[]> {
+  private async insert(project: ProjectContext, campaignId: string, requests: AssignmentRequest[], numbered: boolean): Promise<StoredAssignment[]> {
     return this.transactions.run(async (tx) => {
       if (!(await this.assignments.holdCampaign(tx, project.id, campaignId))) throw ApiError.notFound('campaign', campaignId);
       const types = await this.rewardRows.holdTypes(tx, project.id, requests.map((request) => request.rewardId));
@@ -133,8 +132,8 @@ export class RewardAssignmentsService {
         if (!type) throw ApiError.notFound('reward', request.rewardId);
         return { id: base62Id('rewa_', 24), projectId: project.id, rewardId: request.rewardId, campaignId, points: priceOf(type, request.parameters, numbered ? `[${i}] ` : '') };
       });
-      const made = new Map<string, RewardAssignment>();
-      for (const row of [...rows].sort((a, b) => (a.rewardId < b.rewardId ? -1 : 1))) {
+      const made: StoredAssignment[] = [];
+      for (const row of rows) {
         const result = await this.assignments.insert(tx, row);
         if ('existingId' in result) {
           throw new ApiError(409, 'duplicate_found', 'Duplicated resource found', {
@@ -143,14 +142,14 @@ export class RewardAssignmentsService {
             resourceType: 'reward_assignment',
           });
         }
-        made.set(row.rewardId, result.inserted);
+        made.push(result.inserted);
       }
-      return rows.map((row) => made.get(row.rewardId) as RewardAssignment);
+      return made;
     });
   }
 
   /** The assignment, within its campaign or its reward (each must exist: 404 `campaign` / `reward` first), or 404 `reward_assignment`. */
-  private async find(project: ProjectContext, scope: { campaign: string } | { reward: string }, assignmentId: string): Promise<RewardAssignment> {
+  private async find(project: ProjectContext, scope: { campaign: string } | { reward: string }, assignmentId: string): Promise<StoredAssignment> {
     return this.withScope(project, scope, async (owner) => {
       const assignment = await this.assignments.find(project.id, assignmentId, owner);
       if (!assignment) throw ApiError.notFound('reward_assignment', assignmentId);

@@ -5,7 +5,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * - `rewards`: `stock` null is unlimited; `redeemed` counts successful redemptions, never below 0 nor above a
  *   stock (the CHECK every writer meets; a redemption takes a unit with one conditional UPDATE).
  * - `reward_assignments`: a reward offered in a campaign at a price in points (null for COIN), once per
- *   campaign (the unique index), gone with the campaign's permanent deletion; a reward cannot be deleted
+ *   campaign (the unique index), listed in the order made (`seq`), gone with the campaign's permanent deletion; a reward cannot be deleted
  *   while assigned (no cascade from `rewards`).
  */
 export class Rewards1795810000000 implements MigrationInterface {
@@ -37,6 +37,7 @@ export class Rewards1795810000000 implements MigrationInterface {
         "reward_id" text NOT NULL,
         "campaign_id" text NOT NULL,
         "points" integer,
+        "seq" BIGSERIAL NOT NULL,
         "created_at" TIMESTAMP(3) WITH TIME ZONE NOT NULL DEFAULT now(),
         "updated_at" TIMESTAMP(3) WITH TIME ZONE,
         CONSTRAINT "chk_reward_assignments_points" CHECK ("points" IS NULL OR "points" >= 1),
@@ -45,7 +46,7 @@ export class Rewards1795810000000 implements MigrationInterface {
         CONSTRAINT "fk_reward_assignments_campaign" FOREIGN KEY ("campaign_id") REFERENCES "campaigns"("id") ON DELETE CASCADE ON UPDATE NO ACTION
       )`);
     await queryRunner.query(`CREATE UNIQUE INDEX "uq_reward_assignments_reward_campaign" ON "reward_assignments" ("reward_id", "campaign_id")`);
-    await queryRunner.query(`CREATE INDEX "idx_reward_assignments_campaign_created" ON "reward_assignments" ("campaign_id", "created_at", "id")`);
+    await queryRunner.query(`CREATE INDEX "idx_reward_assignments_campaign_seq" ON "reward_assignments" ("campaign_id", "seq")`);
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {

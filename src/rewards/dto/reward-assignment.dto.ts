@@ -3,7 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsBoolean, IsDefined, IsInt, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { EXAMPLE_IDS, patternExample } from '../../common/openapi/examples.js';
 import { Nested, Optional } from '../../common/validation/decorators.js';
-import type { RewardAssignment } from '../reward-assignment.entity.js';
+import type { StoredAssignment } from '../reward-assignment.repository.js';
 import { REWARD_ID, RewardDto } from './reward.dto.js';
 import { ListPageQueryDto, MAX_REWARD_NUMBER } from './reward-request.dto.js';
 
@@ -110,7 +110,7 @@ export class RewardAssignmentListDto {
   @ApiProperty({ enum: ['data'] })
   data_ref: 'data';
 
-  @ApiProperty({ type: [RewardAssignmentDto], description: 'Oldest first; only assignments in live campaigns (not in the bin).' })
+  @ApiProperty({ type: [RewardAssignmentDto], description: 'In the order they were made (an array\'s in the order sent); only assignments in live campaigns (not in the bin).' })
   data: RewardAssignmentDto[];
 
   @ApiProperty({ description: 'Assignments of the query, all pages.' })
@@ -162,7 +162,7 @@ export class MemberRewardListDto {
   total: number;
 }
 
-export function toRewardAssignmentDto(assignment: RewardAssignment): RewardAssignmentDto {
+export function toRewardAssignmentDto(assignment: StoredAssignment): RewardAssignmentDto {
   return {
     id: assignment.id,
     reward_id: assignment.rewardId,
