@@ -37,6 +37,10 @@ const COLUMNS = 'a.id, a.project_id, a.reward_id, a.campaign_id, a.points, a.cre
 /** Only assignments of live campaigns are shown: a campaign in the bin hides its own (they go with its permanent deletion). */
 const LIVE = 'JOIN campaigns c ON c.id = a.campaign_id AND c.deleted_at IS NULL';
 
+/** A campaign's (`$2`) or a reward's (`$3`) assignments, optionally one (`$4`). */
+const SCOPED = `FROM reward_assignments a ${LIVE}
+  WHERE a.project_id = $1 AND ($2::text IS NULL OR a.campaign_id = $2) AND ($3::text IS NULL OR a.reward_id = $3) AND ($4::text IS NULL OR a.id = $4)`;
+
 /**
  * The member's list: a campaign's assignments with their rewards, in the order made. Affordable (`$4`): priced
  * within the balance of the card (`$3`), a COIN reward when the balance buys at least one `points_ratio`, and
@@ -97,11 +101,9 @@ export class RewardAssignmentRepository {
 
   /** A campaign's or a reward's assignments (of live campaigns), in the order made, and how many there are. */
   async list(projectId: string, scope: AssignmentScope, page: { limit: number; offset: number }): Promise<{ rows: StoredAssignment[]; total: number }> {
-    const where = `FROM reward_assignments a ${LIVE}
-       WHERE a.project_id = $1 AND ($2::text IS NULL OR a.campaign_id = $2) AND ($3::text IS NULL OR a.reward_id = $3) AND ($4::text IS NULL OR a.id = $4)`;
     const params = [projectId, scope.campaignId ?? null, scope.rewardId ?? null, scope.assignmentId ?? null];
-    const rows = (await this.dataSource.query(`SELECT ${COLUMNS} ${where} ORDER BY a.seq LIMIT $5 OFFSET $6`, [...params, page.limit, page.offset])) as AssignmentRow[];
-    const [{ total }] = (await this.dataSource.query(`SELECT count(*)::int AS total ${where}`, params)) as { total: number }[];
+    const rows = (await this.dataSource.query(`SELECT ${COLUMNS} ${SCOPED} ORDER BY a.seq LIMIT $5 OFFSET $6`, [...params, page.limit, page.offset])) as AssignmentRow[];
+    const [{ total }] = (await this.dataSource.query(`SELECT count(*)::int AS total ${SCOPED}`, params)) as { total: number }[];
     return { rows: rows.map(toAssignment), total };
   }
 
