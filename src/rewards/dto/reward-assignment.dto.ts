@@ -73,12 +73,12 @@ export class AssignmentLoyaltyAnswerDto {
 }
 
 export class AssignmentParamsAnswerDto {
-  @ApiProperty({ type: AssignmentLoyaltyAnswerDto })
+  @ApiProperty({ type: AssignmentLoyaltyAnswerDto, description: 'The loyalty price.' })
   loyalty: AssignmentLoyaltyAnswerDto;
 }
 
 export class RewardAssignmentDto {
-  @ApiProperty(patternExample(REWARD_ASSIGNMENT_ID, EXAMPLE_IDS.rewardAssignment))
+  @ApiProperty({ description: 'The assignment (`rewa_` + 24 base62).', ...patternExample(REWARD_ASSIGNMENT_ID, EXAMPLE_IDS.rewardAssignment) })
   id: string;
 
   @ApiProperty({ description: 'The reward (`rew_…`).', ...patternExample(REWARD_ID, EXAMPLE_IDS.reward) })
@@ -87,27 +87,27 @@ export class RewardAssignmentDto {
   @ApiProperty({ description: 'The campaign the reward is offered in (`camp_…`).', example: EXAMPLE_IDS.campaign })
   related_object_id: string;
 
-  @ApiProperty({ enum: ['campaign'] })
+  @ApiProperty({ enum: ['campaign'], description: 'What `related_object_id` is: always a campaign.' })
   related_object_type: 'campaign';
 
   @ApiPropertyOptional({ type: AssignmentParamsAnswerDto, description: 'The price; absent for a COIN reward (it has none).' })
   parameters?: AssignmentParamsAnswerDto;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', description: 'When the reward was assigned to the campaign.' })
   created_at: string;
 
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Null until the assignment is first updated.' })
   updated_at: string | null;
 
-  @ApiProperty({ enum: ['reward_assignment'] })
+  @ApiProperty({ enum: ['reward_assignment'], description: 'The object\'s kind.' })
   object: 'reward_assignment';
 }
 
 export class RewardAssignmentListDto {
-  @ApiProperty({ enum: ['list'] })
+  @ApiProperty({ enum: ['list'], description: 'The object\'s kind.' })
   object: 'list';
 
-  @ApiProperty({ enum: ['data'] })
+  @ApiProperty({ enum: ['data'], description: 'The property that holds the items.' })
   data_ref: 'data';
 
   @ApiProperty({ type: [RewardAssignmentDto], description: 'In the order they were made (an array\'s in the order sent); only assignments in live campaigns (not in the bin).' })
@@ -138,21 +138,21 @@ export class MemberRewardsQueryDto extends ListPageQueryDto {
 }
 
 export class MemberRewardDto {
-  @ApiProperty({ type: RewardDto })
+  @ApiProperty({ type: RewardDto, description: 'The reward.' })
   reward: RewardDto;
 
-  @ApiProperty({ type: RewardAssignmentDto })
+  @ApiProperty({ type: RewardAssignmentDto, description: 'Its assignment to the card\'s campaign: the price.' })
   assignment: RewardAssignmentDto;
 
-  @ApiProperty({ enum: ['loyalty_reward'] })
+  @ApiProperty({ enum: ['loyalty_reward'], description: 'The object\'s kind.' })
   object: 'loyalty_reward';
 }
 
 export class MemberRewardListDto {
-  @ApiProperty({ enum: ['list'] })
+  @ApiProperty({ enum: ['list'], description: 'The object\'s kind.' })
   object: 'list';
 
-  @ApiProperty({ enum: ['data'] })
+  @ApiProperty({ enum: ['data'], description: 'The property that holds the items.' })
   data_ref: 'data';
 
   @ApiProperty({ type: [MemberRewardDto], description: 'The rewards offered in the card\'s campaign, in the order they were assigned.' })

@@ -103,14 +103,14 @@ export class CampaignRewardParamsPatchDto {
   @Max(MAX_REWARD_NUMBER)
   balance?: number;
 
-  @ApiPropertyOptional({ enum: CAMPAIGN_TYPES_SUPPORTED })
+  @ApiPropertyOptional({ enum: CAMPAIGN_TYPES_SUPPORTED, description: 'May be sent, but only as LOYALTY_PROGRAM.' })
   @Optional()
   @IsIn(CAMPAIGN_TYPES_SUPPORTED, { message: CAMPAIGN_TYPE_MESSAGE })
   type?: 'LOYALTY_PROGRAM';
 }
 
 export class CoinRewardParamsPatchDto {
-  @ApiPropertyOptional({ minimum: 0, exclusiveMinimum: true, example: 25 })
+  @ApiPropertyOptional({ minimum: 0, exclusiveMinimum: true, description: 'What `points_ratio` points are worth, in units of the order\'s currency; a number or a decimal string.', example: 25 })
   @Optional()
   @NUMBER_OR_DECIMAL_STRING
   @IsNumber({ allowNaN: false, allowInfinity: false })
@@ -118,7 +118,7 @@ export class CoinRewardParamsPatchDto {
   @Max(MAX_REWARD_NUMBER)
   exchange_ratio?: number;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_REWARD_NUMBER, example: 100 })
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_REWARD_NUMBER, description: 'How many points are worth `exchange_ratio`; a whole number (or a string of digits).', example: 100 })
   @Optional()
   @NUMBER_OR_DECIMAL_STRING
   @IsInt()
@@ -128,7 +128,7 @@ export class CoinRewardParamsPatchDto {
 }
 
 export class ProductRewardParamsPatchDto {
-  @ApiPropertyOptional({ example: 'prod_mug_large' })
+  @ApiPropertyOptional({ description: 'Another product of your catalogue, kept as given.', example: 'prod_mug_large' })
   @Optional()
   @IsString()
   @MinLength(1)
@@ -145,15 +145,15 @@ export class ProductRewardParamsPatchDto {
 
 /** PUT: one object, of the reward's own type (a reward's type does not change). */
 export class RewardParamsPatchDto {
-  @ApiPropertyOptional({ type: CampaignRewardParamsPatchDto })
+  @ApiPropertyOptional({ type: CampaignRewardParamsPatchDto, description: 'A CAMPAIGN reward\'s.' })
   @Nested(() => CampaignRewardParamsPatchDto, { optional: true, object: true })
   campaign?: CampaignRewardParamsPatchDto;
 
-  @ApiPropertyOptional({ type: CoinRewardParamsPatchDto })
+  @ApiPropertyOptional({ type: CoinRewardParamsPatchDto, description: 'A COIN reward\'s.' })
   @Nested(() => CoinRewardParamsPatchDto, { optional: true, object: true })
   coin?: CoinRewardParamsPatchDto;
 
-  @ApiPropertyOptional({ type: ProductRewardParamsPatchDto })
+  @ApiPropertyOptional({ type: ProductRewardParamsPatchDto, description: 'A MATERIAL reward\'s.' })
   @Nested(() => ProductRewardParamsPatchDto, { optional: true, object: true })
   product?: ProductRewardParamsPatchDto;
 }
@@ -165,7 +165,7 @@ export class RewardAttributesDto {
   @MaxLength(2048)
   image_url?: string;
 
-  @ApiPropertyOptional({ maxLength: 10_000, example: 'A mug with the shop\'s logo' })
+  @ApiPropertyOptional({ maxLength: 10_000, description: 'Free text about the reward, kept as given.', example: 'A mug with the shop\'s logo' })
   @Optional()
   @IsString()
   @MaxLength(10_000)
@@ -175,7 +175,7 @@ export class RewardAttributesDto {
 const STOCK_DESCRIPTION = 'MATERIAL only: the units there are in all (redemptions count in `redeemed`); null or absent: unlimited.';
 
 export class CreateRewardDto {
-  @ApiProperty({ maxLength: 255, example: 'Coffee mug' })
+  @ApiProperty({ maxLength: 255, description: 'What the member sees.', example: 'Coffee mug' })
   @IsDefined({ message: 'name is required' })
   @IsString()
   @MinLength(1)
@@ -202,7 +202,7 @@ export class CreateRewardDto {
   @Nested(() => RewardAttributesDto, { optional: true, object: true })
   attributes?: RewardAttributesDto;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Your own key/value pairs (limits: docs/errors.md).' })
   @Optional()
   @IsMetadata()
   metadata?: Record<string, unknown>;
@@ -210,7 +210,7 @@ export class CreateRewardDto {
 
 /** PUT /v1/rewards/{rewardId}: the fields to change. */
 export class UpdateRewardDto {
-  @ApiPropertyOptional({ maxLength: 255, example: 'Coffee mug (large)' })
+  @ApiPropertyOptional({ maxLength: 255, description: 'What the member sees.', example: 'Coffee mug (large)' })
   @Optional()
   @IsString()
   @MinLength(1)

@@ -45,16 +45,16 @@ export class RewardParamsAnswerDto {
 }
 
 export class RewardDto {
-  @ApiProperty(patternExample(REWARD_ID, EXAMPLE_IDS.reward))
+  @ApiProperty({ description: 'The reward (`rew_` + 24 base62).', ...patternExample(REWARD_ID, EXAMPLE_IDS.reward) })
   id: string;
 
-  @ApiProperty({ example: 'Coffee mug' })
+  @ApiProperty({ description: 'What the member sees.', example: 'Coffee mug' })
   name: string;
 
   @ApiProperty({ enum: REWARD_TYPES, description: 'CAMPAIGN (points on a card of another loyalty campaign), COIN (pay with points), MATERIAL (a product).' })
   type: RewardType;
 
-  @ApiProperty({ type: RewardParamsAnswerDto })
+  @ApiProperty({ type: RewardParamsAnswerDto, description: 'The one object of its type.' })
   parameters: RewardParameters;
 
   @ApiProperty({ type: Number, nullable: true, description: 'MATERIAL: the units there are in all; null: unlimited (always null for the other types). Units left = `stock` − `redeemed`.', example: 50 })
@@ -66,24 +66,24 @@ export class RewardDto {
   @ApiProperty({ type: RewardAttributesDto, description: 'MATERIAL: as given; `{}` for the other types.' })
   attributes: RewardAttributes;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', description: 'When the reward was created.' })
   created_at: string;
 
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Null until the reward is first updated.' })
   updated_at: string | null;
 
-  @ApiProperty({ type: 'object', additionalProperties: true })
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Your own key/value pairs; `{}` when none.' })
   metadata: Record<string, unknown>;
 
-  @ApiProperty({ enum: ['reward'] })
+  @ApiProperty({ enum: ['reward'], description: 'The object\'s kind.' })
   object: 'reward';
 }
 
 export class RewardListDto {
-  @ApiProperty({ enum: ['list'] })
+  @ApiProperty({ enum: ['list'], description: 'The object\'s kind.' })
   object: 'list';
 
-  @ApiProperty({ enum: ['data'] })
+  @ApiProperty({ enum: ['data'], description: 'The property that holds the items.' })
   data_ref: 'data';
 
   @ApiProperty({ type: [RewardDto], description: 'Oldest first.' })
