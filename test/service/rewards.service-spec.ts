@@ -129,6 +129,14 @@ describe('RewardsService and RewardAssignmentsService on PostgreSQL (no worker, 
       expect(await db.count('SELECT 1 FROM rewards WHERE id = $1', [reward.id])).toBe(0);
       expect(await db.count('SELECT 1 FROM reward_assignments WHERE reward_id = $1', [reward.id])).toBe(0);
       expect(await failure(rewards().delete(project, reward.id))).toMatchObject({ code: 404, resource_type: 'reward' });
+
+      // A campaign's permanent deletion ends with its row (CampaignDeletionRepository.finish): its assignments go with it.
+      const kept = await create(project, mug);
+      const third = await pointsProgram(services, project, []);
+      await assignments().createForReward(project, kept.id, await body(CreateRewardAssignmentDto, { campaign: third.campaignId, parameters: { loyalty: { points: 5 } } }));
+      await db.query('DELETE FROM campaigns WHERE id = $1', [third.campaignId]);
+      expect(await db.count('SELECT 1 FROM reward_assignments WHERE reward_id = $1', [kept.id])).toBe(0);
+      await rewards().delete(project, kept.id);
     });
   });
 
