@@ -77,6 +77,8 @@ describe('RewardsService and RewardAssignmentsService on PostgreSQL (no worker, 
       expect(await refused({ ...mug, stock: 1.5 })).toMatchObject({ details: expect.stringContaining('stock must be an integer') });
       expect(await refused({ name: 'x', parameters: { product: {} } })).toMatchObject({ details: expect.stringContaining('parameters.product.id is required') });
       expect(await refused({ parameters: { product: { id: 'p' } } })).toMatchObject({ details: expect.stringContaining('name is required') });
+      // The SDK's type calls the SKU `sku`; the API's name is `sku_id`, and a SKU is never dropped silently.
+      expect(await refused({ name: 'x', parameters: { product: { id: 'p', sku: 's' } } })).toMatchObject({ details: 'property parameters.product.sku is not allowed' });
       expect(await refused({ name: 'x', parameters: { campaign: { id: campaignId, balance: 1, type: 'GIFT_VOUCHERS' } } })).toMatchObject({ details: expect.stringContaining('must be LOYALTY_PROGRAM: DISCOUNT_COUPONS and GIFT_VOUCHERS rewards need') });
       expect(await refused({ name: 'x', parameters: { campaign: { id: campaignId, balance: 0 } } })).toEqual({
         code: 400,
