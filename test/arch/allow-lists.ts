@@ -42,6 +42,9 @@ export const TABLE_WRITERS: Record<string, string[]> = {
     'src/points/pending/pending-points.repository.ts',
     'src/points/pending/activation.repository.ts',
   ],
+  // The rewards tables (issue 38): one writer each. A redemption takes a stock unit through RewardRepository.
+  rewards: ['src/rewards/reward.repository.ts'],
+  reward_assignments: ['src/rewards/reward-assignment.repository.ts'],
 };
 
 /** Where a new writer of each table should go instead (the failure message says it). */
@@ -50,6 +53,8 @@ export const TABLE_OWNERS: Record<string, string> = {
   voucher_transactions: 'points/ledger (LedgerRepository.insert)',
   loyalty_points_buckets: 'points/buckets (BucketRepository)',
   loyalty_pending_points: 'points/pending (PendingPointsRepository)',
+  rewards: 'rewards/ (RewardRepository: takeUnit, returnUnit for a redemption\'s stock unit)',
+  reward_assignments: 'rewards/ (RewardAssignmentRepository)',
 };
 
 /**
