@@ -1080,3 +1080,74 @@ SELECT ${COLUMNS} FROM loyalty_pending_points WHERE ${where.join(' AND ')} ORDER
 
 -- points/pending/pending-points.repository.ts: PendingPointsRepository.deleteOfCards
 DELETE FROM loyalty_pending_points WHERE id IN (SELECT id FROM loyalty_pending_points WHERE voucher_id = ANY($1::text[]) LIMIT $2);
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.holdCampaign
+SELECT pg_advisory_xact_lock(hashtextextended('reward_assignments:' || $1, 0));
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.holdCampaign #2
+SELECT 1 FROM campaigns WHERE project_id = $1 AND id = $2 AND deleted_at IS NULL FOR KEY SHARE;
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.insert
+INSERT INTO reward_assignments (id, project_id, reward_id, campaign_id, points) VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (reward_id, campaign_id) DO NOTHING
+RETURNING id, project_id, reward_id, campaign_id, points, created_at, updated_at;
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.insert #2
+SELECT id FROM reward_assignments WHERE reward_id = $1 AND campaign_id = $2;
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.find
+SELECT a.id, a.project_id, a.reward_id, a.campaign_id, a.points, a.created_at, a.updated_at FROM reward_assignments a JOIN campaigns c ON c.id = a.campaign_id AND c.deleted_at IS NULL
+WHERE a.project_id = $1 AND a.id = $2 AND ($3::text IS NULL OR a.campaign_id = $3) AND ($4::text IS NULL OR a.reward_id = $4);
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.list
+SELECT a.id, a.project_id, a.reward_id, a.campaign_id, a.points, a.created_at, a.updated_at FROM reward_assignments a JOIN campaigns c ON c.id = a.campaign_id AND c.deleted_at IS NULL
+WHERE a.project_id = $1 AND ($2::text IS NULL OR a.campaign_id = $2) AND ($3::text IS NULL OR a.reward_id = $3) AND ($4::text IS NULL OR a.id = $4) ORDER BY a.seq LIMIT $5 OFFSET $6;
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.list #2
+SELECT count(*)::int AS total FROM reward_assignments a JOIN campaigns c ON c.id = a.campaign_id AND c.deleted_at IS NULL
+WHERE a.project_id = $1 AND ($2::text IS NULL OR a.campaign_id = $2) AND ($3::text IS NULL OR a.reward_id = $3) AND ($4::text IS NULL OR a.id = $4);
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.update
+UPDATE reward_assignments SET points = $3, updated_at = clock_timestamp() WHERE project_id = $1 AND id = $2
+RETURNING id, project_id, reward_id, campaign_id, points, created_at, updated_at;
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.delete
+DELETE FROM reward_assignments WHERE project_id = $1 AND id = $2;
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.inUse
+SELECT a.id, count(*) OVER ()::int AS total FROM reward_assignments a JOIN campaigns c ON c.id = a.campaign_id AND c.deleted_at IS NULL
+WHERE a.project_id = $1 AND a.reward_id = $2 ORDER BY a.seq LIMIT $3;
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.deleteHidden
+DELETE FROM reward_assignments a USING campaigns c WHERE a.project_id = $1 AND a.reward_id = $2 AND c.id = a.campaign_id AND c.deleted_at IS NOT NULL;
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.offered
+SELECT a.id, a.project_id, a.reward_id, a.campaign_id, a.points, a.created_at, a.updated_at, r.name AS r_name, r.type AS r_type, r.parameters AS r_parameters, r.stock AS r_stock, r.redeemed AS r_redeemed,
+            r.attributes AS r_attributes, r.metadata AS r_metadata, r.created_at AS r_created_at, r.updated_at AS r_updated_at
+
+FROM reward_assignments a JOIN rewards r ON r.id = a.reward_id
+WHERE a.project_id = $1 AND a.campaign_id = $2
+  AND (NOT $4::boolean OR ((CASE WHEN r.type = 'COIN' THEN (r.parameters -> 'coin' ->> 'points_ratio')::bigint ELSE a.points END) <= (SELECT v.balance FROM vouchers v WHERE v.id = $3)
+                           AND (r.stock IS NULL OR r.redeemed < r.stock))) ORDER BY a.seq LIMIT $5 OFFSET $6;
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.offered #2
+SELECT count(*)::int AS total
+FROM reward_assignments a JOIN rewards r ON r.id = a.reward_id
+WHERE a.project_id = $1 AND a.campaign_id = $2
+  AND (NOT $4::boolean OR ((CASE WHEN r.type = 'COIN' THEN (r.parameters -> 'coin' ->> 'points_ratio')::bigint ELSE a.points END) <= (SELECT v.balance FROM vouchers v WHERE v.id = $3)
+                           AND (r.stock IS NULL OR r.redeemed < r.stock)));
+
+-- rewards/reward.repository.ts: RewardRepository.holdTypes
+SELECT id, type FROM rewards WHERE project_id = $1 AND id = ANY($2::text[]) ORDER BY id FOR KEY SHARE;
+
+-- rewards/reward.repository.ts: RewardRepository.lockForDeletion
+SELECT 1 FROM rewards WHERE project_id = $1 AND id = $2 FOR UPDATE;
+
+-- rewards/reward.repository.ts: RewardRepository.delete
+DELETE FROM rewards WHERE project_id = $1 AND id = $2;
+
+-- rewards/reward.repository.ts: RewardRepository.takeUnit
+UPDATE rewards SET redeemed = redeemed + 1 WHERE project_id = $1 AND id = $2 AND (stock IS NULL OR redeemed < stock) RETURNING redeemed, stock;
+
+-- rewards/reward.repository.ts: RewardRepository.returnUnit
+UPDATE rewards SET redeemed = redeemed - 1 WHERE project_id = $1 AND id = $2 AND redeemed > 0;

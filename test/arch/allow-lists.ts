@@ -37,6 +37,9 @@ export const TABLE_WRITERS: Record<string, string[]> = {
     'src/points/pending/pending-points.repository.ts',
     'src/points/pending/activation.repository.ts',
   ],
+  // The rewards tables (issue 38): one writer each. A redemption takes a stock unit through RewardRepository.
+  rewards: ['src/rewards/reward.repository.ts'],
+  reward_assignments: ['src/rewards/reward-assignment.repository.ts'],
 };
 
 /**
@@ -59,6 +62,8 @@ export const TABLE_OWNERS: Record<string, string> = {
   voucher_transactions: 'points/ledger (PointsPosting.post for a point movement; LedgerRepository, `ledgerInsertSql`)',
   loyalty_points_buckets: 'points/buckets (BucketRepository, `bucketCreditSql`); for a point movement, points/ledger (PointsPosting.post)',
   loyalty_pending_points: 'points/pending (PendingPointsRepository)',
+  rewards: 'rewards/ (RewardRepository: takeUnit, returnUnit for a redemption\'s stock unit)',
+  reward_assignments: 'rewards/ (RewardAssignmentRepository)',
 };
 
 /**
