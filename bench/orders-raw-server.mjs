@@ -8,9 +8,9 @@
 //   - before the transaction: the customer by source id, the earning rules with their campaigns, the
 //     customer's cards in those campaigns;
 //   - in one transaction: the order's upsert (its row returned), the cards locked in id order, the claims, the
-//     pending entries, one update of the cards, one `added` event per entry (whose trigger writes the webhook
-//     outbox), the accruals' ledger rows with the API's details and their point buckets (and the cards' next
-//     expiration when a bucket is dated), COMMIT;
+//     pending entries, one update of the cards, the accruals' ledger rows with the API's details and their point
+//     buckets (and the cards' next expiration when a bucket is dated), one `added` event per entry (whose
+//     trigger writes the webhook outbox), COMMIT;
 //   - after the commit, one delayed activation job per entry on the service's BullMQ queue (job id = entry
 //     id), as the API schedules them;
 //   - the API's JSON for the order.
@@ -27,7 +27,7 @@ import { base62Id, hexId } from '../dist/common/ids.js';
 import { loadConfig } from '../dist/config/app-config.js';
 import { DEFAULT_JOB_OPTIONS, JOB_OPTIONS, JobName, QueueName } from '../dist/queue/queue.definitions.js';
 import { redisOptions } from '../dist/queue/redis-options.js';
-import { ORDER_SQL } from './orders-raw.sql.mjs';
+import { DELTA_COLUMNS, ORDER_SQL } from './orders-raw.sql.mjs';
 
 const POOL_SIZE = 10;
 const config = loadConfig();
@@ -136,9 +136,6 @@ async function handle(req, res) {
         ...accruals.map((e) => ({ cardId: e.cardId, points: e.points, pending: 0 })),
         ...entries.map((entry) => ({ cardId: entry.voucher_id, points: 0, pending: entry.points })),
       ]);
-      if (entries.length) {
-        await client.query(ORDER_SQL.pendingEvents, [entries.map((entry) => entry.id), entries.map((entry) => entry.points), ADDED, groupId, JSON.stringify(source), 'AUTOMATIC', config.events.payloadMaxBytes]);
-      }
       if (accruals.length) {
         // Several accruals on one card: each ledger row shows the balance right after it.
         const later = new Map();
@@ -190,6 +187,9 @@ async function handle(req, res) {
         const dated = [...new Set(credited.rows.filter((row) => row.dated).map((row) => row.voucher_id))];
         if (dated.length) await client.query(ORDER_SQL.refreshNext, [dated]);
       }
+      if (entries.length) {
+        await client.query(ORDER_SQL.pendingEvents, [entries.map((entry) => entry.id), entries.map((entry) => entry.points), ADDED, groupId, JSON.stringify(source), 'AUTOMATIC', config.events.payloadMaxBytes]);
+      }
     }
     await client.query('COMMIT');
   } catch (failure) {
@@ -228,7 +228,7 @@ async function applyCards(client, deltas) {
     byCard.set(delta.cardId, { points: sum.points + delta.points, pending: sum.pending + delta.pending });
   }
   const ids = [...byCard.keys()].sort();
-  const { rows } = await client.query(ORDER_SQL.applyCards, [ids, ids.map((id) => byCard.get(id).points), ids.map((id) => byCard.get(id).pending), ids.map(() => 0), ids.map(() => 0), ids.map(() => 0)]);
+  const { rows } = await client.query(ORDER_SQL.applyCards, [ids, ...DELTA_COLUMNS.map((column) => ids.map((id) => byCard.get(id)[column] ?? 0))]);
   return new Map(rows.map((row) => [row.id, row]));
 }
 

@@ -28,6 +28,7 @@ export const FILES = {
   'doc-customers': 'documentation/openapi/customers.json',
   'doc-orders': 'documentation/openapi/orders.json',
   'doc-async-actions': 'documentation/openapi/async-actions.json',
+  'doc-rewards': 'documentation/openapi/rewards.json',
   wh: 'reference/OpenAPIWebhooks.json',
 };
 

@@ -25,6 +25,7 @@ import { PointsModule } from '../points/points.module.js';
 import { QueueModule } from '../queue/queue.module.js';
 import { ProjectRateLimitGuard } from '../rate-limit/project-rate-limit.guard.js';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
+import { RewardsModule } from '../rewards/rewards.module.js';
 
 /**
  * The HTTP API process: controllers, the key guard, the rate limiter, validation and the error filter. No
@@ -53,6 +54,7 @@ export class ApiModule {
         MembersApiModule,
         EventsModule,
         PointsModule,
+        RewardsModule,
         FeatureQuestionsModule,
         DashboardModule,
         ApiMetricsModule.forRoot(config),

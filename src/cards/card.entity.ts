@@ -17,6 +17,11 @@ import { BIGINT_AS_NUMBER } from '../database/bigint-as-number.js';
 @Entity({ name: 'vouchers' })
 // bigint point columns, capped where a JSON number is still exact (migration CardPointsBigint).
 @Check('CHK_vouchers_points_safe', `"points" <= 9007199254740991 AND "balance" <= 9007199254740991 AND "pending_points" <= 9007199254740991`)
+// The card's invariant, for every writer (migration CardBalanceCheck): the balance is what came in less what
+// left it, never below zero (docs/decisions.md, "One posting path (issue 38)"). A write that breaks it is the
+// service's fault, not a value the caller sent: a 500 (common/errors/infrastructure-errors.ts).
+@Check('CHK_vouchers_balance', `"balance" >= 0 AND "balance" = "points" - "expired_points" - "subtracted_points" - "redeemed_points"`)
+@Check('CHK_vouchers_redeemed', `"redeemed_points" >= 0 AND "redeemed_quantity" >= 0`)
 @Index('uq_vouchers_project_code', ['projectId', 'code'], { unique: true })
 @Index('idx_vouchers_campaign', ['campaignId'])
 @Index('idx_vouchers_campaign_free', ['campaignId', 'id'], { where: '"member_id" IS NULL' })
@@ -57,13 +62,24 @@ export class LoyaltyCard {
   @Column({ name: 'pending_points', type: 'bigint', default: 0, transformer: BIGINT_AS_NUMBER })
   pendingPoints: number;
 
-  /** Points that expired (the worker's POINTS_EXPIRATION transactions); `balance` = `points` − `expired_points` − `subtracted_points`. */
+  /** Points that expired (the worker's POINTS_EXPIRATION transactions); `balance` = `points` − `expired_points` − `subtracted_points` − `redeemed_points`. */
   @Column({ name: 'expired_points', type: 'bigint', default: 0, transformer: BIGINT_AS_NUMBER })
   expiredPoints: number;
 
   /** Points removed by hand (POINTS_REMOVAL transactions). */
   @Column({ name: 'subtracted_points', type: 'bigint', default: 0, transformer: BIGINT_AS_NUMBER })
   subtractedPoints: number;
+
+  /**
+   * Points spent on rewards and not given back: POINTS_REDEMPTION transactions less their POINTS_REFUND
+   * (Voucherify's `redemption.redeemed_points`).
+   */
+  @Column({ name: 'redeemed_points', type: 'bigint', default: 0, transformer: BIGINT_AS_NUMBER })
+  redeemedPoints: number;
+
+  /** Redemptions of the card not rolled back (Voucherify's `redemption.redeemed_quantity`). */
+  @Column({ name: 'redeemed_quantity', type: 'integer', default: 0 })
+  redeemedQuantity: number;
 
   /** Points added by hand (POINTS_ADDITION transactions other than the initial points), ever. */
   @Column({ name: 'added_points', type: 'bigint', default: 0, transformer: BIGINT_AS_NUMBER })

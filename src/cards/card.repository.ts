@@ -5,15 +5,65 @@ import { prepared, runPrepared } from '../database/prepared.js';
 import type { Tx } from '../database/transaction-runner.js';
 
 export const LOCK = prepared('cards_lock', 'SELECT id FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE');
+
+/**
+ * A change of cards' point columns, one row per card (`d`): what it adds to each counter. `points` reach the
+ * balance and the lifetime total; `removed` (by hand), `expired` and `redeemed` leave the balance, each
+ * counted in its own column (`subtracted_points`, `expired_points`, `redeemed_points`: a refund is a negative
+ * `redeemed`); `redemptions` counts redemptions (`redeemed_quantity`, a rollback −1); `pending` changes the
+ * pending points, of which `activated` were activated and `canceled` canceled; `added` of `points` were added
+ * by hand. The balance column follows from the others, so that the card's CHECK
+ * (`CHK_vouchers_balance`: balance = points − expired_points − subtracted_points − redeemed_points ≥ 0) holds
+ * after any delta.
+ */
+export const DELTA_COLUMNS = ['points', 'pending', 'removed', 'added', 'canceled', 'activated', 'expired', 'redeemed', 'redemptions'] as const;
+export type DeltaColumn = (typeof DELTA_COLUMNS)[number];
+
+/** A delta row's columns from SQL expressions, in DELTA_COLUMNS' order, 0 for those not given: `deltaColumnsSql({ expired: 'a.points' })`. */
+export function deltaColumnsSql(values: Partial<Record<DeltaColumn, string>>): string {
+  return DELTA_COLUMNS.map((column) => `(${values[column] ?? '0'})::bigint AS ${column}`).join(', ');
+}
+
+/**
+ * The one UPDATE of cards' point columns, for `CardRepository.apply` and for the statements that change cards
+ * in the database (activation, expiry): `rows` is a relation named `d` with the card's `id` and every delta
+ * column (`deltaColumnsSql`); with `nextExpiration`, also `next_day` and `next_points`, the card's next
+ * expiration after the change. The caller adds its RETURNING.
+ */
+export function cardDeltasSql(rows: string, options: { nextExpiration?: boolean } = {}): string {
+  const next = options.nextExpiration ? ', next_expiration_date = d.next_day, next_expiration_points = d.next_points' : '';
+  return `UPDATE vouchers v SET points = v.points + d.points, balance = v.balance + d.points - d.removed - d.expired - d.redeemed,
+     pending_points = v.pending_points + d.pending, subtracted_points = v.subtracted_points + d.removed, expired_points = v.expired_points + d.expired,
+     redeemed_points = v.redeemed_points + d.redeemed, redeemed_quantity = v.redeemed_quantity + d.redemptions, added_points = v.added_points + d.added,
+     pending_activated_points = v.pending_activated_points + d.activated, pending_canceled_points = v.pending_canceled_points + d.canceled,
+     updated_at = now()${next}
+   FROM ${rows}
+   WHERE v.id = d.id`;
+}
+
+/**
+ * A card's next expiration set from `rows`, a relation named `n` with the card's `id`, `day` and `points`
+ * (computed from its buckets by their owner: BucketRepository's REFRESH_NEXT); only cards whose values differ
+ * are written.
+ */
+export function nextExpirationSql(rows: string): string {
+  return `UPDATE vouchers v SET next_expiration_date = n.day, next_expiration_points = n.points
+   FROM ${rows}
+   WHERE v.id = n.id AND (v.next_expiration_date IS DISTINCT FROM n.day OR v.next_expiration_points <> n.points)`;
+}
+
 export const APPLY = prepared(
   'cards_apply',
-  `UPDATE vouchers v SET points = v.points + d.points, balance = v.balance + d.points - d.removed,
-     pending_points = v.pending_points + d.pending, subtracted_points = v.subtracted_points + d.removed,
-     added_points = v.added_points + d.added, pending_canceled_points = v.pending_canceled_points + d.canceled, updated_at = now()
-   FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[]) AS d(id, points, pending, removed, added, canceled)
-   WHERE v.id = d.id
+  `${cardDeltasSql(`unnest($1::text[], ${DELTA_COLUMNS.map((_, i) => `$${i + 2}::bigint[]`).join(', ')}) AS d(id, ${DELTA_COLUMNS.join(', ')})`)}
    RETURNING v.id, v.points, v.balance, v.pending_points`,
 );
+
+/** The cards set aside by the point expiry for `$3` ms or longer (or the given ones), released in id order without waiting for a card another transaction holds. */
+const RELEASE_EXPIRY = `UPDATE vouchers v SET expiry_error = NULL, expiry_set_aside_at = NULL
+   WHERE v.id IN (SELECT id FROM vouchers WHERE expiry_error IS NOT NULL AND ($1::text[] IS NULL OR id = ANY($1::text[])) AND ($2::text IS NULL OR project_id = $2)
+                    AND expiry_set_aside_at <= now() - make_interval(secs => $3::float8 / 1000)
+                  ORDER BY id FOR NO KEY UPDATE SKIP LOCKED)
+   RETURNING v.id`;
 
 /** The point columns of a card after a change. */
 export interface CardBalance {
@@ -23,21 +73,8 @@ export interface CardBalance {
   pendingPoints: number;
 }
 
-
-/**
- * A change of one card's point columns: `points` reaches the balance (and the lifetime total); `removed`
- * leaves the balance by hand (counted in `subtracted_points`; the lifetime total keeps it). Of `points`,
- * `added` were added by hand (`added_points`); of the pending change, `canceled` were canceled
- * (`pending_canceled_points`).
- */
-export interface CardDelta {
-  cardId: string;
-  points: number;
-  pending: number;
-  removed?: number;
-  added?: number;
-  canceled?: number;
-}
+/** A change of one card's point columns (DELTA_COLUMNS says what each does); several for one card are summed. */
+export type CardDelta = { cardId: string } & Partial<Record<DeltaColumn, number>>;
 
 /** bigint columns: node-postgres hands them over as strings. */
 interface CardBalanceRow {
@@ -45,6 +82,10 @@ interface CardBalanceRow {
   points: string;
   balance: string;
   pending_points: string;
+}
+
+function balanceOf(row: CardBalanceRow): CardBalance {
+  return { id: row.id, points: Number(row.points), balance: Number(row.balance), pendingPoints: Number(row.pending_points) };
 }
 
 /**
@@ -112,27 +153,49 @@ export class CardRepository {
     return new LockedCards(tx, rows.map((row) => row.id));
   }
 
-  /** A locked card's point columns as they are now (the lock keeps them so until the transaction ends). */
-  async current(locked: LockedCards, cardId: string): Promise<CardBalance> {
-    locked.require([cardId]);
-    const [row] = (await locked.tx.query('SELECT id, points, balance, pending_points FROM vouchers WHERE id = $1', [cardId])) as CardBalanceRow[];
-    return { id: row.id, points: Number(row.points), balance: Number(row.balance), pendingPoints: Number(row.pending_points) };
+  /** Locked cards' point columns as they are now (the lock keeps them so until the transaction ends). */
+  async current(locked: LockedCards, cardIds: string[]): Promise<Map<string, CardBalance>> {
+    locked.require(cardIds);
+    const rows = (await locked.tx.query('SELECT id, points, balance, pending_points FROM vouchers WHERE id = ANY($1::text[])', [cardIds])) as CardBalanceRow[];
+    return new Map(rows.map((row) => [row.id, balanceOf(row)]));
+  }
+
+  /**
+   * Sets locked cards aside with the error their point expiry failed with (`expiry_error`): the expiry leaves
+   * them out until they are released (docs/points-expiry.md).
+   */
+  async setExpiryAside(locked: LockedCards, failures: { cardId: string; error: string }[]): Promise<void> {
+    if (!failures.length) return;
+    locked.require(failures.map((f) => f.cardId));
+    await locked.tx.query(
+      `UPDATE vouchers v SET expiry_error = f.error, expiry_set_aside_at = now() FROM unnest($1::text[], $2::text[]) AS f(id, error) WHERE v.id = f.id`,
+      [failures.map((f) => f.cardId), failures.map((f) => f.error)],
+    );
+  }
+
+  /**
+   * Releases cards the point expiry set aside: those set aside at least `olderThanMs` ago, of one project or all,
+   * or only the given ones. A card another transaction holds is left (it is released at the next call). The ids
+   * released.
+   */
+  async releaseExpiryAside(filter: { cardIds?: string[]; projectId?: string; olderThanMs?: number }): Promise<string[]> {
+    const rows = (await this.dataSource.query(RELEASE_EXPIRY, [filter.cardIds ?? null, filter.projectId ?? null, filter.olderThanMs ?? 0])) as [{ id: string }[], number];
+    return rows[0].map((row) => row.id).sort();
   }
 
   /** Applies the deltas (several per card are summed) to locked cards; every touched card's point columns after. */
   async apply(locked: LockedCards, deltas: CardDelta[]): Promise<Map<string, CardBalance>> {
-    const fields = ['points', 'pending', 'removed', 'added', 'canceled'] as const;
-    const byCard = new Map<string, Record<(typeof fields)[number], number>>();
+    const byCard = new Map<string, Record<DeltaColumn, number>>();
     for (const delta of deltas) {
-      const sum = byCard.get(delta.cardId) ?? { points: 0, pending: 0, removed: 0, added: 0, canceled: 0 };
-      for (const field of fields) sum[field] += delta[field] ?? 0;
+      const sum = byCard.get(delta.cardId) ?? (Object.fromEntries(DELTA_COLUMNS.map((column) => [column, 0])) as Record<DeltaColumn, number>);
+      for (const column of DELTA_COLUMNS) sum[column] += delta[column] ?? 0;
       byCard.set(delta.cardId, sum);
     }
     const ids = [...byCard.keys()].sort();
     if (!ids.length) return new Map();
     locked.require(ids);
-    const rows = await runPrepared<[CardBalanceRow[], number]>(locked.tx, APPLY, [ids, ...fields.map((field) => ids.map((id) => byCard.get(id)?.[field] ?? 0))]);
-    return new Map(rows[0].map((row) => [row.id, { id: row.id, points: Number(row.points), balance: Number(row.balance), pendingPoints: Number(row.pending_points) }]));
+    const rows = await runPrepared<[CardBalanceRow[], number]>(locked.tx, APPLY, [ids, ...DELTA_COLUMNS.map((column) => ids.map((id) => byCard.get(id)?.[column] ?? 0))]);
+    return new Map(rows[0].map((row) => [row.id, balanceOf(row)]));
   }
 }
 

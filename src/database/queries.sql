@@ -140,13 +140,36 @@ UPDATE vouchers SET member_id = $1, holder_id = $2, published_at = now(), update
 -- cards/card.repository.ts: LOCK (prepared cards_lock)
 SELECT id FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE;
 
+-- cards/card.repository.ts: cardDeltasSql (per call)
+UPDATE vouchers v SET points = v.points + d.points, balance = v.balance + d.points - d.removed - d.expired - d.redeemed,
+  pending_points = v.pending_points + d.pending, subtracted_points = v.subtracted_points + d.removed, expired_points = v.expired_points + d.expired,
+  redeemed_points = v.redeemed_points + d.redeemed, redeemed_quantity = v.redeemed_quantity + d.redemptions, added_points = v.added_points + d.added,
+  pending_activated_points = v.pending_activated_points + d.activated, pending_canceled_points = v.pending_canceled_points + d.canceled,
+  updated_at = now()${next}
+FROM ${rows}
+WHERE v.id = d.id;
+
+-- cards/card.repository.ts: nextExpirationSql (per call)
+UPDATE vouchers v SET next_expiration_date = n.day, next_expiration_points = n.points
+FROM ${rows}
+WHERE v.id = n.id AND (v.next_expiration_date IS DISTINCT FROM n.day OR v.next_expiration_points <> n.points);
+
 -- cards/card.repository.ts: APPLY (prepared cards_apply)
-UPDATE vouchers v SET points = v.points + d.points, balance = v.balance + d.points - d.removed,
-  pending_points = v.pending_points + d.pending, subtracted_points = v.subtracted_points + d.removed,
-  added_points = v.added_points + d.added, pending_canceled_points = v.pending_canceled_points + d.canceled, updated_at = now()
-FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[]) AS d(id, points, pending, removed, added, canceled)
+UPDATE vouchers v SET points = v.points + d.points, balance = v.balance + d.points - d.removed - d.expired - d.redeemed,
+  pending_points = v.pending_points + d.pending, subtracted_points = v.subtracted_points + d.removed, expired_points = v.expired_points + d.expired,
+  redeemed_points = v.redeemed_points + d.redeemed, redeemed_quantity = v.redeemed_quantity + d.redemptions, added_points = v.added_points + d.added,
+  pending_activated_points = v.pending_activated_points + d.activated, pending_canceled_points = v.pending_canceled_points + d.canceled,
+  updated_at = now()
+FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[]) AS d(id, points, pending, removed, added, canceled, activated, expired, redeemed, redemptions)
 WHERE v.id = d.id
 RETURNING v.id, v.points, v.balance, v.pending_points;
+
+-- cards/card.repository.ts: RELEASE_EXPIRY
+UPDATE vouchers v SET expiry_error = NULL, expiry_set_aside_at = NULL
+WHERE v.id IN (SELECT id FROM vouchers WHERE expiry_error IS NOT NULL AND ($1::text[] IS NULL OR id = ANY($1::text[])) AND ($2::text IS NULL OR project_id = $2)
+                 AND expiry_set_aside_at <= now() - make_interval(secs => $3::float8 / 1000)
+               ORDER BY id FOR NO KEY UPDATE SKIP LOCKED)
+RETURNING v.id;
 
 -- cards/card.repository.ts: CardRepository.lockForOrder
 SELECT id FROM vouchers WHERE id IN (SELECT voucher_id FROM loyalty_pending_points WHERE order_id = $1 AND status = 'PENDING')
@@ -162,7 +185,10 @@ DELETE FROM vouchers WHERE id = ANY($1::text[]) RETURNING member_id;
 SELECT id FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE SKIP LOCKED;
 
 -- cards/card.repository.ts: CardRepository.current
-SELECT id, points, balance, pending_points FROM vouchers WHERE id = $1;
+SELECT id, points, balance, pending_points FROM vouchers WHERE id = ANY($1::text[]);
+
+-- cards/card.repository.ts: CardRepository.setExpiryAside
+UPDATE vouchers v SET expiry_error = f.error, expiry_set_aside_at = now() FROM unnest($1::text[], $2::text[]) AS f(id, error) WHERE v.id = f.id;
 
 -- customers/customer.repository.ts: ENSURE_BY_SOURCE_ID (prepared customers_ensure)
 WITH made AS (
@@ -681,6 +707,17 @@ JOIN customers cu ON cu.id = v.holder_id
 JOIN campaigns ca ON ca.id = v.campaign_id
 WHERE v.id = $1 OFFSET 0) s;
 
+-- points/buckets/bucket.repository.ts: bucketCreditSql (per call)
+INSERT INTO loyalty_points_buckets AS b (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after)
+${select}
+ON CONFLICT (${BUCKET_DAY_KEY}) WHERE status = 'ACTIVE'
+DO UPDATE SET ${MERGE_CREDIT};
+
+-- points/buckets/bucket.repository.ts: nextExpirationOfSql (per call)
+SELECT b.expires_at AS d, sum(b.remaining)::bigint AS p FROM loyalty_points_buckets b
+WHERE b.voucher_id = ${card} AND b.status = 'ACTIVE' AND b.remaining > 0 AND b.expires_at IS NOT NULL${except ? ` AND b.id <> ALL(${except})` : ''}
+GROUP BY b.expires_at ORDER BY b.expires_at LIMIT 1;
+
 -- points/buckets/bucket.repository.ts: CREDIT (prepared buckets_credit)
 INSERT INTO loyalty_points_buckets AS b (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after)
  SELECT min(c.id), c.project_id, c.voucher_id, c.campaign_id, sum(c.points), sum(c.points), e.expires_at, max(loyalty_points_expire_after(e.expires_at, p.time_zone))
@@ -700,14 +737,14 @@ expire_after = EXCLUDED.expire_after, updated_at = now()
  RETURNING voucher_id, expires_at IS NOT NULL AS dated;
 
 -- points/buckets/bucket.repository.ts: REFRESH_NEXT (prepared buckets_refresh_next)
-UPDATE vouchers v SET next_expiration_date = n.d, next_expiration_points = coalesce(n.p, 0)
-FROM unnest($1::text[]) AS c(id)
-LEFT JOIN LATERAL (
-  SELECT b.expires_at AS d, sum(b.remaining)::bigint AS p FROM loyalty_points_buckets b
+UPDATE vouchers v SET next_expiration_date = n.day, next_expiration_points = n.points
+FROM (
+  SELECT c.id, n.d AS day, coalesce(n.p, 0) AS points FROM unnest($1::text[]) AS c(id)
+  LEFT JOIN LATERAL (SELECT b.expires_at AS d, sum(b.remaining)::bigint AS p FROM loyalty_points_buckets b
   WHERE b.voucher_id = c.id AND b.status = 'ACTIVE' AND b.remaining > 0 AND b.expires_at IS NOT NULL
-  GROUP BY b.expires_at ORDER BY b.expires_at LIMIT 1
-) n ON true
-WHERE v.id = c.id AND (v.next_expiration_date IS DISTINCT FROM n.d OR v.next_expiration_points <> coalesce(n.p, 0));
+  GROUP BY b.expires_at ORDER BY b.expires_at LIMIT 1) n ON true
+) n
+WHERE v.id = n.id AND (v.next_expiration_date IS DISTINCT FROM n.day OR v.next_expiration_points <> n.points);
 
 -- points/buckets/bucket.repository.ts: DRAIN (prepared buckets_drain)
 WITH b AS (
@@ -718,7 +755,17 @@ WITH b AS (
 )
 UPDATE loyalty_points_buckets x SET remaining = x.remaining - take.taken, updated_at = now()
 FROM take WHERE x.id = take.id
-RETURNING x.id, take.taken;
+RETURNING x.id, take.taken, to_char(x.expires_at, 'YYYY-MM-DD') AS expires_at;
+
+-- points/buckets/bucket.repository.ts: RESTORE (prepared buckets_restore)
+WITH r AS (
+  SELECT id, voucher_id, sum(points)::bigint AS points FROM json_to_recordset($1::json) AS r(id text, voucher_id text, points bigint) GROUP BY id, voucher_id
+), ok AS (
+  SELECT count(*) = (SELECT count(*) FROM r) AS all_active FROM loyalty_points_buckets b JOIN r ON r.id = b.id AND r.voucher_id = b.voucher_id WHERE b.status = 'ACTIVE'
+)
+UPDATE loyalty_points_buckets b SET remaining = b.remaining + r.points, updated_at = now()
+FROM r WHERE b.id = r.id AND (SELECT all_active FROM ok)
+RETURNING b.voucher_id, b.expires_at IS NOT NULL AS dated;
 
 -- points/buckets/bucket.repository.ts: BucketRepository.today
 SELECT to_char(now() AT TIME ZONE time_zone, 'YYYY-MM-DD') AS today FROM projects WHERE id = $1;
@@ -781,27 +828,26 @@ WITH pick AS MATERIALIZED (
          json_agg(json_build_object('id', id, 'points', remaining, 'expires_at', to_char(expires_at, 'YYYY-MM-DD')) ORDER BY expires_at, created_at, id) AS ledger_buckets
   FROM due GROUP BY voucher_id HAVING sum(remaining) > 0
 ), cards AS (
-  UPDATE vouchers v SET balance = v.balance - agg.points, expired_points = v.expired_points + agg.points, updated_at = now(),
-                        next_expiration_date = n.d, next_expiration_points = coalesce(n.p, 0)
-  FROM agg
-  LEFT JOIN LATERAL (
-    -- The statement sees the buckets it expires as they were (ACTIVE): the others are what is left.
-    SELECT b.expires_at AS d, sum(b.remaining)::bigint AS p FROM loyalty_points_buckets b
-    WHERE b.voucher_id = agg.voucher_id AND b.status = 'ACTIVE' AND b.remaining > 0 AND b.expires_at IS NOT NULL AND b.id <> ALL(agg.ids)
-    GROUP BY b.expires_at ORDER BY b.expires_at LIMIT 1
-  ) n ON true
-  WHERE v.id = agg.voucher_id
+  UPDATE vouchers v SET points = v.points + d.points, balance = v.balance + d.points - d.removed - d.expired - d.redeemed,
+  pending_points = v.pending_points + d.pending, subtracted_points = v.subtracted_points + d.removed, expired_points = v.expired_points + d.expired,
+  redeemed_points = v.redeemed_points + d.redeemed, redeemed_quantity = v.redeemed_quantity + d.redemptions, added_points = v.added_points + d.added,
+  pending_activated_points = v.pending_activated_points + d.activated, pending_canceled_points = v.pending_canceled_points + d.canceled,
+  updated_at = now(), next_expiration_date = d.next_day, next_expiration_points = d.next_points
+FROM (SELECT agg.voucher_id AS id, (0)::bigint AS points, (0)::bigint AS pending, (0)::bigint AS removed, (0)::bigint AS added, (0)::bigint AS canceled, (0)::bigint AS activated, (agg.points)::bigint AS expired, (0)::bigint AS redeemed, (0)::bigint AS redemptions, n.d AS next_day, coalesce(n.p, 0) AS next_points
+      FROM agg LEFT JOIN LATERAL (SELECT b.expires_at AS d, sum(b.remaining)::bigint AS p FROM loyalty_points_buckets b
+  WHERE b.voucher_id = agg.voucher_id AND b.status = 'ACTIVE' AND b.remaining > 0 AND b.expires_at IS NOT NULL AND b.id <> ALL(agg.ids)
+  GROUP BY b.expires_at ORDER BY b.expires_at LIMIT 1) n ON true) d
+WHERE v.id = d.id
   RETURNING v.*
 ), run AS (
   SELECT ROW(c.*)::vouchers AS card, c.id AS voucher_id, c.project_id, c.campaign_id, c.holder_id, a.points, a.buckets, c.points AS total, c.balance,
          'vtx_' || left(md5(random()::text || clock_timestamp()::text || c.id), 18) AS transaction_id,
          json_build_object('balance', json_build_object('type', 'loyalty_card', 'total', c.points, 'object', 'balance', 'points', -a.points, 'balance', c.balance,
-                                                        'related_object', json_build_object('id', c.id, 'type', 'voucher')),
-                           'buckets', a.ledger_buckets) AS details
+                         'related_object', json_build_object('id', c.id, 'type', 'voucher')), 'buckets', a.ledger_buckets) AS details
   FROM cards c JOIN agg a ON a.voucher_id = c.id
 ), tx AS (
-  INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, details, created_at)
-  SELECT transaction_id, project_id, voucher_id, campaign_id, 'POINTS_EXPIRATION', -points, balance, details, now() FROM run ORDER BY voucher_id
+  INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, source_id, details, created_at)
+    SELECT transaction_id, project_id, voucher_id, campaign_id, 'POINTS_EXPIRATION', -points, balance, NULL, NULL, NULL, details, now() FROM run ORDER BY voucher_id
 ), ev AS (
   INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
  SELECT 'evcus_' || left(md5(random()::text || clock_timestamp()::text || s.entity_id), 18), s.project_id, s.type, s.entity_id, s.group_id, s.event_source,
@@ -815,8 +861,7 @@ WITH pick AS MATERIALIZED (
              'points', r.points,
              'buckets', r.buckets,
              'transaction', json_build_object('id', r.transaction_id, 'source_id', NULL, 'voucher_id', r.voucher_id, 'campaign_id', r.campaign_id, 'source', NULL,
-                                              'reason', NULL, 'type', 'POINTS_EXPIRATION', 'details', r.details, 'related_transaction_id', NULL,
-                                              'created_at', loyalty_iso(now()))) AS data
+                          'reason', NULL, 'type', 'POINTS_EXPIRATION', 'details', r.details, 'related_transaction_id', NULL, 'created_at', loyalty_iso(now()))) AS data
     FROM run r
     JOIN customers cu ON cu.id = r.holder_id
     JOIN campaigns ca ON ca.id = r.campaign_id
@@ -824,16 +869,6 @@ WITH pick AS MATERIALIZED (
 )
 SELECT (SELECT count(*) FROM due)::int AS buckets, (SELECT count(*) FROM run)::int AS cards, (SELECT coalesce(sum(points), 0) FROM run)::bigint AS points,
        (SELECT count(*) FROM pick) > $5 OR EXISTS (SELECT 1 FROM pick GROUP BY voucher_id HAVING count(*) >= $4) AS more;
-
--- points/buckets/expiry.repository.ts: RELEASE
-UPDATE vouchers v SET expiry_error = NULL, expiry_set_aside_at = NULL
-WHERE v.id IN (SELECT id FROM vouchers WHERE expiry_error IS NOT NULL AND ($1::text[] IS NULL OR id = ANY($1::text[])) AND ($2::text IS NULL OR project_id = $2)
-                 AND expiry_set_aside_at <= now() - make_interval(secs => $3::float8 / 1000)
-               ORDER BY id FOR NO KEY UPDATE SKIP LOCKED)
-RETURNING v.id;
-
--- points/buckets/expiry.repository.ts: ExpiryRepository.setAside
-UPDATE vouchers v SET expiry_error = f.error, expiry_set_aside_at = now() FROM unnest($1::text[], $2::text[]) AS f(id, error) WHERE v.id = f.id;
 
 -- points/buckets/expiry.repository.ts: ExpiryRepository.setAsideCards
 SELECT id, project_id, code, expiry_error, expiry_set_aside_at FROM vouchers WHERE expiry_error IS NOT NULL AND ($1::text IS NULL OR project_id = $1) ORDER BY id LIMIT $2;
@@ -854,6 +889,10 @@ SELECT pg_advisory_xact_lock(hashtextextended('earning_rules:' || $1, 0));
 SELECT count(*) FILTER (WHERE c.id = $2)::int AS campaign, count(*)::int AS project
 FROM campaigns c JOIN earning_rules r ON r.campaign_id = c.id
 WHERE c.project_id = $1 AND c.deleted_at IS NULL;
+
+-- points/ledger/ledger.repository.ts: ledgerInsertSql (per call)
+INSERT INTO voucher_transactions (${LEDGER_COLUMNS})
+${select};
 
 -- points/ledger/ledger.repository.ts: INSERT (prepared ledger_insert)
 INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, source_id, details, created_at)
@@ -892,9 +931,13 @@ WITH upd AS (
 ), agg AS (
   SELECT voucher_id, sum(points)::bigint AS points FROM upd GROUP BY voucher_id
 ), cards AS (
-  UPDATE vouchers v SET points = v.points + agg.points, balance = v.balance + agg.points, pending_points = v.pending_points - agg.points,
-    pending_activated_points = v.pending_activated_points + agg.points, updated_at = now()
-  FROM agg WHERE v.id = agg.voucher_id
+  UPDATE vouchers v SET points = v.points + d.points, balance = v.balance + d.points - d.removed - d.expired - d.redeemed,
+     pending_points = v.pending_points + d.pending, subtracted_points = v.subtracted_points + d.removed, expired_points = v.expired_points + d.expired,
+     redeemed_points = v.redeemed_points + d.redeemed, redeemed_quantity = v.redeemed_quantity + d.redemptions, added_points = v.added_points + d.added,
+     pending_activated_points = v.pending_activated_points + d.activated, pending_canceled_points = v.pending_canceled_points + d.canceled,
+     updated_at = now()
+   FROM (SELECT voucher_id AS id, (points)::bigint AS points, (-points)::bigint AS pending, (0)::bigint AS removed, (0)::bigint AS added, (0)::bigint AS canceled, (points)::bigint AS activated, (0)::bigint AS expired, (0)::bigint AS redeemed, (0)::bigint AS redemptions FROM agg) d
+   WHERE v.id = d.id
   RETURNING v.*
 ), dates AS MATERIALIZED (
   SELECT k.campaign_id, k.earning_rule_id, e.expires_at, loyalty_points_expire_after(e.expires_at, pr.time_zone) AS expire_after
@@ -902,8 +945,7 @@ WITH upd AS (
   JOIN projects pr ON pr.id = k.project_id
   JOIN campaigns ca ON ca.id = k.campaign_id
   LEFT JOIN earning_rules er ON er.id = k.earning_rule_id
-  CROSS JOIN LATERAL (SELECT loyalty_points_expiry_date(coalesce(er.expiration_rules, ca.voucher->'loyalty_card'->'expiration_rules'),
-                                                         (now() AT TIME ZONE pr.time_zone)::date) AS expires_at) e
+  CROSS JOIN LATERAL (SELECT loyalty_points_expiry_date(coalesce(er.expiration_rules, ca.voucher->'loyalty_card'->'expiration_rules'), (now() AT TIME ZONE pr.time_zone)::date) AS expires_at) e
 ), joined AS (
   SELECT ROW(u.*)::loyalty_pending_points AS entry, ROW(c.*)::vouchers AS card, loyalty_pending_points_json(ROW(u.*)::loyalty_pending_points) AS entry_json,
          coalesce(sum(u.points) OVER (PARTITION BY u.voucher_id ORDER BY u.id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)::bigint AS later,
@@ -917,23 +959,23 @@ WITH upd AS (
          sum(CASE WHEN bucket_day = new_day THEN (entry).points ELSE 0 END) OVER (PARTITION BY (entry).voucher_id, new_day ORDER BY (entry).id ROWS UNBOUNDED PRECEDING)::bigint AS new_day_points,
          'vtx_' || left(md5(random()::text || clock_timestamp()::text || (entry).id), 18) AS transaction_id,
          json_build_object(
-           'balance', json_build_object('type', 'loyalty_card', 'total', (card).points - later, 'object', 'balance', 'points', (entry).points,
-                                        'balance', (card).balance - later, 'related_object', json_build_object('id', (entry).voucher_id, 'type', 'voucher')),
+           'balance', json_build_object('type', 'loyalty_card', 'total', (card).points - later, 'object', 'balance', 'points', (entry).points, 'balance', (card).balance - later,
+                            'related_object', json_build_object('id', (entry).voucher_id, 'type', 'voucher')),
            'order', (entry).details->'order', 'event', json_build_object('id', (entry).details->'event'->>'id', 'type', (entry).details->'event'->>'type'),
            'earning_rule', (entry).details->'earning_rule', 'pending_points', entry_json) AS transaction_details
   FROM joined
 ), tx AS (
-  INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, details, created_at)
-  SELECT transaction_id, project_id, voucher_id, campaign_id, 'PENDING_POINTS_ACTIVATION', points, balance, order_id, id, transaction_details, now()
+  INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, source_id, details, created_at)
+       SELECT transaction_id, project_id, voucher_id, campaign_id, 'PENDING_POINTS_ACTIVATION', points, balance, order_id, id, NULL, transaction_details, now()
   FROM run ORDER BY voucher_id, id
 ), bk AS (
   INSERT INTO loyalty_points_buckets AS b (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after)
-  SELECT 'lopb_' || left(md5(random()::text || clock_timestamp()::text || min(u.id)), 18), u.project_id, u.voucher_id, u.campaign_id, sum(u.points), sum(u.points),
+   SELECT 'lopb_' || left(md5(random()::text || clock_timestamp()::text || min(u.id)), 18), u.project_id, u.voucher_id, u.campaign_id, sum(u.points), sum(u.points),
          d.expires_at, max(d.expire_after)
   FROM upd u JOIN dates d ON d.campaign_id = u.campaign_id AND d.earning_rule_id = u.earning_rule_id
   GROUP BY u.project_id, u.voucher_id, u.campaign_id, d.expires_at
-  ON CONFLICT (voucher_id, (coalesce(expires_at, 'infinity'::date))) WHERE status = 'ACTIVE'
-  DO UPDATE SET total_points = b.total_points + EXCLUDED.total_points, remaining = b.remaining + EXCLUDED.remaining,
+   ON CONFLICT (voucher_id, (coalesce(expires_at, 'infinity'::date))) WHERE status = 'ACTIVE'
+   DO UPDATE SET total_points = b.total_points + EXCLUDED.total_points, remaining = b.remaining + EXCLUDED.remaining,
   expire_after = EXCLUDED.expire_after, updated_at = now()
   RETURNING voucher_id, expires_at
 ), ev AS (
@@ -954,8 +996,7 @@ WITH upd AS (
                                           'related_object', json_build_object('type', 'voucher', 'id', r.voucher_id), 'operation_type', $2::text),
              'order', loyalty_order_json(o),
              'transaction', json_build_object('id', r.transaction_id, 'source_id', NULL, 'voucher_id', r.voucher_id, 'campaign_id', r.campaign_id, 'source', NULL,
-                                              'reason', NULL, 'type', 'PENDING_POINTS_ACTIVATION', 'details', r.transaction_details,
-                                              'related_transaction_id', NULL, 'created_at', loyalty_iso(now())),
+                             'reason', NULL, 'type', 'PENDING_POINTS_ACTIVATION', 'details', r.transaction_details, 'related_transaction_id', NULL, 'created_at', loyalty_iso(now())),
              'pending_points', r.entry_json) AS data
     FROM run r
     JOIN customers cu ON cu.id = r.customer_id
@@ -1039,3 +1080,74 @@ SELECT ${COLUMNS} FROM loyalty_pending_points WHERE ${where.join(' AND ')} ORDER
 
 -- points/pending/pending-points.repository.ts: PendingPointsRepository.deleteOfCards
 DELETE FROM loyalty_pending_points WHERE id IN (SELECT id FROM loyalty_pending_points WHERE voucher_id = ANY($1::text[]) LIMIT $2);
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.holdCampaign
+SELECT pg_advisory_xact_lock(hashtextextended('reward_assignments:' || $1, 0));
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.holdCampaign #2
+SELECT 1 FROM campaigns WHERE project_id = $1 AND id = $2 AND deleted_at IS NULL FOR KEY SHARE;
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.insert
+INSERT INTO reward_assignments (id, project_id, reward_id, campaign_id, points) VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (reward_id, campaign_id) DO NOTHING
+RETURNING id, project_id, reward_id, campaign_id, points, created_at, updated_at;
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.insert #2
+SELECT id FROM reward_assignments WHERE reward_id = $1 AND campaign_id = $2;
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.find
+SELECT a.id, a.project_id, a.reward_id, a.campaign_id, a.points, a.created_at, a.updated_at FROM reward_assignments a JOIN campaigns c ON c.id = a.campaign_id AND c.deleted_at IS NULL
+WHERE a.project_id = $1 AND a.id = $2 AND ($3::text IS NULL OR a.campaign_id = $3) AND ($4::text IS NULL OR a.reward_id = $4);
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.list
+SELECT a.id, a.project_id, a.reward_id, a.campaign_id, a.points, a.created_at, a.updated_at FROM reward_assignments a JOIN campaigns c ON c.id = a.campaign_id AND c.deleted_at IS NULL
+WHERE a.project_id = $1 AND ($2::text IS NULL OR a.campaign_id = $2) AND ($3::text IS NULL OR a.reward_id = $3) AND ($4::text IS NULL OR a.id = $4) ORDER BY a.seq LIMIT $5 OFFSET $6;
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.list #2
+SELECT count(*)::int AS total FROM reward_assignments a JOIN campaigns c ON c.id = a.campaign_id AND c.deleted_at IS NULL
+WHERE a.project_id = $1 AND ($2::text IS NULL OR a.campaign_id = $2) AND ($3::text IS NULL OR a.reward_id = $3) AND ($4::text IS NULL OR a.id = $4);
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.update
+UPDATE reward_assignments SET points = $3, updated_at = clock_timestamp() WHERE project_id = $1 AND id = $2
+RETURNING id, project_id, reward_id, campaign_id, points, created_at, updated_at;
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.delete
+DELETE FROM reward_assignments WHERE project_id = $1 AND id = $2;
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.inUse
+SELECT a.id, count(*) OVER ()::int AS total FROM reward_assignments a JOIN campaigns c ON c.id = a.campaign_id AND c.deleted_at IS NULL
+WHERE a.project_id = $1 AND a.reward_id = $2 ORDER BY a.seq LIMIT $3;
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.deleteHidden
+DELETE FROM reward_assignments a USING campaigns c WHERE a.project_id = $1 AND a.reward_id = $2 AND c.id = a.campaign_id AND c.deleted_at IS NOT NULL;
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.offered
+SELECT a.id, a.project_id, a.reward_id, a.campaign_id, a.points, a.created_at, a.updated_at, r.name AS r_name, r.type AS r_type, r.parameters AS r_parameters, r.stock AS r_stock, r.redeemed AS r_redeemed,
+            r.attributes AS r_attributes, r.metadata AS r_metadata, r.created_at AS r_created_at, r.updated_at AS r_updated_at
+
+FROM reward_assignments a JOIN rewards r ON r.id = a.reward_id
+WHERE a.project_id = $1 AND a.campaign_id = $2
+  AND (NOT $4::boolean OR ((CASE WHEN r.type = 'COIN' THEN (r.parameters -> 'coin' ->> 'points_ratio')::bigint ELSE a.points END) <= (SELECT v.balance FROM vouchers v WHERE v.id = $3)
+                           AND (r.stock IS NULL OR r.redeemed < r.stock))) ORDER BY a.seq LIMIT $5 OFFSET $6;
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.offered #2
+SELECT count(*)::int AS total
+FROM reward_assignments a JOIN rewards r ON r.id = a.reward_id
+WHERE a.project_id = $1 AND a.campaign_id = $2
+  AND (NOT $4::boolean OR ((CASE WHEN r.type = 'COIN' THEN (r.parameters -> 'coin' ->> 'points_ratio')::bigint ELSE a.points END) <= (SELECT v.balance FROM vouchers v WHERE v.id = $3)
+                           AND (r.stock IS NULL OR r.redeemed < r.stock)));
+
+-- rewards/reward.repository.ts: RewardRepository.holdTypes
+SELECT id, type FROM rewards WHERE project_id = $1 AND id = ANY($2::text[]) ORDER BY id FOR KEY SHARE;
+
+-- rewards/reward.repository.ts: RewardRepository.lockForDeletion
+SELECT 1 FROM rewards WHERE project_id = $1 AND id = $2 FOR UPDATE;
+
+-- rewards/reward.repository.ts: RewardRepository.delete
+DELETE FROM rewards WHERE project_id = $1 AND id = $2;
+
+-- rewards/reward.repository.ts: RewardRepository.takeUnit
+UPDATE rewards SET redeemed = redeemed + 1 WHERE project_id = $1 AND id = $2 AND (stock IS NULL OR redeemed < stock) RETURNING redeemed, stock;
+
+-- rewards/reward.repository.ts: RewardRepository.returnUnit
+UPDATE rewards SET redeemed = redeemed - 1 WHERE project_id = $1 AND id = $2 AND redeemed > 0;

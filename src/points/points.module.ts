@@ -16,6 +16,7 @@ import { EarningRulesService } from './earning/earning-rules.service.js';
 import { LedgerController } from './ledger/ledger.controller.js';
 import { LedgerRepository } from './ledger/ledger.repository.js';
 import { LedgerService } from './ledger/ledger.service.js';
+import { PointsPosting } from './ledger/posting.service.js';
 import { OrderRepository } from './orders/order.repository.js';
 import { OrdersController } from './orders/orders.controller.js';
 import { OrdersService } from './orders/orders.service.js';
@@ -28,7 +29,7 @@ import { PendingPointsService } from './pending/pending-points.service.js';
 
 /**
  * The points domain: earning rules, orders and earning, pending entries and their activation, the cards'
- * ledger, balance changes by hand and point buckets. It builds on campaigns, members and customers, and records events through the events domain;
+ * ledger and its one posting path (PointsPosting), balance changes by hand and point buckets. It builds on campaigns, members and customers, and records events through the events domain;
  * nothing imports it back. Its worker side (activation jobs, the sweep) is PointsWorkerModule.
  */
 @Module({
@@ -47,10 +48,11 @@ import { PendingPointsService } from './pending/pending-points.service.js';
     PendingEventsRepository,
     LedgerRepository,
     LedgerService,
+    PointsPosting,
     BucketRepository,
     BalanceService,
     BalanceEventsRepository,
   ],
-  exports: [ActivationService, OrderRepository, PendingPointsRepository, LedgerRepository, BucketRepository],
+  exports: [ActivationService, OrderRepository, PendingPointsRepository, LedgerRepository, BucketRepository, PointsPosting],
 })
 export class PointsModule {}

@@ -11,45 +11,59 @@
  * writer missing here and on an entry that no longer writes.
  *
  * The aim is one owner per table (cards/ for `vouchers`, points/ledger for the ledger, points/buckets for
- * the buckets, points/pending for the pending entries). Today a step that changes a card's points writes
- * the card, its ledger row and its buckets in one statement of its own repository (activation, expiry),
- * and the trigger of a card made with initial points writes all three; docs/architecture.md ("Who writes
- * the point tables") says why.
+ * the buckets, points/pending for the pending entries). The statements that change a card's points in the
+ * database (an activation batch, an expiry chunk: card, ledger row and buckets in one statement) embed the
+ * owners' SQL for those writes (TABLE_PIECES), so the text of every write is its owner's; the trigger of a
+ * card made with initial points writes all three itself; docs/architecture.md ("Who writes the point
+ * tables") says why.
  */
 export const TABLE_WRITERS: Record<string, string[]> = {
   vouchers: [
-    'src/cards/card.repository.ts', // the point columns of locked cards (apply), deletion of a campaign's cards
+    'src/cards/card.repository.ts', // the point columns (apply, cardDeltasSql, nextExpirationSql), expiry set aside/released, deletion of a campaign's cards
     'src/cards/card-issue.repository.ts', // generation, publication, creation at enrolment
     'src/members/member-seed.repository.ts', // `cli.js seed`: bulk members for benchmarks
-    'src/points/buckets/bucket.repository.ts', // next_expiration_date / _points after a bucket change
-    'src/points/buckets/expiry.repository.ts', // the expiry statement (buckets, ledger and card together); cards set aside, released
-    'src/points/pending/activation.repository.ts', // the activation statement: entry, card, ledger, bucket together
     'src/database/functions/vouchers_initial_points_ledger.sql', // trigger: a card made with initial points
   ],
   voucher_transactions: [
-    'src/points/ledger/ledger.repository.ts',
-    'src/points/buckets/expiry.repository.ts',
-    'src/points/pending/activation.repository.ts',
+    'src/points/ledger/ledger.repository.ts', // insert, ledgerInsertSql; a forced campaign deletion's batches
     'src/database/functions/vouchers_initial_points_ledger.sql',
   ],
   loyalty_points_buckets: [
-    'src/points/buckets/bucket.repository.ts',
-    'src/points/buckets/expiry.repository.ts',
-    'src/points/pending/activation.repository.ts',
+    'src/points/buckets/bucket.repository.ts', // credit, bucketCreditSql, drain, restore, reschedule; deletion's batches
+    'src/points/buckets/expiry.repository.ts', // the expiry statement: its buckets EXPIRED
     'src/database/functions/vouchers_initial_points_ledger.sql',
   ],
   loyalty_pending_points: [
     'src/points/pending/pending-points.repository.ts',
     'src/points/pending/activation.repository.ts',
   ],
+  // The rewards tables (issue 38): one writer each. A redemption takes a stock unit through RewardRepository.
+  rewards: ['src/rewards/reward.repository.ts'],
+  reward_assignments: ['src/rewards/reward-assignment.repository.ts'],
 };
+
+/**
+ * The owners' SQL that statements of other files embed (or run) to write a point table, by exported name and
+ * owner file, with the files that import it (src/ only; bench/ sends the service's statements too). A new
+ * importer is a visible change of this list, as a new writer is of TABLE_WRITERS.
+ */
+export const TABLE_PIECES: { name: string; owner: string; table: string; importers: string[] }[] = [
+  { name: 'cardDeltasSql', owner: 'src/cards/card.repository.ts', table: 'vouchers', importers: ['src/points/pending/activation.repository.ts', 'src/points/buckets/expiry.repository.ts'] },
+  { name: 'nextExpirationSql', owner: 'src/cards/card.repository.ts', table: 'vouchers', importers: ['src/points/buckets/bucket.repository.ts'] },
+  // A statement of the buckets' (a card's next expiration from its buckets, through the cards' nextExpirationSql).
+  { name: 'REFRESH_NEXT', owner: 'src/points/buckets/bucket.repository.ts', table: 'vouchers', importers: ['src/points/pending/activation.repository.ts'] },
+  { name: 'ledgerInsertSql', owner: 'src/points/ledger/ledger.repository.ts', table: 'voucher_transactions', importers: ['src/points/pending/activation.repository.ts', 'src/points/buckets/expiry.repository.ts'] },
+  { name: 'bucketCreditSql', owner: 'src/points/buckets/bucket.repository.ts', table: 'loyalty_points_buckets', importers: ['src/points/pending/activation.repository.ts'] },
+];
 
 /** Where a new writer of each table should go instead (the failure message says it). */
 export const TABLE_OWNERS: Record<string, string> = {
-  vouchers: 'cards/ (CardRepository: `lock` → LockedCards, `apply`; CardIssueRepository)',
-  voucher_transactions: 'points/ledger (LedgerRepository.insert)',
-  loyalty_points_buckets: 'points/buckets (BucketRepository)',
+  vouchers: 'cards/ (CardRepository: `lock` → LockedCards, `apply`, `cardDeltasSql`; CardIssueRepository); for a point movement, points/ledger (PointsPosting.post)',
+  voucher_transactions: 'points/ledger (PointsPosting.post for a point movement; LedgerRepository, `ledgerInsertSql`)',
+  loyalty_points_buckets: 'points/buckets (BucketRepository, `bucketCreditSql`); for a point movement, points/ledger (PointsPosting.post)',
   loyalty_pending_points: 'points/pending (PendingPointsRepository)',
+  rewards: 'rewards/ (RewardRepository: takeUnit, returnUnit for a redemption\'s stock unit)',
+  reward_assignments: 'rewards/ (RewardAssignmentRepository)',
 };
 
 /**

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { SQL_ELSEWHERE, SQL_PLACES, TABLE_OWNERS, TABLE_WRITERS, WRITERS_NOT_SEARCHED } from './allow-lists.js';
+import { dirname, join, normalize } from 'node:path';
+import ts from 'typescript';
+import { SQL_ELSEWHERE, SQL_PLACES, TABLE_OWNERS, TABLE_PIECES, TABLE_WRITERS, WRITERS_NOT_SEARCHED } from './allow-lists.js';
 import { readNestGraph } from './nest-modules.js';
 import { parseSource, ROOT, readSourceTree, type SourceFile } from './source-tree.js';
 import { entityTables, sqlFileWrites, sqlWrites, type TableWrite, typeormWrites } from './table-writes.js';
@@ -275,6 +276,27 @@ describe('who writes the point tables (docs/architecture.md, "Who writes the poi
         'to write it (in your transaction, under the cards\' lock), or, if this file must write it itself, add it to the list with the reason; ' +
         'take a file that no longer writes off the list.',
     );
+  });
+});
+
+describe('the owners\' SQL pieces that write a point table inside other statements', () => {
+  /** Named imports of a file (`name` from the file it resolves to), as `<file> <name>`. */
+  const importsOf = (file: SourceFile): Set<string> => {
+    const found = new Set<string>();
+    for (const statement of file.ast.statements) {
+      if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
+      const bindings = statement.importClause?.namedBindings;
+      if (!bindings || !ts.isNamedImports(bindings)) continue;
+      const target = normalize(join(dirname(file.path), statement.moduleSpecifier.text)).replace(/\.js$/, '.ts');
+      for (const element of bindings.elements) found.add(`${target} ${(element.propertyName ?? element.name).text}`);
+    }
+    return found;
+  };
+  const imports = new Map(files.map((file) => [file.path, importsOf(file)]));
+
+  it.each(TABLE_PIECES.map((piece) => [piece.name, piece] as const))('%s: imported by these files, and no others', (_, piece) => {
+    const importers = files.filter((file) => imports.get(file.path)?.has(`${piece.owner} ${piece.name}`)).map((file) => file.path);
+    expect(importers.sort()).toEqual([...piece.importers].sort());
   });
 });
 

@@ -19,8 +19,8 @@ describe('migration BucketsPerDay on existing buckets', () => {
          VALUES ('camp_m', 'proj_m', 'm', 'AUTO_UPDATE', '{"loyalty_card": {"points": 0}}', 'DONE', 'DONE')`,
       );
       await old.query(
-        `INSERT INTO vouchers (id, project_id, campaign_id, code, points, balance, next_expiration_date, next_expiration_points) VALUES
-         ('v_a', 'proj_m', 'camp_m', 'A', 40, 20, '2099-01-01', 12), ('v_b', 'proj_m', 'camp_m', 'B', 8, 8, '2099-01-01', 8)`,
+        `INSERT INTO vouchers (id, project_id, campaign_id, code, points, balance, expired_points, subtracted_points, next_expiration_date, next_expiration_points) VALUES
+         ('v_a', 'proj_m', 'camp_m', 'A', 40, 20, 5, 15, '2099-01-01', 12), ('v_b', 'proj_m', 'camp_m', 'B', 8, 8, 0, 0, '2099-01-01', 8)`,
       );
       await old.query(
         `INSERT INTO loyalty_points_buckets (id, project_id, voucher_id, campaign_id, total_points, remaining, status, expires_at, expire_after, created_at, updated_at) VALUES

@@ -30,10 +30,15 @@ const INVENTORY = join(SRC, 'database/queries.sql');
  */
 const PER_CALL = [
   'cards/card-issue.repository.ts: WITH ins AS (${insert} RETURNING 1)',
+  'cards/card.repository.ts: UPDATE vouchers v SET next_expiration_date = n.day',
+  'cards/card.repository.ts: UPDATE vouchers v SET points = v.points + d.points',
   'customers/customer.repository.ts: INSERT INTO customers (id, project_id, source_id${',
   'events/delivery/delivery.sql.ts: SELECT c.id, c.project_id',
   'events/recording/event-recording.ts: INSERT INTO events',
   'members/member-page.sql.ts: SELECT page.* FROM loyalty_programs p',
+  'points/buckets/bucket.repository.ts: INSERT INTO loyalty_points_buckets AS b',
+  'points/buckets/bucket.repository.ts: SELECT b.expires_at AS d, sum(b.remaining)::bigint AS p FROM loyalty_points_buckets b',
+  'points/ledger/ledger.repository.ts: INSERT INTO voucher_transactions (${LEDGER_COLUMNS}) ${select}',
   'points/orders/order.repository.ts: INSERT INTO orders (id, project_id, source_id, status, amount${',
   'points/orders/order.repository.ts: UPDATE orders SET ${',
   'points/pending/pending-points.repository.ts: SELECT ${COLUMNS} FROM loyalty_pending_points WHERE ${where',

@@ -190,6 +190,48 @@ describe('answers and webhooks match Voucherify\'s schemas', () => {
     const expired = await waitFor(async () => ((await api().get(`/v1/loyalties/members/${code}`).set(stack.a.headers)).body.loyalty_card?.expired_points > 0 ? true : undefined), { timeoutMs: 10_000 }).catch(() => false);
     if (!expired) contract.add({ operation: 'worker: points expiry', at: '(card)', schema: '-', path: '(expiry)', rule: 'scenario', detail: 'the points valid until today did not expire within 10 s' });
 
+    // Rewards: one of each kind, offered in the campaign through both families of routes, and the member's list.
+    const mug = await call('POST /v1/rewards', 'RewardsCreateResponseBody', '/v1/rewards', {
+      name: 'Mug',
+      type: 'MATERIAL',
+      parameters: { product: { id: 'prod_mug', sku_id: 'sku_mug_blue' } },
+      stock: 20,
+      attributes: { image_url: 'https://example.com/mug.png', description: 'A blue mug' },
+      metadata: { shelf: 'B2' },
+    });
+    const coin = await call('POST /v1/rewards', 'RewardsCreateResponseBody', '/v1/rewards', { name: '100 points = 20', parameters: { coin: { exchange_ratio: 20, points_ratio: 100 } } });
+    const bonus = await call('POST /v1/rewards', 'RewardsCreateResponseBody', '/v1/rewards', { name: 'Bonus points', type: 'CAMPAIGN', parameters: { campaign: { id: campaignId, balance: 50 } } });
+    await call('GET /v1/rewards', 'RewardsListResponseBody', '/v1/rewards');
+    await call('GET /v1/rewards/{rewardId}', 'Reward', `/v1/rewards/${mug.body.id}`);
+    await call('PUT /v1/rewards/{rewardId}', 'RewardsUpdateResponseBody', `/v1/rewards/${mug.body.id}`, { name: 'Blue mug', stock: 25 });
+    const offered = await call('POST /v1/loyalties/{campaignId}/rewards', undefined, `/v1/loyalties/${campaignId}/rewards`, [
+      { reward: mug.body.id, parameters: { loyalty: { points: 100 } } },
+      { reward: coin.body.id },
+    ]);
+    // Voucherify answers an array of LoyaltiesRewardsCreateAssignmentResponseBody.
+    (offered.body as unknown[]).forEach((assignment, i) => contract.body(`POST /v1/loyalties/{campaignId}/rewards [${i}]`, 'LoyaltiesRewardsCreateAssignmentResponseBody', assignment));
+    const [mugOffer, coinOffer] = (offered.body as { id: string }[]).map((assignment) => assignment.id);
+    const bonusOffer = await call('POST /v1/rewards/{rewardId}/assignments', 'RewardsAssignmentsCreateResponseBody', `/v1/rewards/${bonus.body.id}/assignments`, { campaign: campaignId, parameters: { loyalty: { points: 30 } } });
+    await call('GET /v1/loyalties/{campaignId}/rewards', 'LoyaltiesRewardsListAssignmentsResponseBody', `/v1/loyalties/${campaignId}/rewards`);
+    await call('GET /v1/loyalties/{campaignId}/reward-assignments', 'LoyaltiesRewardAssignmentsListResponseBody', `/v1/loyalties/${campaignId}/reward-assignments`);
+    await call('GET /v1/loyalties/{campaignId}/rewards/{assignmentId}', 'LoyaltiesRewardsGetResponseBody', `/v1/loyalties/${campaignId}/rewards/${coinOffer}`);
+    await call('GET /v1/loyalties/{campaignId}/reward-assignments/{assignmentId}', 'LoyaltiesRewardAssignmentsGetResponseBody', `/v1/loyalties/${campaignId}/reward-assignments/${mugOffer}`);
+    await call('GET /v1/loyalties/{campaignId}/reward-assignments/{assignmentId}/reward', 'LoyaltiesRewardAssignmentsRewardGetResponseBody', `/v1/loyalties/${campaignId}/reward-assignments/${mugOffer}/reward`);
+    await call('PUT /v1/loyalties/{campaignId}/rewards/{assignmentId}', 'LoyaltiesRewardsUpdateAssignmentResponseBody', `/v1/loyalties/${campaignId}/rewards/${mugOffer}`, { parameters: { loyalty: { points: 90 } } });
+    await call('GET /v1/rewards/{rewardId}/assignments', 'RewardsAssignmentsListResponseBody', `/v1/rewards/${bonus.body.id}/assignments`);
+    await call('GET /v1/rewards/{rewardId}/assignments/{assignmentId}', 'RewardsAssignmentsGetResponseBody', `/v1/rewards/${bonus.body.id}/assignments/${bonusOffer.body.id}`);
+    await call('PUT /v1/rewards/{rewardId}/assignments/{assignmentId}', 'RewardsAssignmentsUpdateResponseBody', `/v1/rewards/${bonus.body.id}/assignments/${bonusOffer.body.id}`, { parameters: { loyalty: { points: 40 } } });
+    await call('GET /v1/loyalties/members/{memberId}/rewards', 'LoyaltiesMembersRewardsListResponseBody', `/v1/loyalties/members/${code}/rewards`);
+    await call('GET /v1/loyalties/members/{memberId}/rewards?affordable_only=true', 'LoyaltiesMembersRewardsListResponseBody', `/v1/loyalties/members/${code}/rewards?affordable_only=true`);
+    const inUse = await call('DELETE /v1/rewards/{rewardId} (offered)', 'ResourceInUseError', `/v1/rewards/${mug.body.id}`, undefined, 400);
+    contract.body('DELETE /v1/rewards/{rewardId} (offered)', 'Error', inUse.body);
+    await call('POST /v1/rewards/{rewardId}/assignments (offered already)', 'Error', `/v1/rewards/${mug.body.id}/assignments`, { campaign: campaignId, parameters: { loyalty: { points: 1 } } }, 409);
+    await call('POST /v1/loyalties/{campaignId}/rewards (no price)', 'Error', `/v1/loyalties/${campaignId}/rewards`, [{ reward: bonus.body.id }], 400);
+    await call('GET /v1/rewards/{rewardId} (unknown)', 'Error', '/v1/rewards/rew_0123456789abcdefghijklmn', undefined, 404);
+    await call('DELETE /v1/loyalties/{campaignId}/rewards/{assignmentId}', undefined, `/v1/loyalties/${campaignId}/rewards/${mugOffer}`, undefined, 204);
+    await call('DELETE /v1/rewards/{rewardId}/assignments/{assignmentId}', undefined, `/v1/rewards/${bonus.body.id}/assignments/${bonusOffer.body.id}`, undefined, 204);
+    await call('DELETE /v1/rewards/{rewardId}', undefined, `/v1/rewards/${mug.body.id}`, undefined, 204);
+
     const card = await call('GET /v1/loyalties/members/{memberId}', 'LoyaltiesMembersGetResponseBody', `/v1/loyalties/members/${code}`);
     await call('GET /v1/loyalties/{campaignId}/members/{memberId}', 'LoyaltiesMembersGetResponseBody', `/v1/loyalties/${campaignId}/members/${code}`);
     await call('GET /v1/loyalties/members/{memberId}/transactions', 'LoyaltiesMembersTransactionsListResponseBody', `/v1/loyalties/members/${code}/transactions`);

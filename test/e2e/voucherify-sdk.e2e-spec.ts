@@ -146,3 +146,81 @@ describe('official Voucherify JS SDK (@voucherify/sdk 2.9.0)', () => {
     ]);
   });
 });
+
+/** The SDK's reward methods (rewards.* and the reward ones of loyalties.*), unchanged, against a real server. */
+describe('official Voucherify JS SDK: rewards and reward assignments', () => {
+  const stack = useStack({ listen: true, projects: 1 });
+  type Sdk = ReturnType<typeof voucherify.VoucherifyServerSide>;
+  let sdk: Sdk;
+
+  beforeAll(() => {
+    sdk = voucherify.VoucherifyServerSide({ applicationId: stack.a.app_id, secretKey: stack.a.app_token, apiUrl: stack.baseUrl });
+  });
+
+  it('rewards.list/create/get/update/delete and the assignments of both families; loyalties.getRewardDetails and listMemberRewards', async () => {
+    const campaign = await sdk.loyalties.create({
+      name: 'SDK Rewards Campaign',
+      type: 'AUTO_UPDATE',
+      voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 150 } },
+    } as Parameters<Sdk['loyalties']['create']>[0]);
+    const member = await sdk.loyalties.createMember(campaign.id, { customer: { source_id: 'sdk-rewards-1' } });
+
+    const mug = await sdk.rewards.create({ name: 'Mug', type: 'MATERIAL', stock: 10, attributes: { description: 'Blue' }, parameters: { product: { id: 'prod_mug' } } } as Parameters<Sdk['rewards']['create']>[0]);
+    expect(mug).toMatchObject({ id: expect.stringMatching(/^rew_/), name: 'Mug', type: 'MATERIAL', stock: 10, redeemed: 0, parameters: { product: { id: 'prod_mug', sku_id: null } }, object: 'reward' });
+    const coin = await sdk.rewards.create({ name: '1 point = 0.01', parameters: { coin: { exchange_ratio: 0.01 } } });
+    expect(coin).toMatchObject({ type: 'COIN', parameters: { coin: { exchange_ratio: 0.01, points_ratio: 1 } } });
+    const bonus = await sdk.rewards.create({ name: 'Bonus', type: 'CAMPAIGN', parameters: { campaign: { id: campaign.id, balance: 25 } } });
+    expect(bonus).toMatchObject({ type: 'CAMPAIGN', parameters: { campaign: { id: campaign.id, balance: 25, type: 'LOYALTY_PROGRAM' } } });
+
+    expect(await sdk.rewards.get(mug.id)).toEqual(mug);
+    const renamed = await sdk.rewards.update({ id: mug.id, name: 'Big mug', stock: 12 } as Parameters<Sdk['rewards']['update']>[0]);
+    expect(renamed).toMatchObject({ id: mug.id, name: 'Big mug', stock: 12, updated_at: expect.any(String) });
+    const page = await sdk.rewards.list({ limit: 2, page: 1 });
+    expect(page).toMatchObject({ object: 'list', data_ref: 'data', total: 3 });
+    expect(page.data.map((reward) => reward.id)).toEqual([mug.id, coin.id]);
+
+    // The campaign's family (an array in, an array out) and the reward's (one object).
+    const [mugInCampaign, coinInCampaign] = await sdk.loyalties.createRewardAssignments(campaign.id, [
+      { reward: mug.id, parameters: { loyalty: { points: 100 } } },
+      { reward: coin.id } as Parameters<Sdk['loyalties']['createRewardAssignments']>[1][number],
+    ]);
+    expect(mugInCampaign).toMatchObject({ id: expect.stringMatching(/^rewa_/), reward_id: mug.id, related_object_id: campaign.id, related_object_type: 'campaign', parameters: { loyalty: { points: 100 } }, object: 'reward_assignment' });
+    const bonusInCampaign = await sdk.rewards.createAssignment(bonus.id, { campaign: campaign.id, parameters: { loyalty: { points: 200 } } });
+    expect(bonusInCampaign).toMatchObject({ reward_id: bonus.id, related_object_id: campaign.id, parameters: { loyalty: { points: 200 } } });
+
+    expect(await sdk.loyalties.listRewardAssignments(campaign.id, { limit: 10, page: 1 })).toMatchObject({ object: 'list', data_ref: 'data', total: 3, data: [{ id: mugInCampaign.id }, { id: coinInCampaign.id }, { id: bonusInCampaign.id }] });
+    expect(await sdk.loyalties.getRewardAssignment(campaign.id, coinInCampaign.id)).toEqual(coinInCampaign);
+    expect(await sdk.rewards.getAssignment(bonus.id, bonusInCampaign.id)).toEqual(bonusInCampaign);
+    expect(await sdk.rewards.listAssignments(mug.id, { limit: 10, page: 1 })).toMatchObject({ object: 'list', data_ref: 'data', total: 1, data: [{ id: mugInCampaign.id }] });
+    expect(await sdk.loyalties.getRewardDetails(campaign.id, mugInCampaign.id)).toEqual(renamed);
+
+    const repriced = await sdk.loyalties.updateRewardAssignment(campaign.id, { id: mugInCampaign.id, parameters: { loyalty: { points: 120 } } });
+    expect(repriced).toMatchObject({ id: mugInCampaign.id, parameters: { loyalty: { points: 120 } }, updated_at: expect.any(String) });
+    expect(await sdk.rewards.updateAssignment(bonus.id, { id: bonusInCampaign.id, parameters: { loyalty: { points: 140 } } })).toMatchObject({ id: bonusInCampaign.id, parameters: { loyalty: { points: 140 } } });
+
+    // 150 points: the mug (120), the bonus (140) and the COIN reward (1 point a unit), all affordable; then one page of one.
+    const mine = await sdk.loyalties.listMemberRewards(member.code, { affordable_only: true, limit: 10, page: 1 });
+    expect(mine).toMatchObject({ object: 'list', data_ref: 'data', total: 3 });
+    expect(mine.data.map((item) => [item.reward.id, item.assignment.id, item.object])).toEqual([
+      [mug.id, mugInCampaign.id, 'loyalty_reward'],
+      [coin.id, coinInCampaign.id, 'loyalty_reward'],
+      [bonus.id, bonusInCampaign.id, 'loyalty_reward'],
+    ]);
+    expect((await sdk.loyalties.listMemberRewards(member.code, { limit: 1, page: 3 })).data.map((item) => item.reward.id)).toEqual([bonus.id]);
+
+    // Voucherify's errors reach the SDK with their key and fields.
+    const inUse = await sdk.rewards.delete(mug.id).catch((error: unknown) => error);
+    expect(inUse).toBeInstanceOf(Error);
+    expect(inUse).toMatchObject({ code: 400, key: 'resource_in_use', message: 'Resource in use' });
+    const twice = await sdk.rewards.createAssignment(mug.id, { campaign: campaign.id, parameters: { loyalty: { points: 1 } } }).catch((error: unknown) => error);
+    expect(twice).toMatchObject({ code: 409, key: 'duplicate_found', resource_type: 'reward_assignment' });
+    expect(await sdk.rewards.get('rew_nope').catch((error: unknown) => error)).toMatchObject({ code: 404, key: 'not_found', resource_type: 'reward' });
+
+    // Deletions: the SDK resolves a 204 to an empty value.
+    expect(await sdk.loyalties.deleteRewardAssignment(campaign.id, mugInCampaign.id)).toBeFalsy();
+    expect(await sdk.rewards.deleteAssignment(bonus.id, bonusInCampaign.id)).toBeFalsy();
+    expect(await sdk.rewards.delete(mug.id)).toBeFalsy();
+    expect(await sdk.rewards.get(mug.id).catch((error: unknown) => error)).toMatchObject({ code: 404 });
+    expect((await sdk.loyalties.listRewardAssignments(campaign.id)).data.map((assignment) => assignment.id)).toEqual([coinInCampaign.id]);
+  });
+});

@@ -84,7 +84,7 @@ export class PointsDb {
 
   /**
    * The ledger invariants over every card of the run: balance = Σ ledger points = Σ remaining of ACTIVE
-   * buckets, points = Σ positive ledger points, pending_points = Σ PENDING entries, and the lifetime counts
+   * buckets, points = Σ positive ledger points but refunds', pending_points = Σ PENDING entries, and the lifetime counts
    * (`lifetimeViolations`). Returns the cards that break one.
    */
   async brokenCards(): Promise<unknown[]> {
@@ -92,7 +92,7 @@ export class PointsDb {
       `SELECT v.id, v.balance, v.points, v.pending_points, coalesce(t.sum, 0) AS ledger, coalesce(t.added, 0) AS added, coalesce(p.sum, 0) AS pending,
               coalesce(b.sum, 0) AS buckets
        FROM vouchers v
-       LEFT JOIN (SELECT voucher_id, sum(points)::bigint AS sum, (sum(points) FILTER (WHERE points > 0))::bigint AS added FROM voucher_transactions GROUP BY voucher_id) t ON t.voucher_id = v.id
+       LEFT JOIN (SELECT voucher_id, sum(points)::bigint AS sum, (sum(points) FILTER (WHERE points > 0 AND type <> 'POINTS_REFUND'))::bigint AS added FROM voucher_transactions GROUP BY voucher_id) t ON t.voucher_id = v.id
        LEFT JOIN (SELECT voucher_id, sum(points)::int AS sum FROM loyalty_pending_points WHERE status = 'PENDING' GROUP BY voucher_id) p ON p.voucher_id = v.id
        LEFT JOIN (SELECT voucher_id, sum(remaining)::bigint AS sum FROM loyalty_points_buckets WHERE status = 'ACTIVE' GROUP BY voucher_id) b ON b.voucher_id = v.id
        WHERE v.balance <> coalesce(t.sum, 0) OR v.points <> coalesce(t.added, 0) OR v.pending_points <> coalesce(p.sum, 0) OR v.balance <> coalesce(b.sum, 0)`,
@@ -189,18 +189,18 @@ const PENDING_EVENT = 'customer.voucher.loyalty_card.pending_points.';
 
 /**
  * The bucket invariants of a project's cards (empty when sound): balance = Σ remaining of ACTIVE buckets
- * (`offsets` as for projectViolations), balance = points − expired_points − subtracted_points, no bucket
- * holds less than 0 or more than it was given, every credit went to exactly one bucket (Σ total_points of all
- * the card's buckets = Σ positive ledger points), at most one ACTIVE bucket per day (and one never-expiring),
+ * (`offsets` as for projectViolations), balance = points − expired_points − subtracted_points − redeemed_points, no
+ * bucket holds less than 0 or more than it was given, every credit went to exactly one bucket (Σ total_points of
+ * all the card's buckets = Σ positive ledger points but refunds', which give back to a bucket what a redemption took), at most one ACTIVE bucket per day (and one never-expiring),
  * and the card's next expiration is its soonest dated bucket day with points (and their sum).
  */
 export async function bucketViolations(db: PointsDb, projectId: string, offsets: Record<string, { balance: number; points: number }> = {}): Promise<unknown[]> {
-  const cards = await db.query<{ id: string; code: string; balance: string; points: string; expired: string; subtracted: string; buckets: string; bad: number; credited: string; ledger_credits: string; shared_days: number; next_ok: boolean }>(
-    `SELECT v.id, v.code, v.balance::bigint, v.points::bigint, v.expired_points::bigint AS expired, v.subtracted_points::bigint AS subtracted,
+  const cards = await db.query<{ id: string; code: string; balance: string; points: string; expired: string; subtracted: string; redeemed: string; buckets: string; bad: number; credited: string; ledger_credits: string; shared_days: number; next_ok: boolean }>(
+    `SELECT v.id, v.code, v.balance::bigint, v.points::bigint, v.expired_points::bigint AS expired, v.subtracted_points::bigint AS subtracted, v.redeemed_points::bigint AS redeemed,
             coalesce((SELECT sum(b.remaining) FROM loyalty_points_buckets b WHERE b.voucher_id = v.id AND b.status = 'ACTIVE'), 0)::bigint AS buckets,
             (SELECT count(*)::int FROM loyalty_points_buckets b WHERE b.voucher_id = v.id AND (b.remaining < 0 OR b.remaining > b.total_points)) AS bad,
             coalesce((SELECT sum(b.total_points) FROM loyalty_points_buckets b WHERE b.voucher_id = v.id), 0)::bigint AS credited,
-            coalesce((SELECT sum(t.points) FROM voucher_transactions t WHERE t.voucher_id = v.id AND t.points > 0), 0)::bigint AS ledger_credits,
+            coalesce((SELECT sum(t.points) FROM voucher_transactions t WHERE t.voucher_id = v.id AND t.points > 0 AND t.type <> 'POINTS_REFUND'), 0)::bigint AS ledger_credits,
             (SELECT count(*) - count(DISTINCT coalesce(b.expires_at, 'infinity'::date)) FROM loyalty_points_buckets b WHERE b.voucher_id = v.id AND b.status = 'ACTIVE')::int AS shared_days,
             v.next_expiration_date IS NOT DISTINCT FROM n.d AND v.next_expiration_points = coalesce(n.p, 0) AS next_ok
      FROM vouchers v
@@ -216,7 +216,7 @@ export async function bucketViolations(db: PointsDb, projectId: string, offsets:
     const balance = Number(card.balance) - offset.balance;
     const points = Number(card.points) - offset.points;
     const credited = Number(card.credited) === Number(card.ledger_credits);
-    if (balance !== Number(card.buckets) || balance !== points - Number(card.expired) - Number(card.subtracted) || card.bad > 0 || !credited || card.shared_days > 0 || !card.next_ok) {
+    if (balance !== Number(card.buckets) || balance !== points - Number(card.expired) - Number(card.subtracted) - Number(card.redeemed) || card.bad > 0 || !credited || card.shared_days > 0 || !card.next_ok) {
       broken.push({
         card: card.code,
         balance,
@@ -224,6 +224,7 @@ export async function bucketViolations(db: PointsDb, projectId: string, offsets:
         points,
         expired: Number(card.expired),
         subtracted: Number(card.subtracted),
+        redeemed: Number(card.redeemed),
         badBuckets: card.bad,
         credited: { buckets: Number(card.credited), ledger: Number(card.ledger_credits) },
         sharedDays: card.shared_days,
@@ -247,7 +248,7 @@ export async function projectViolations(db: PointsDb, projectId: string, offsets
   const cards = await db.query<{ id: string; code: string; balance: string; points: string; pending_points: string; ledger: string; earned: string; pending: string }>(
     `SELECT v.id, v.code, v.balance::bigint, v.points::bigint, v.pending_points::bigint,
             coalesce((SELECT sum(t.points) FROM voucher_transactions t WHERE t.voucher_id = v.id), 0)::bigint AS ledger,
-            coalesce((SELECT sum(t.points) FROM voucher_transactions t WHERE t.voucher_id = v.id AND t.points > 0), 0)::bigint AS earned,
+            coalesce((SELECT sum(t.points) FROM voucher_transactions t WHERE t.voucher_id = v.id AND t.points > 0 AND t.type <> 'POINTS_REFUND'), 0)::bigint AS earned,
             coalesce((SELECT sum(p.points) FROM loyalty_pending_points p WHERE p.voucher_id = v.id AND p.status = 'PENDING'), 0)::bigint AS pending
      FROM vouchers v WHERE v.project_id = $1`,
     [projectId],

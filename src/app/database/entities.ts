@@ -20,6 +20,8 @@ import { Order } from '../../points/orders/order.entity.js';
 import { PendingPoints } from '../../points/pending/pending-points.entity.js';
 import { PointsBucket } from '../../points/buckets/points-bucket.entity.js';
 import { InstanceSecret } from '../../database/instance-secret.entity.js';
+import { RewardAssignment } from '../../rewards/reward-assignment.entity.js';
+import { Reward } from '../../rewards/reward.entity.js';
 
 /** Every entity, listed explicitly: ESM builds have no reliable glob loading. */
 export const ENTITIES = [
@@ -47,4 +49,6 @@ export const ENTITIES = [
   WebhookAttempt,
   IdempotencyKey,
   AsyncAction,
+  Reward,
+  RewardAssignment,
 ];

@@ -7,6 +7,9 @@ export const ERROR_KEYS = [
   'not_found',
   'duplicate_found',
   'resource_protected',
+  'resource_in_use',
+  'missing_param',
+  'invalid_balance',
   'member_already_exists',
   'idempotency_request_in_progress',
   'idempotency_key_reused',
@@ -38,6 +41,16 @@ export interface ErrorBody {
   request_id?: string;
   resource_id?: string;
   resource_type?: string;
+  related_object_ids?: string[];
+  related_object_type?: string;
+  related_object_total?: number;
+}
+
+/** The resources that keep another from being deleted (`resource_in_use`): the first ids, their type and how many in all. */
+export interface RelatedObjects {
+  ids: string[];
+  type: string;
+  total: number;
 }
 
 /**
@@ -50,7 +63,7 @@ export class ApiError extends Error {
     readonly status: number,
     readonly key: ErrorKey,
     message: string,
-    readonly extra: { details?: string; resourceId?: string; resourceType?: string } = {},
+    readonly extra: { details?: string; resourceId?: string; resourceType?: string; related?: RelatedObjects } = {},
   ) {
     super(message);
     this.name = 'ApiError';
@@ -92,6 +105,22 @@ export class ApiError extends Error {
     });
   }
 
+  /**
+   * A resource cannot be deleted while others refer to it: Voucherify's body, which names them in
+   * `related_object_ids` (the first ones) with `related_object_type`, and counts them in `related_object_total`.
+   */
+  static resourceInUse(resourceType: string, resourceId: string, related: RelatedObjects): ApiError {
+    return new ApiError(400, 'resource_in_use', 'Resource in use', {
+      details: `Resource ${resourceType} with id ${resourceId} is in use by ${related.type}s with ids [${related.ids.join(', ')}${related.total > related.ids.length ? ', …' : ''}]`,
+      related,
+    });
+  }
+
+  /** A parameter the request needs is missing (Voucherify's `missing_param`, `Parameter 'x' is required`); `item` names an array body's item (`[1] `). */
+  static missingParam(parameter: string, item = ''): ApiError {
+    return new ApiError(400, 'missing_param', 'Missing required parameter', { details: `${item}Parameter '${parameter}' is required` });
+  }
+
   /** The project already has as many `resourceType` as it may (a configured limit): 409 until one is deleted. */
   static limitExceeded(resourceType: string, limit: number, remedy: string): ApiError {
     return new ApiError(409, 'limit_exceeded', 'Limit exceeded', { details: `A project may have at most ${limit} ${resourceType}; ${remedy}`, resourceType });
@@ -114,6 +143,11 @@ export class ApiError extends Error {
     if (requestId !== undefined) body.request_id = requestId;
     if (this.extra.resourceId !== undefined) body.resource_id = this.extra.resourceId;
     if (this.extra.resourceType !== undefined) body.resource_type = this.extra.resourceType;
+    if (this.extra.related !== undefined) {
+      body.related_object_ids = this.extra.related.ids;
+      body.related_object_type = this.extra.related.type;
+      body.related_object_total = this.extra.related.total;
+    }
     return body;
   }
 }

@@ -74,16 +74,21 @@ function looksLikeRedis(e: { message?: unknown; stack?: unknown; name?: unknown 
 /**
  * A PostgreSQL error caused by a value rather than by the query or the server: class 22 (data exception:
  * invalid text, out-of-range numbers, malformed JSON…), 54000 (a value too large for an index row) and
- * 23514 (a check constraint, e.g. a card's points past their cap).
+ * 23514 (a check constraint, e.g. a card's points past their cap; not the checks of a card's invariant, which no
+ * value a caller sends can break: a write that breaks one is the service's own error).
  */
 export function dataError(error: unknown): { code: string; message: string } | null {
   const driverError =
     (error as { driverError?: { code?: unknown; message?: unknown; constraint?: unknown } } | null)?.driverError ?? (error as { code?: unknown; message?: unknown; constraint?: unknown } | null);
   const code = typeof driverError?.code === 'string' ? driverError.code : '';
   if (!/^22[0-9A-Z]{3}$/.test(code) && code !== '54000' && code !== '23514') return null;
+  if (code === '23514' && CARD_INVARIANTS.has(String(driverError?.constraint))) return null;
   if (driverError?.constraint === CARD_POINTS_CAP) return { code, message: CARD_POINTS_CAP_MESSAGE };
   return { code, message: typeof driverError?.message === 'string' ? driverError.message : code };
 }
+
+/** The checks of a card's invariant (migration CardBalanceCheck: balance = points − expired − subtracted − redeemed ≥ 0). */
+const CARD_INVARIANTS = new Set(['CHK_vouchers_balance', 'CHK_vouchers_redeemed']);
 
 /** The check that keeps a card's point columns where a JSON number is exact (migration CardPointsBigint). */
 const CARD_POINTS_CAP = 'CHK_vouchers_points_safe';

@@ -62,7 +62,18 @@ export const EDGE_STATUSES = [400, 413, 415, 431, 500] as const;
 export interface OwnErrorResponse {
   status: number;
   description: string;
-  example: { code: number; key: string; message: string; details?: string; request_id?: string; resource_id?: string; resource_type?: string };
+  example: {
+    code: number;
+    key: string;
+    message: string;
+    details?: string;
+    request_id?: string;
+    resource_id?: string;
+    resource_type?: string;
+    related_object_ids?: string[];
+    related_object_type?: string;
+    related_object_total?: number;
+  };
 }
 
 /**

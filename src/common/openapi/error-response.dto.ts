@@ -24,4 +24,13 @@ export class ErrorResponseDto {
 
   @ApiPropertyOptional({ description: 'Type of the resource involved.', example: 'campaign' })
   resource_type?: string;
+
+  @ApiPropertyOptional({ type: [String], description: '`resource_in_use` only: the resources that keep this one from being deleted (at most the first 100).', example: [EXAMPLE_IDS.rewardAssignment] })
+  related_object_ids?: string[];
+
+  @ApiPropertyOptional({ description: '`resource_in_use` only: their type.', example: 'reward_assignment' })
+  related_object_type?: string;
+
+  @ApiPropertyOptional({ description: '`resource_in_use` only: how many there are in all.', example: 1 })
+  related_object_total?: number;
 }

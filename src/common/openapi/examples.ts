@@ -26,6 +26,8 @@ export const EXAMPLE_IDS = {
   ping: 'ping_3f9a1c2b7d4e5f6a01',
   asyncAction: 'aa_7d2e0b94c1f35a6e08',
   accessAssignment: 'arsca_0a875d56c805df6601',
+  reward: 'rew_uHWxt3c9bD9ArlbCdAgF2Zgr',
+  rewardAssignment: 'rewa_KFlYtkaoMycGwj1bp4sZXdu1',
   /** A request id (`X-Request-Id`, an event's `group_id`). */
   request: 'v-0c12951ec58e67577e',
   /** An application id: a UUID (auth.service.ts). */

@@ -127,10 +127,10 @@ export class LoyaltyMemberRedemptionDto {
   @ApiPropertyOptional({ description: 'Absent: unlimited (Voucherify\'s examples send null; its schema types it as an integer).' })
   quantity?: number;
 
-  @ApiProperty()
+  @ApiProperty({ description: 'Redemptions of rewards with the card, less those rolled back.' })
   redeemed_quantity: number;
 
-  @ApiProperty()
+  @ApiProperty({ description: 'Points spent on rewards, less those a rollback gave back.' })
   redeemed_points: number;
 
   @ApiProperty({ enum: ['list'] })
@@ -275,7 +275,7 @@ export function toLoyaltyMember(card: PublishedCard): LoyaltyMemberDto {
     created_at: card.createdAt.toISOString(),
     ...present('updated_at', card.updatedAt?.toISOString()),
     holder_id: card.holderId as string,
-    redemption: { redeemed_quantity: 0, redeemed_points: 0, object: 'list' },
+    redemption: { redeemed_quantity: card.redeemedQuantity, redeemed_points: card.redeemedPoints, object: 'list' },
     publish: { object: 'list', count: 1 },
     object: 'voucher',
   };

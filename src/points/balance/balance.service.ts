@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import type { ProjectContext } from '../../auth/auth.service.js';
 import { CampaignsService } from '../../campaigns/campaigns.service.js';
 import { ApiError } from '../../common/errors/api-error.js';
-import { hexId } from '../../common/ids.js';
 import { CardRepository } from '../../cards/card.repository.js';
 import { TransactionRunner } from '../../database/transaction-runner.js';
 import { EVENTS, requestCause } from '../../events/recording/event-recording.js';
@@ -11,7 +10,7 @@ import type { CardRef } from '../../members/member-card.repository.js';
 import { MembersService } from '../../members/members.service.js';
 import { type BucketExpiry, BucketRepository } from '../buckets/bucket.repository.js';
 import { toTransactionDto } from '../ledger/dto/transaction.dto.js';
-import { LedgerRepository, type NewTransaction } from '../ledger/ledger.repository.js';
+import { type Movement, PointsExceeded, PointsPosting } from '../ledger/posting.service.js';
 import { BalanceEventsRepository } from './balance-events.repository.js';
 import {
   type BalanceChangeDto,
@@ -25,16 +24,17 @@ const CARD = EVENTS.CUSTOMER.VOUCHER.LOYALTY_CARD;
 
 /**
  * Points added or removed by hand (a support desk, a returns flow) and the card's buckets. A change is one
- * transaction under the card's lock: the card's columns, one POINTS_ADDITION or POINTS_REMOVAL ledger row, a
- * new bucket or the soonest-expiring buckets drained, and one event; with an Idempotency-Key, the answer is
- * stored in that same transaction, so a retried request is answered without a second change.
+ * transaction under the card's lock: one ADDITION or REMOVAL posted (PointsPosting: the card's columns, its
+ * POINTS_ADDITION or POINTS_REMOVAL ledger row, the day's bucket credited or the soonest-expiring buckets
+ * drained; a removal past the balance refused) and one event; with an Idempotency-Key, the answer is stored in
+ * that same transaction, so a retried request is answered without a second change.
  */
 @Injectable()
 export class BalanceService {
   constructor(
     private readonly transactions: TransactionRunner,
     private readonly cards: CardRepository,
-    private readonly ledger: LedgerRepository,
+    private readonly posting: PointsPosting,
     private readonly buckets: BucketRepository,
     private readonly events: BalanceEventsRepository,
     private readonly members: MembersService,
@@ -52,31 +52,16 @@ export class BalanceService {
         const locked = await this.cards.lock(tx, [card.id]);
         // Gone since it was looked up: its campaign was deleted for good (issue 36).
         if (!locked.has(card.id)) throw ApiError.notFound('voucher', code);
-        if (dto.points < 0) {
-          const { balance } = await this.cards.current(locked, card.id);
-          if (-dto.points > balance) throw pointsExceeded(code, card.id, -dto.points, balance);
-        }
-        const added = Math.max(dto.points, 0);
-        const after = (await this.cards.apply(locked, [{ cardId: card.id, points: added, pending: 0, removed: added - dto.points, added }])).get(card.id);
+        const on = { id: card.id, projectId: project.id, campaignId: card.campaignId };
+        const row = { sourceId: dto.source_id ?? null, details: dto.reason !== undefined ? { reason: dto.reason } : {} };
+        const movement: Movement = dto.points > 0 ? { kind: 'ADDITION', card: on, points: dto.points, expiry, row } : { kind: 'REMOVAL', card: on, points: -dto.points, row };
+        const posting = await this.posting.post(locked, [movement]).catch((error: unknown) => {
+          if (error instanceof PointsExceeded) throw pointsExceeded(code, card.id, error.points, error.balance);
+          throw error;
+        });
+        const { transaction } = posting.movements[0];
+        const after = posting.cards.get(card.id);
         if (!after) throw new Error(`card ${card.id} was not changed`);
-        const balance = { type: 'loyalty_card' as const, total: after.points, object: 'balance' as const, points: dto.points, balance: after.balance, related_object: { id: card.id, type: 'voucher' as const } };
-        const row: NewTransaction = {
-          id: hexId('vtx_'),
-          projectId: project.id,
-          voucherId: card.id,
-          campaignId: card.campaignId,
-          type: dto.points > 0 ? 'POINTS_ADDITION' : 'POINTS_REMOVAL',
-          points: dto.points,
-          balanceAfter: after.balance,
-          orderId: null,
-          pendingPointsId: null,
-          sourceId: dto.source_id ?? null,
-          details: dto.reason !== undefined ? { balance, reason: dto.reason } : { balance },
-        };
-        const at = new Date();
-        await this.ledger.insert(locked, [row], at);
-        if (dto.points > 0) await this.buckets.credit(locked, [{ projectId: project.id, cardId: card.id, campaignId: card.campaignId, points: dto.points, expiry }]);
-        else await this.buckets.drain(locked, card.id, -dto.points);
         const body: LoyaltyCardBalanceDto = {
           points: dto.points,
           total: after.points,
@@ -86,8 +71,7 @@ export class BalanceService {
           related_object: { type: 'voucher', id: card.id },
           operation_type: 'MANUAL',
         };
-        const transaction = toTransactionDto({ ...row, createdAt: at });
-        await this.events.record(locked, card.id, dto.points > 0 ? CARD.POINTS_ADDED : CARD.POINTS_REMOVED, { balance: body, transaction }, cause);
+        await this.events.record(locked, card.id, dto.points > 0 ? CARD.POINTS_ADDED : CARD.POINTS_REMOVED, { balance: body, transaction: toTransactionDto(transaction) }, cause);
         await done(tx, body);
         return body;
       });

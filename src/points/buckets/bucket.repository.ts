@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { prepared, runPrepared } from '../../database/prepared.js';
-import type { LockedCards } from '../../cards/card.repository.js';
 import { hexId } from '../../common/ids.js';
+import { type LockedCards, nextExpirationSql } from '../../cards/card.repository.js';
 import { BUCKET_DAY_KEY } from './points-bucket.entity.js';
 
 /**
@@ -13,6 +13,41 @@ import { BUCKET_DAY_KEY } from './points-bucket.entity.js';
  */
 export const MERGE_CREDIT = `total_points = b.total_points + EXCLUDED.total_points, remaining = b.remaining + EXCLUDED.remaining,
   expire_after = EXCLUDED.expire_after, updated_at = now()`;
+
+/**
+ * The one INSERT of credits into buckets, for `credit` and the activation statement: `select` gives (id,
+ * project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after), one row per card and
+ * day at most (a statement may update a row once: the credits of a card and day summed first), and each goes
+ * to the card's ACTIVE bucket of its day when there is one (ON CONFLICT on `uq_points_buckets_card_day`,
+ * MERGE_CREDIT). The caller adds its RETURNING.
+ */
+export function bucketCreditSql(select: string): string {
+  return `INSERT INTO loyalty_points_buckets AS b (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after)
+   ${select}
+   ON CONFLICT (${BUCKET_DAY_KEY}) WHERE status = 'ACTIVE'
+   DO UPDATE SET ${MERGE_CREDIT}`;
+}
+
+/**
+ * The last day of points credited today under the rules (`rule`: an earning rule's row or NULL, `campaign`,
+ * `project`: their rows in the statement): the earning rule's `expiration_rules` when it has them, else the
+ * campaign's, else never, counted from today in the project's time zone (loyalty_points_expiry_date.sql).
+ */
+export function ruleExpiryDaySql(rule: string, campaign: string, project: string): string {
+  return `loyalty_points_expiry_date(coalesce(${rule}.expiration_rules, ${campaign}.voucher->'loyalty_card'->'expiration_rules'), (now() AT TIME ZONE ${project}.time_zone)::date)`;
+}
+
+/**
+ * A card's next expiration from its buckets (a LATERAL subquery: `d`, the soonest last day among its ACTIVE
+ * buckets that hold points, and `p`, their points on that day; no row when none expire), through the drain
+ * index: the first day of the card's buckets. `except`: an array of buckets to leave out (the expiry's, which
+ * its statement still sees ACTIVE).
+ */
+export function nextExpirationOfSql(card: string, except?: string): string {
+  return `SELECT b.expires_at AS d, sum(b.remaining)::bigint AS p FROM loyalty_points_buckets b
+     WHERE b.voucher_id = ${card} AND b.status = 'ACTIVE' AND b.remaining > 0 AND b.expires_at IS NOT NULL${except ? ` AND b.id <> ALL(${except})` : ''}
+     GROUP BY b.expires_at ORDER BY b.expires_at LIMIT 1`;
+}
 
 /**
  * When a credit's points expire: on a given last day, never, or by the rules (the earning rule's
@@ -27,6 +62,14 @@ export interface BucketCredit {
   campaignId: string;
   points: number;
   expiry: BucketExpiry;
+}
+
+/** Points a debit took from one bucket (or a refund gives back to it). */
+export interface BucketPoints {
+  id: string;
+  points: number;
+  /** Its last day (`YYYY-MM-DD`); null: never expires. */
+  expiresAt: string | null;
 }
 
 /** A bucket as the API lists it. */
@@ -45,15 +88,13 @@ export interface BucketView {
  * One statement for a change's credits. The day a bucket's points expire is computed here, from the rules
  * stored with the earning rule and the campaign, by the same SQL function the activation statement and the
  * initial-points trigger call (loyalty_points_expiry_date.sql), so every way points arrive dates them alike.
- * A card has one ACTIVE bucket per day: the credits of one card and day are summed, and added to that day's
- * bucket when it has one (ON CONFLICT on `uq_points_buckets_card_day`; a row may be updated once per statement,
- * hence the sum first). The bucket takes the moment computed now (in the project's zone as it is now: the
- * same moment at the real length of a day, the right one after a zone change).
+ * The credits of one card and day are summed and go to that day's bucket (`bucketCreditSql`). The bucket takes
+ * the moment computed now (in the project's zone as it is now: the same moment at the real length of a day,
+ * the right one after a zone change).
  */
 export const CREDIT = prepared(
   'buckets_credit',
-  `INSERT INTO loyalty_points_buckets AS b (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after)
-   SELECT min(c.id), c.project_id, c.voucher_id, c.campaign_id, sum(c.points), sum(c.points), e.expires_at, max(loyalty_points_expire_after(e.expires_at, p.time_zone))
+  `${bucketCreditSql(`SELECT min(c.id), c.project_id, c.voucher_id, c.campaign_id, sum(c.points), sum(c.points), e.expires_at, max(loyalty_points_expire_after(e.expires_at, p.time_zone))
    FROM json_to_recordset($1::json) AS c(id text, project_id text, voucher_id text, campaign_id text, points bigint, date date, never boolean, earning_rule_id text)
    JOIN projects p ON p.id = c.project_id
    JOIN campaigns ca ON ca.id = c.campaign_id
@@ -61,33 +102,26 @@ export const CREDIT = prepared(
    CROSS JOIN LATERAL (SELECT CASE
        WHEN c.date IS NOT NULL THEN c.date
        WHEN c.never THEN NULL
-       ELSE loyalty_points_expiry_date(coalesce(er.expiration_rules, ca.voucher->'loyalty_card'->'expiration_rules'), (now() AT TIME ZONE p.time_zone)::date)
+       ELSE ${ruleExpiryDaySql('er', 'ca', 'p')}
      END AS expires_at) e
-   GROUP BY c.project_id, c.voucher_id, c.campaign_id, e.expires_at
-   ON CONFLICT (${BUCKET_DAY_KEY}) WHERE status = 'ACTIVE'
-   DO UPDATE SET ${MERGE_CREDIT}
+   GROUP BY c.project_id, c.voucher_id, c.campaign_id, e.expires_at`)}
    RETURNING voucher_id, expires_at IS NOT NULL AS dated`,
 );
 
 /**
- * A card's next expiration (`next_expiration_date`, `next_expiration_points`: the soonest last day among its
- * ACTIVE buckets that hold points, and their points on that day), set again after its buckets changed; only
- * cards whose values differ are written. Through the drain index: the first day of the card's buckets.
+ * Cards' next expiration (`next_expiration_date`, `next_expiration_points`), set again after their buckets
+ * changed, through the cards' own UPDATE (`nextExpirationSql`).
  */
 export const REFRESH_NEXT = prepared(
   'buckets_refresh_next',
-  `UPDATE vouchers v SET next_expiration_date = n.d, next_expiration_points = coalesce(n.p, 0)
-   FROM unnest($1::text[]) AS c(id)
-   LEFT JOIN LATERAL (
-     SELECT b.expires_at AS d, sum(b.remaining)::bigint AS p FROM loyalty_points_buckets b
-     WHERE b.voucher_id = c.id AND b.status = 'ACTIVE' AND b.remaining > 0 AND b.expires_at IS NOT NULL
-     GROUP BY b.expires_at ORDER BY b.expires_at LIMIT 1
-   ) n ON true
-   WHERE v.id = c.id AND (v.next_expiration_date IS DISTINCT FROM n.d OR v.next_expiration_points <> coalesce(n.p, 0))`,
+  nextExpirationSql(`(
+     SELECT c.id, n.d AS day, coalesce(n.p, 0) AS points FROM unnest($1::text[]) AS c(id)
+     LEFT JOIN LATERAL (${nextExpirationOfSql('c.id')}) n ON true
+   ) n`),
 );
 
 /**
- * A removal drains the card's buckets that still hold points, the soonest-expiring first (never-expiring
+ * A debit drains the card's buckets that still hold points, the soonest-expiring first (never-expiring
  * last; among equals the oldest), through the index of exactly those buckets.
  */
 export const DRAIN = prepared(
@@ -100,17 +134,37 @@ export const DRAIN = prepared(
    )
    UPDATE loyalty_points_buckets x SET remaining = x.remaining - take.taken, updated_at = now()
    FROM take WHERE x.id = take.id
-   RETURNING x.id, take.taken`,
+   RETURNING x.id, take.taken, to_char(x.expires_at, 'YYYY-MM-DD') AS expires_at`,
 );
 
-/** The point buckets of cards: credited, drained and listed here; expired by ExpiryRepository. */
+/**
+ * A refund gives points back to the very buckets a debit took them from (`$1`: id, voucher_id, points), all or
+ * none: only when every one of them is still an ACTIVE bucket of its card (one that expired since is not
+ * revived: the caller is told and nothing changes).
+ */
+export const RESTORE = prepared(
+  'buckets_restore',
+  `WITH r AS (
+     SELECT id, voucher_id, sum(points)::bigint AS points FROM json_to_recordset($1::json) AS r(id text, voucher_id text, points bigint) GROUP BY id, voucher_id
+   ), ok AS (
+     SELECT count(*) = (SELECT count(*) FROM r) AS all_active FROM loyalty_points_buckets b JOIN r ON r.id = b.id AND r.voucher_id = b.voucher_id WHERE b.status = 'ACTIVE'
+   )
+   UPDATE loyalty_points_buckets b SET remaining = b.remaining + r.points, updated_at = now()
+   FROM r WHERE b.id = r.id AND (SELECT all_active FROM ok)
+   RETURNING b.voucher_id, b.expires_at IS NOT NULL AS dated`,
+);
+
+/** The point buckets of cards: credited, drained, restored and listed here; expired by ExpiryRepository. */
 @Injectable()
 export class BucketRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** The credits, on locked cards, each added to its card's bucket of its day (made if new); the next expiration of cards that got dated points. */
-  async credit(locked: LockedCards, credits: BucketCredit[]): Promise<void> {
-    if (!credits.length) return;
+  /**
+   * The credits, on locked cards, each added to its card's bucket of its day (made if new); the cards that got
+   * points which expire (their next expiration is the caller's to refresh: `refreshNext`).
+   */
+  async credit(locked: LockedCards, credits: BucketCredit[]): Promise<string[]> {
+    if (!credits.length) return [];
     locked.require(credits.map((c) => c.cardId));
     const rows = await runPrepared<{ voucher_id: string; dated: boolean }[]>(locked.tx, CREDIT, [
       JSON.stringify(
@@ -126,7 +180,7 @@ export class BucketRepository {
         })),
       ),
     ]);
-    await this.refreshNext(locked, rows.filter((row) => row.dated).map((row) => row.voucher_id));
+    return rows.filter((row) => row.dated).map((row) => row.voucher_id);
   }
 
   /** Sets the next expiration of locked cards whose buckets changed. */
@@ -137,12 +191,30 @@ export class BucketRepository {
     await runPrepared(locked.tx, REFRESH_NEXT, [ids]);
   }
 
-  /** Takes `points` out of a locked card's buckets, soonest-expiring first; the caller checked the balance covers them. */
-  async drain(locked: LockedCards, cardId: string, points: number): Promise<{ id: string; taken: number }[]> {
+  /**
+   * Takes `points` out of a locked card's buckets, soonest-expiring first; the caller checked the balance covers
+   * them, and refreshes the card's next expiration. Which buckets gave how much, in the order they were drained.
+   */
+  async drain(locked: LockedCards, cardId: string, points: number): Promise<BucketPoints[]> {
     locked.require([cardId]);
-    const [rows] = await runPrepared<[{ id: string; taken: string }[], number]>(locked.tx, DRAIN, [cardId, points]);
-    await this.refreshNext(locked, [cardId]);
-    return rows.map((row) => ({ id: row.id, taken: Number(row.taken) }));
+    const [rows] = await runPrepared<[{ id: string; taken: string; expires_at: string | null }[], number]>(locked.tx, DRAIN, [cardId, points]);
+    return rows
+      .map((row) => ({ id: row.id, points: Number(row.taken), expiresAt: row.expires_at }))
+      .sort((a, b) => (a.expiresAt ?? '9999-99-99').localeCompare(b.expiresAt ?? '9999-99-99'));
+  }
+
+  /**
+   * Gives points back to the buckets of locked cards they were taken from, all or none: null when one of them is
+   * no longer ACTIVE (nothing changed), else the cards whose restored buckets expire (to refresh, as for `credit`).
+   */
+  async restore(locked: LockedCards, refunds: { cardId: string; bucketId: string; points: number }[]): Promise<string[] | null> {
+    if (!refunds.length) return [];
+    locked.require(refunds.map((r) => r.cardId));
+    const [rows] = await runPrepared<[{ voucher_id: string; dated: boolean }[], number]>(locked.tx, RESTORE, [
+      JSON.stringify(refunds.map((r) => ({ id: r.bucketId, voucher_id: r.cardId, points: r.points }))),
+    ]);
+    if (!rows.length) return null;
+    return rows.filter((row) => row.dated).map((row) => row.voucher_id);
   }
 
   /** Today in the project's time zone (`YYYY-MM-DD`): the first day a bucket may be given as its last. */

@@ -4,8 +4,10 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { prepared, runPrepared } from '../../database/prepared.js';
 import type { Tx } from '../../database/transaction-runner.js';
-import type { LockedCards } from '../../cards/card.repository.js';
+import { cardDeltasSql, deltaColumnsSql, type LockedCards } from '../../cards/card.repository.js';
 import { type EventCause, EVENTS, eventsInsertSql } from '../../events/recording/event-recording.js';
+import { balanceJsonSql, ledgerInsertSql, transactionJsonSql } from '../ledger/ledger.repository.js';
+import { nextExpirationOfSql } from './bucket.repository.js';
 
 /** What one expiry statement did. */
 export interface ExpiryResult {
@@ -54,8 +56,11 @@ export const DUE_CARDS = prepared(
  * - `due`: ACTIVE → EXPIRED (conditional: a bucket expired by another worker is not in it), by their ids (the
  *   primary key: a join with the CTE would read the whole table);
  * - `agg`: per card, the points that leave and the buckets as the event shows them;
- * - `cards`: the balance lowered and `expired_points` raised, once per card, and its next expiration set;
- * - `tx`: one POINTS_EXPIRATION ledger row per card and chunk (negative), naming its buckets;
+ * - `cards`: the balance lowered and `expired_points` raised, once per card, and its next expiration set (the
+ *   cards' UPDATE, `cardDeltasSql`; the next expiration from the card's other buckets: the statement sees the
+ *   ones it expires as they were, ACTIVE);
+ * - `tx`: one POINTS_EXPIRATION ledger row per card and chunk (negative), naming its buckets (`ledgerInsertSql`,
+ *   `balanceJsonSql`);
  * - `ev`: one `customer.voucher.loyalty_card.points_expired` event per card and chunk that has a holder.
  * Buckets already drained expire without a ledger row or an event when no points are left in them. So no
  * statement, ledger row or event grows with a card's due buckets: a card with more than a chunk is expired
@@ -89,27 +94,19 @@ export const EXPIRE = prepared(
             json_agg(json_build_object('id', id, 'points', remaining, 'expires_at', to_char(expires_at, 'YYYY-MM-DD')) ORDER BY expires_at, created_at, id) AS ledger_buckets
      FROM due GROUP BY voucher_id HAVING sum(remaining) > 0
    ), cards AS (
-     UPDATE vouchers v SET balance = v.balance - agg.points, expired_points = v.expired_points + agg.points, updated_at = now(),
-                           next_expiration_date = n.d, next_expiration_points = coalesce(n.p, 0)
-     FROM agg
-     LEFT JOIN LATERAL (
-       -- The statement sees the buckets it expires as they were (ACTIVE): the others are what is left.
-       SELECT b.expires_at AS d, sum(b.remaining)::bigint AS p FROM loyalty_points_buckets b
-       WHERE b.voucher_id = agg.voucher_id AND b.status = 'ACTIVE' AND b.remaining > 0 AND b.expires_at IS NOT NULL AND b.id <> ALL(agg.ids)
-       GROUP BY b.expires_at ORDER BY b.expires_at LIMIT 1
-     ) n ON true
-     WHERE v.id = agg.voucher_id
+     ${cardDeltasSql(
+       `(SELECT agg.voucher_id AS id, ${deltaColumnsSql({ expired: 'agg.points' })}, n.d AS next_day, coalesce(n.p, 0) AS next_points
+         FROM agg LEFT JOIN LATERAL (${nextExpirationOfSql('agg.voucher_id', 'agg.ids')}) n ON true) d`,
+       { nextExpiration: true },
+     )}
      RETURNING v.*
    ), run AS (
      SELECT ROW(c.*)::vouchers AS card, c.id AS voucher_id, c.project_id, c.campaign_id, c.holder_id, a.points, a.buckets, c.points AS total, c.balance,
             'vtx_' || left(md5(random()::text || clock_timestamp()::text || c.id), 18) AS transaction_id,
-            json_build_object('balance', json_build_object('type', 'loyalty_card', 'total', c.points, 'object', 'balance', 'points', -a.points, 'balance', c.balance,
-                                                           'related_object', json_build_object('id', c.id, 'type', 'voucher')),
-                              'buckets', a.ledger_buckets) AS details
+            json_build_object('balance', ${balanceJsonSql('c.id', 'c.points', '-a.points', 'c.balance')}, 'buckets', a.ledger_buckets) AS details
      FROM cards c JOIN agg a ON a.voucher_id = c.id
    ), tx AS (
-     INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, details, created_at)
-     SELECT transaction_id, project_id, voucher_id, campaign_id, 'POINTS_EXPIRATION', -points, balance, details, now() FROM run ORDER BY voucher_id
+     ${ledgerInsertSql(`SELECT transaction_id, project_id, voucher_id, campaign_id, 'POINTS_EXPIRATION', -points, balance, NULL, NULL, NULL, details, now() FROM run ORDER BY voucher_id`)}
    ), ev AS (
      ${eventsInsertSql(`
        SELECT r.project_id, '${EVENTS.CUSTOMER.VOUCHER.LOYALTY_CARD.POINTS_EXPIRED}'::text AS type, r.holder_id AS entity_id, $2::text AS group_id, $3::jsonb AS event_source,
@@ -119,9 +116,7 @@ export const EXPIRE = prepared(
                 'voucher', loyalty_voucher_json(r.card, ca.name, r.total, r.balance, (r.card).pending_points, (r.card).next_expiration_date, (r.card).next_expiration_points, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = (r.card).member_id)),
                 'points', r.points,
                 'buckets', r.buckets,
-                'transaction', json_build_object('id', r.transaction_id, 'source_id', NULL, 'voucher_id', r.voucher_id, 'campaign_id', r.campaign_id, 'source', NULL,
-                                                 'reason', NULL, 'type', 'POINTS_EXPIRATION', 'details', r.details, 'related_transaction_id', NULL,
-                                                 'created_at', loyalty_iso(now()))) AS data
+                'transaction', ${transactionJsonSql({ id: 'r.transaction_id', voucherId: 'r.voucher_id', campaignId: 'r.campaign_id', type: "'POINTS_EXPIRATION'", details: 'r.details' })}) AS data
        FROM run r
        JOIN customers cu ON cu.id = r.holder_id
        JOIN campaigns ca ON ca.id = r.campaign_id
@@ -130,13 +125,6 @@ export const EXPIRE = prepared(
    SELECT (SELECT count(*) FROM due)::int AS buckets, (SELECT count(*) FROM run)::int AS cards, (SELECT coalesce(sum(points), 0) FROM run)::bigint AS points,
           (SELECT count(*) FROM pick) > $5 OR EXISTS (SELECT 1 FROM pick GROUP BY voucher_id HAVING count(*) >= $4) AS more`,
 );
-
-/** The cards set aside for `retryMs` or longer (or the given ones), released in id order without waiting for a card another transaction holds. */
-const RELEASE = `UPDATE vouchers v SET expiry_error = NULL, expiry_set_aside_at = NULL
-   WHERE v.id IN (SELECT id FROM vouchers WHERE expiry_error IS NOT NULL AND ($1::text[] IS NULL OR id = ANY($1::text[])) AND ($2::text IS NULL OR project_id = $2)
-                    AND expiry_set_aside_at <= now() - make_interval(secs => $3::float8 / 1000)
-                  ORDER BY id FOR NO KEY UPDATE SKIP LOCKED)
-   RETURNING v.id`;
 
 @Injectable()
 export class ExpiryRepository {
@@ -167,25 +155,6 @@ export class ExpiryRepository {
       this.config.events.payloadMaxBytes,
     ]);
     return { buckets: row.buckets, cards: row.cards, points: Number(row.points), more: row.more };
-  }
-
-  /** Sets locked cards aside with the error their expiry failed with: the sweep leaves them out until released. */
-  async setAside(locked: LockedCards, failures: { cardId: string; error: string }[]): Promise<void> {
-    if (!failures.length) return;
-    locked.require(failures.map((f) => f.cardId));
-    await locked.tx.query(
-      `UPDATE vouchers v SET expiry_error = f.error, expiry_set_aside_at = now() FROM unnest($1::text[], $2::text[]) AS f(id, error) WHERE v.id = f.id`,
-      [failures.map((f) => f.cardId), failures.map((f) => f.error)],
-    );
-  }
-
-  /**
-   * Releases set-aside cards: those set aside at least `olderThanMs` ago, of one project or all, or only the
-   * given ones. A card another transaction holds is left (it is released at the next call). The ids released.
-   */
-  async release(filter: { cardIds?: string[]; projectId?: string; olderThanMs?: number }): Promise<string[]> {
-    const rows = (await this.dataSource.query(RELEASE, [filter.cardIds ?? null, filter.projectId ?? null, filter.olderThanMs ?? 0])) as [{ id: string }[], number];
-    return rows[0].map((row) => row.id).sort();
   }
 
   /** The cards set aside (of one project, or all), in id order, at most `limit`. */

@@ -76,7 +76,7 @@ export class ExpiryService {
    */
   async sweep(batchSize: number, cause: EventCause): Promise<number> {
     if (this.retryMs > 0) {
-      const released = await this.expiry.release({ olderThanMs: this.retryMs });
+      const released = await this.cards.releaseExpiryAside({ olderThanMs: this.retryMs });
       if (released.length) this.logger.log({ cards: released }, 'cards set aside by the point expiry are tried again');
     }
     let total = 0;
@@ -96,7 +96,7 @@ export class ExpiryService {
 
   /** Releases set-aside cards (the given ones, or every one of a project or of all): the next sweep tries them. The ids released. */
   release(filter: { cardIds?: string[]; projectId?: string }): Promise<string[]> {
-    return this.expiry.release(filter);
+    return this.cards.releaseExpiryAside(filter);
   }
 
   /**
@@ -140,7 +140,7 @@ export class ExpiryService {
         }
       }
     }
-    await this.expiry.setAside(locked, setAside);
+    await this.cards.setExpiryAside(locked, setAside);
     return { ...result, setAside };
   }
 }

@@ -3,7 +3,7 @@ import { BIGINT_AS_NUMBER } from '../../database/bigint-as-number.js';
 import { LoyaltyCard } from '../../cards/card.entity.js';
 
 /** Voucherify's loyalty card transaction types that this service writes. */
-export const TRANSACTION_TYPES = ['POINTS_ADDITION', 'POINTS_REMOVAL', 'POINTS_ACCRUAL', 'PENDING_POINTS_ACTIVATION', 'POINTS_EXPIRATION'] as const;
+export const TRANSACTION_TYPES = ['POINTS_ADDITION', 'POINTS_REMOVAL', 'POINTS_ACCRUAL', 'PENDING_POINTS_ACTIVATION', 'POINTS_EXPIRATION', 'POINTS_REDEMPTION', 'POINTS_REFUND'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
 /** What a transaction shows of its origin (Voucherify's `details`), fixed when it is written. */
@@ -24,6 +24,10 @@ export interface TransactionDetails {
   reason?: string;
   /** Expiries: the buckets that expired. */
   buckets?: { id: string; points: number; expires_at: string }[];
+  /** Redemptions and their refunds: the redemption (`r_…`), its rollback (`rr_…`) and the reward. */
+  redemption?: { id: string };
+  rollback?: { id: string };
+  reward?: { id: string; name: string };
 }
 
 /**

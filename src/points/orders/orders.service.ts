@@ -6,13 +6,12 @@ import { AppConfig } from '../../config/app-config.js';
 import { CustomersService } from '../../customers/customers.service.js';
 import { TransactionRunner } from '../../database/transaction-runner.js';
 import { type EventCause, requestCause } from '../../events/recording/event-recording.js';
-import { type CardBalance, CardRepository, type LockedCards } from '../../cards/card.repository.js';
+import { CardRepository, type LockedCards } from '../../cards/card.repository.js';
 import { EarningPlanner, earnedPoints, type PlannedEarning } from '../earning/earning-planner.service.js';
-import { BucketRepository } from '../buckets/bucket.repository.js';
-import { LedgerRepository, type NewTransaction } from '../ledger/ledger.repository.js';
+import { PointsPosting } from '../ledger/posting.service.js';
 import type { PendingPointsDetails } from '../pending/pending-points.entity.js';
 import type { PendingPoints } from '../pending/pending-points.entity.js';
-import { PendingPointsService } from '../pending/pending-points.service.js';
+import { pendingDeltas, PendingPointsService } from '../pending/pending-points.service.js';
 import { type CreateOrderDto, type OrderDto, type OrderFieldsDto, toOrderDto } from './dto/order.dto.js';
 import type { Order } from './order.entity.js';
 import { type OrderFields, OrderRepository } from './order.repository.js';
@@ -44,8 +43,7 @@ export class OrdersService {
     private readonly planner: EarningPlanner,
     private readonly transactions: TransactionRunner,
     private readonly cards: CardRepository,
-    private readonly ledger: LedgerRepository,
-    private readonly buckets: BucketRepository,
+    private readonly posting: PointsPosting,
     private readonly pending: PendingPointsService,
     private readonly config: AppConfig,
   ) {}
@@ -126,15 +124,7 @@ export class OrdersService {
 
     const accruals = claimed.filter((e) => e.planned.rule.pendingPoints === null);
     const held = claimed.filter((e) => e.planned.rule.pendingPoints !== null);
-    // The accruals' buckets first: the pending entries' events show the card's next expiration with them.
-    if (accruals.length) {
-      await this.buckets.credit(
-        locked,
-        accruals.map((e) => ({ projectId: order.projectId, cardId: e.planned.cardId, campaignId: e.planned.rule.campaignId, points: e.points, expiry: { earningRuleId: e.planned.rule.id } })),
-      );
-    }
-    // The pending entries and their events, and every card change of this order (accruals too) in one statement.
-    const { created, cards } = await this.pending.add(
+    const created = await this.pending.insert(
       locked,
       held.map((e) => ({
         id: hexId('lopp_'),
@@ -148,43 +138,22 @@ export class OrdersService {
         delayMs: (e.planned.rule.pendingPoints?.period_value ?? 0) * this.config.pendingPointsDayMs,
         details: { ...paid, earning_rule: earningRuleRef(e.planned.rule) },
       })),
-      cause,
-      accruals.map((e) => ({ cardId: e.planned.cardId, points: e.points, pending: 0 })),
     );
-    if (accruals.length) await this.ledger.insert(locked, this.accrualTransactions(order, accruals, cards, paid), new Date());
+    // The accruals posted, and the entries' pending points with them (one UPDATE of the cards); then the entries'
+    // events, which show the cards after both, their next expiration included.
+    await this.posting.post(
+      locked,
+      accruals.map((e) => ({
+        kind: 'ACCRUAL' as const,
+        card: { id: e.planned.cardId, projectId: order.projectId, campaignId: e.planned.rule.campaignId },
+        points: e.points,
+        expiry: { earningRuleId: e.planned.rule.id },
+        row: { orderId: order.id, details: { order: paid.order, event: { id: paid.event.id, type: paid.event.type }, earning_rule: earningRuleRef(e.planned.rule) } },
+      })),
+      { alongside: pendingDeltas(created) },
+    );
+    await this.pending.added(locked, created, cause);
     return created;
-  }
-
-  /** One POINTS_ACCRUAL ledger row per accrual; several on one card each show the balance right after it. */
-  private accrualTransactions(order: Order, accruals: Earning[], after: Map<string, CardBalance>, paid: Omit<PendingPointsDetails, 'earning_rule'>): NewTransaction[] {
-    const later = new Map<string, number>();
-    const balances = accruals
-      .map((e, i) => ({ e, i }))
-      .reverse()
-      .map(({ e, i }) => {
-        const card = after.get(e.planned.cardId) as CardBalance;
-        const moved = later.get(e.planned.cardId) ?? 0;
-        later.set(e.planned.cardId, moved + e.points);
-        return { i, points: card.points - moved, balance: card.balance - moved };
-      })
-      .sort((a, b) => a.i - b.i);
-    return accruals.map((e, i) => ({
-      id: hexId('vtx_'),
-      projectId: order.projectId,
-      voucherId: e.planned.cardId,
-      campaignId: e.planned.rule.campaignId,
-      type: 'POINTS_ACCRUAL',
-      points: e.points,
-      balanceAfter: balances[i].balance,
-      orderId: order.id,
-      pendingPointsId: null,
-      details: {
-        balance: { type: 'loyalty_card', total: balances[i].points, object: 'balance', points: e.points, balance: balances[i].balance, related_object: { id: e.planned.cardId, type: 'voucher' } },
-        order: paid.order,
-        event: { id: paid.event.id, type: paid.event.type },
-        earning_rule: earningRuleRef(e.planned.rule),
-      },
-    }));
   }
 
   /** The payment of the order as pending entries and transactions show where their points came from. */

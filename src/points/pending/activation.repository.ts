@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config.js';
 import { prepared, runPrepared } from '../../database/prepared.js';
-import type { LockedCards } from '../../cards/card.repository.js';
 import { type EventCause, EVENTS, eventsInsertSql } from '../../events/recording/event-recording.js';
-import { MERGE_CREDIT, REFRESH_NEXT } from '../buckets/bucket.repository.js';
-import { BUCKET_DAY_KEY } from '../buckets/points-bucket.entity.js';
+import { cardDeltasSql, deltaColumnsSql, type LockedCards } from '../../cards/card.repository.js';
+import { bucketCreditSql, REFRESH_NEXT, ruleExpiryDaySql } from '../buckets/bucket.repository.js';
+import { balanceJsonSql, ledgerInsertSql, transactionJsonSql } from '../ledger/ledger.repository.js';
 import type { OperationType } from './pending-events.repository.js';
 
 /** An entry this statement activated, and its card right after it. */
@@ -22,7 +22,8 @@ export interface ActivatedEntry {
  * One statement activates a batch of entries that the transaction has locked, in the database:
  *
  * - `upd`: PENDING → ACTIVATED (conditional: an entry no longer PENDING is not in the batch);
- * - `cards`: each card credited once with its entries' sum (their locks are held already);
+ * - `cards`: each card credited once with its entries' sum (their locks are held already), by the cards' UPDATE
+ *   (`cardDeltasSql`: points and balance up, pending points down, `pending_activated_points` up);
  * - `dates`: each earning rule's expiry day for the batch (MATERIALIZED: inlined, the CTE would call the date
  *   function, which PostgreSQL cannot inline, once per entry, which cost a third of the throughput;
  *   bench/README.md, "Point buckets"); pending points start their clock at activation, so it counts from today
@@ -34,12 +35,13 @@ export interface ActivatedEntry {
  * - `joined` also builds each entry's JSON once (loyalty_pending_points_json, inlined), as it is now, ACTIVATED:
  *   the ledger row's `details.pending_points` and the event's `pending_points` are that one value (`joined` has
  *   a window function, so PostgreSQL does not pull it up into `run` and compute it twice);
- * - `tx`: one PENDING_POINTS_ACTIVATION ledger row per entry (unique per entry: the last line of defence);
+ * - `tx`: one PENDING_POINTS_ACTIVATION ledger row per entry (unique per entry: the last line of defence), by the
+ *   ledger's INSERT (`ledgerInsertSql`), its `details.balance` by `balanceJsonSql`;
  * - `bk`: the entries' points go to their card's bucket of their rule's day (one per card and day: the entries
- *   of a card and day summed, added to the bucket when the card has it, as `BucketRepository.credit` does);
+ *   of a card and day summed, added to the bucket when the card has it: `bucketCreditSql`, as `BucketRepository.credit`);
  * - `ev`: one `customer.voucher.loyalty_card.pending_points.activated` event per entry, its `data` built by
  *   the payload functions of src/database/functions/ (customer, campaign, voucher, order, pending_points)
- *   and in the statement (balance, transaction).
+ *   and in the statement (balance; the ledger row as `transactionJsonSql` builds it).
  *
  * Building rows and payloads in PostgreSQL, not in Node, doubled the worker's activations per second
  * (bench/README.md): the database has a core of its own, and the worker's is needed for the queue.
@@ -52,9 +54,7 @@ WITH upd AS (
 ), agg AS (
   SELECT voucher_id, sum(points)::bigint AS points FROM upd GROUP BY voucher_id
 ), cards AS (
-  UPDATE vouchers v SET points = v.points + agg.points, balance = v.balance + agg.points, pending_points = v.pending_points - agg.points,
-    pending_activated_points = v.pending_activated_points + agg.points, updated_at = now()
-  FROM agg WHERE v.id = agg.voucher_id
+  ${cardDeltasSql(`(SELECT voucher_id AS id, ${deltaColumnsSql({ points: 'points', pending: '-points', activated: 'points' })} FROM agg) d`)}
   RETURNING v.*
 ), dates AS MATERIALIZED (
   SELECT k.campaign_id, k.earning_rule_id, e.expires_at, loyalty_points_expire_after(e.expires_at, pr.time_zone) AS expire_after
@@ -62,8 +62,7 @@ WITH upd AS (
   JOIN projects pr ON pr.id = k.project_id
   JOIN campaigns ca ON ca.id = k.campaign_id
   LEFT JOIN earning_rules er ON er.id = k.earning_rule_id
-  CROSS JOIN LATERAL (SELECT loyalty_points_expiry_date(coalesce(er.expiration_rules, ca.voucher->'loyalty_card'->'expiration_rules'),
-                                                         (now() AT TIME ZONE pr.time_zone)::date) AS expires_at) e
+  CROSS JOIN LATERAL (SELECT ${ruleExpiryDaySql('er', 'ca', 'pr')} AS expires_at) e
 ), joined AS (
   SELECT ROW(u.*)::loyalty_pending_points AS entry, ROW(c.*)::vouchers AS card, loyalty_pending_points_json(ROW(u.*)::loyalty_pending_points) AS entry_json,
          coalesce(sum(u.points) OVER (PARTITION BY u.voucher_id ORDER BY u.id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)::bigint AS later,
@@ -77,23 +76,18 @@ WITH upd AS (
          sum(CASE WHEN bucket_day = new_day THEN (entry).points ELSE 0 END) OVER (PARTITION BY (entry).voucher_id, new_day ORDER BY (entry).id ROWS UNBOUNDED PRECEDING)::bigint AS new_day_points,
          'vtx_' || left(md5(random()::text || clock_timestamp()::text || (entry).id), 18) AS transaction_id,
          json_build_object(
-           'balance', json_build_object('type', 'loyalty_card', 'total', (card).points - later, 'object', 'balance', 'points', (entry).points,
-                                        'balance', (card).balance - later, 'related_object', json_build_object('id', (entry).voucher_id, 'type', 'voucher')),
+           'balance', ${balanceJsonSql('(entry).voucher_id', '(card).points - later', '(entry).points', '(card).balance - later')},
            'order', (entry).details->'order', 'event', json_build_object('id', (entry).details->'event'->>'id', 'type', (entry).details->'event'->>'type'),
            'earning_rule', (entry).details->'earning_rule', 'pending_points', entry_json) AS transaction_details
   FROM joined
 ), tx AS (
-  INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, order_id, pending_points_id, details, created_at)
-  SELECT transaction_id, project_id, voucher_id, campaign_id, 'PENDING_POINTS_ACTIVATION', points, balance, order_id, id, transaction_details, now()
-  FROM run ORDER BY voucher_id, id
+  ${ledgerInsertSql(`SELECT transaction_id, project_id, voucher_id, campaign_id, 'PENDING_POINTS_ACTIVATION', points, balance, order_id, id, NULL, transaction_details, now()
+  FROM run ORDER BY voucher_id, id`)}
 ), bk AS (
-  INSERT INTO loyalty_points_buckets AS b (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after)
-  SELECT 'lopb_' || left(md5(random()::text || clock_timestamp()::text || min(u.id)), 18), u.project_id, u.voucher_id, u.campaign_id, sum(u.points), sum(u.points),
+  ${bucketCreditSql(`SELECT 'lopb_' || left(md5(random()::text || clock_timestamp()::text || min(u.id)), 18), u.project_id, u.voucher_id, u.campaign_id, sum(u.points), sum(u.points),
          d.expires_at, max(d.expire_after)
   FROM upd u JOIN dates d ON d.campaign_id = u.campaign_id AND d.earning_rule_id = u.earning_rule_id
-  GROUP BY u.project_id, u.voucher_id, u.campaign_id, d.expires_at
-  ON CONFLICT (${BUCKET_DAY_KEY}) WHERE status = 'ACTIVE'
-  DO UPDATE SET ${MERGE_CREDIT}
+  GROUP BY u.project_id, u.voucher_id, u.campaign_id, d.expires_at`)}
   RETURNING voucher_id, expires_at
 ), ev AS (
   ${eventsInsertSql(`
@@ -109,9 +103,7 @@ WITH upd AS (
              'balance', json_build_object('points', r.points, 'total', r.total, 'balance', r.balance, 'type', 'loyalty_card', 'object', 'balance',
                                           'related_object', json_build_object('type', 'voucher', 'id', r.voucher_id), 'operation_type', $2::text),
              'order', loyalty_order_json(o),
-             'transaction', json_build_object('id', r.transaction_id, 'source_id', NULL, 'voucher_id', r.voucher_id, 'campaign_id', r.campaign_id, 'source', NULL,
-                                              'reason', NULL, 'type', 'PENDING_POINTS_ACTIVATION', 'details', r.transaction_details,
-                                              'related_transaction_id', NULL, 'created_at', loyalty_iso(now())),
+             'transaction', ${transactionJsonSql({ id: 'r.transaction_id', voucherId: 'r.voucher_id', campaignId: 'r.campaign_id', type: "'PENDING_POINTS_ACTIVATION'", details: 'r.transaction_details' })},
              'pending_points', r.entry_json) AS data
     FROM run r
     JOIN customers cu ON cu.id = r.customer_id

@@ -24,6 +24,11 @@ import { type NewPendingPoints, PendingPointsRepository } from './pending-points
 
 const PENDING = EVENTS.CUSTOMER.VOUCHER.LOYALTY_CARD.PENDING_POINTS;
 
+/** What new entries add to their cards' pending points (the earning's posting applies them with its accruals). */
+export function pendingDeltas(entries: PendingPoints[]): CardDelta[] {
+  return entries.map((entry) => ({ cardId: entry.voucherId, pending: entry.points }));
+}
+
 /** Pending entries: made by earning, listed, and activated, adjusted or canceled by hand. */
 @Injectable()
 export class PendingPointsService {
@@ -41,14 +46,16 @@ export class PendingPointsService {
   ) {}
 
   /**
-   * Inside the earning transaction, its cards locked: the entries, the cards' pending totals and one `added`
-   * event each. `alongside`: other changes of these cards in the same transaction (an order's accruals),
-   * made by the same statement; the cards' point columns after all of them are returned.
+   * Inside the earning transaction, its cards locked: the entries. Their cards' pending totals are changed by the
+   * caller's posting (`pendingDeltas`, alongside its accruals: one UPDATE of the cards), then `added` tells them.
    */
-  async add(locked: LockedCards, entries: NewPendingPoints[], cause: EventCause, alongside: CardDelta[] = []): Promise<{ created: PendingPoints[]; cards: Map<string, CardBalance> }> {
-    const created = await this.pending.insert(locked, entries);
-    const cards = await this.changed(locked, created, created.map((e) => e.points), PENDING.ADDED, 'AUTOMATIC', cause, alongside);
-    return { created, cards };
+  async insert(locked: LockedCards, entries: NewPendingPoints[]): Promise<PendingPoints[]> {
+    return this.pending.insert(locked, entries);
+  }
+
+  /** After the entries' cards changed: one `added` event per entry, showing its card as it now is. */
+  async added(locked: LockedCards, entries: PendingPoints[], cause: EventCause): Promise<void> {
+    await this.events.record(locked.tx, entries.map((entry) => ({ id: entry.id, change: entry.points })), PENDING.ADDED, 'AUTOMATIC', cause);
   }
 
   /** Inside the order's transaction (its row locked): every PENDING entry of a canceled order is canceled. */
@@ -151,20 +158,9 @@ export class PendingPointsService {
   }
 
   /** The cards' pending totals follow the entries' change, and each entry gets its event. */
-  private async changed(
-    locked: LockedCards,
-    entries: PendingPoints[],
-    changes: number[],
-    type: EventType,
-    operation: OperationType,
-    cause: EventCause,
-    alongside: CardDelta[] = [],
-  ): Promise<Map<string, CardBalance>> {
+  private async changed(locked: LockedCards, entries: PendingPoints[], changes: number[], type: EventType, operation: OperationType, cause: EventCause): Promise<Map<string, CardBalance>> {
     const canceled = type === PENDING.CANCELED;
-    const after = await this.cards.apply(locked, [
-      ...alongside,
-      ...entries.map((entry, i) => ({ cardId: entry.voucherId, points: 0, pending: changes[i], canceled: canceled ? -changes[i] : 0 })),
-    ]);
+    const after = await this.cards.apply(locked, entries.map((entry, i) => ({ cardId: entry.voucherId, pending: changes[i], canceled: canceled ? -changes[i] : 0 })));
     if (!entries.length) return after;
     await this.events.record(locked.tx, entries.map((entry, i) => ({ id: entry.id, change: changes[i] })), type, operation, cause);
     return after;

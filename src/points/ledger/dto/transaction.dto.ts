@@ -97,7 +97,7 @@ export class TransactionDto {
   @ApiProperty({ type: String, nullable: true })
   reason: string | null;
 
-  @ApiProperty({ enum: TRANSACTION_TYPES, description: 'POINTS_ADDITION: points added by hand (POST …/balance) or the campaign\'s initial points of a new card; POINTS_REMOVAL: points removed by hand; POINTS_ACCRUAL: points earned straight to the balance; PENDING_POINTS_ACTIVATION: a pending entry activated; POINTS_EXPIRATION: buckets expired (negative points; `details.buckets`).' })
+  @ApiProperty({ enum: TRANSACTION_TYPES, description: 'POINTS_ADDITION: points added by hand (POST …/balance) or the campaign\'s initial points of a new card; POINTS_REMOVAL: points removed by hand; POINTS_ACCRUAL: points earned straight to the balance; PENDING_POINTS_ACTIVATION: a pending entry activated; POINTS_EXPIRATION: buckets expired (negative points; `details.buckets`); POINTS_REDEMPTION: points spent on a reward (negative); POINTS_REFUND: a redemption rolled back, its points back in the buckets they came from.' })
   type: TransactionType;
 
   @ApiProperty({ type: TransactionDetailsDto, description: '`balance` (the card after the transaction), and where it came from.' })
