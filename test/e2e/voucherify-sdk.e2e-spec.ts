@@ -162,10 +162,10 @@ describe('official Voucherify JS SDK: rewards and reward assignments', () => {
       name: 'SDK Rewards Campaign',
       type: 'AUTO_UPDATE',
       voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 150 } },
-    } as Parameters<Sdk['loyalties']['create']>[0]);
+    });
     const member = await sdk.loyalties.createMember(campaign.id, { customer: { source_id: 'sdk-rewards-1' } });
 
-    const mug = await sdk.rewards.create({ name: 'Mug', type: 'MATERIAL', stock: 10, attributes: { description: 'Blue' }, parameters: { product: { id: 'prod_mug' } } } as Parameters<Sdk['rewards']['create']>[0]);
+    const mug = await sdk.rewards.create({ name: 'Mug', type: 'MATERIAL', stock: 10, attributes: { description: 'Blue' }, parameters: { product: { id: 'prod_mug' } } });
     expect(mug).toMatchObject({ id: expect.stringMatching(/^rew_/), name: 'Mug', type: 'MATERIAL', stock: 10, redeemed: 0, parameters: { product: { id: 'prod_mug', sku_id: null } }, object: 'reward' });
     const coin = await sdk.rewards.create({ name: '1 point = 0.01', parameters: { coin: { exchange_ratio: 0.01 } } });
     expect(coin).toMatchObject({ type: 'COIN', parameters: { coin: { exchange_ratio: 0.01, points_ratio: 1 } } });
