@@ -302,4 +302,8 @@ const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
   });
 });
 server.listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('listening\n'));
-process.once('SIGTERM', () => server.close(() => pool.end().then(() => process.exit(0))));
+process.once('SIGTERM', () =>
+  server.close(() => {
+    pool.end().then(() => process.exit(0), () => process.exit(1));
+  }),
+);

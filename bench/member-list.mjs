@@ -102,7 +102,7 @@ async function cleanup() {
 
 process.once('SIGINT', () => {
   console.error('\ninterrupted: stopping the API, dropping the database');
-  cleanup().finally(() => process.exit(130));
+  cleanup().catch((error) => console.error(error)).finally(() => process.exit(130));
 });
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

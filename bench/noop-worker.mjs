@@ -10,9 +10,8 @@ const worker = new Worker('noop-bench', async () => {}, { connection: redisOptio
 worker.on('error', (error) => process.stderr.write(`${error.message}\n`));
 await worker.waitUntilReady();
 process.stdout.write('noop worker ready\n');
-const stop = async () => {
-  await worker.close();
-  process.exit(0);
+const stop = () => {
+  worker.close().then(() => process.exit(0), () => process.exit(1));
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

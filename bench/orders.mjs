@@ -109,7 +109,7 @@ async function cleanup() {
 
 process.once('SIGINT', () => {
   console.error('\ninterrupted: stopping the API and the worker, dropping the database');
-  cleanup().finally(() => process.exit(130));
+  cleanup().catch((error) => console.error(error)).finally(() => process.exit(130));
 });
 
 async function adminQuery(sql) {

@@ -21,7 +21,6 @@ import { startProcess, stopProcess } from './lib/processes.mjs';
 import { loadConfig } from '../dist/config/app-config.js';
 import { dropDatabase } from '../dist/database/ensure-database.js';
 import { migrateDatabase } from '../dist/app/database/migrate.js';
-import { ACTIVATION_CONCURRENCY } from '../dist/points/pending/pending-points.processor.js';
 import { POINTS_EXPIRY_BATCH } from '../dist/points/buckets/points-expiry.sweep.js';
 import { deleteKeysWithPrefix } from '../dist/queue/redis-keys.js';
 import { redisOptions } from '../dist/queue/redis-options.js';

@@ -257,7 +257,7 @@ function poster() {
       });
       return { id, body };
     });
-  process.on('message', async (message) => {
+  const answer = async (message) => {
     if (message.prepare) {
       options = message.prepare;
       bodies = envelopes(options.count);
@@ -271,6 +271,13 @@ function poster() {
       agent.destroy();
       process.exit(0);
     }
+  };
+  // A failed round ends the child; the parent's waiter fails on its exit.
+  process.on('message', (message) => {
+    answer(message).catch((error) => {
+      console.error(error);
+      process.exit(1);
+    });
   });
   process.send({ ready: true });
 }

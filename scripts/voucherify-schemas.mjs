@@ -62,7 +62,7 @@ export async function loadUpstream(dir) {
     try {
       docs[key] = JSON.parse(await readFile(join(dir, `${key}.json`), 'utf8'));
     } catch (error) {
-      throw new Error(`cannot read ${key}.json in ${dir} (run "fetch" first): ${error.message}`);
+      throw new Error(`cannot read ${key}.json in ${dir} (run "fetch" first): ${error.message}`, { cause: error });
     }
   }
   return docs;
@@ -75,8 +75,12 @@ export async function loadUpstream(dir) {
  * types, nullability (3.0 `nullable`, 3.1 `type: [..., "null"]` or a `{type: "null"}` branch), format, enum
  * (const as a one-value enum), pattern, properties (raw, normalised on demand), required, items, the
  * anyOf/oneOf branches that are not null, and the $refs met (`refs`).
+ * @typedef {{ refs: string[], types: Set<string>, nullable: boolean, format: string | undefined, enum: unknown[] | undefined,
+ *   pattern: string | undefined, properties: Map<string, object>, additional: object | undefined, required: Set<string>,
+ *   items: object | undefined, branches: object[] | undefined }} Normalised
  */
 function normaliseWith(resolve, schema) {
+  /** @type {Normalised} */
   const out = { refs: [], types: new Set(), nullable: false, format: undefined, enum: undefined, pattern: undefined, properties: new Map(), additional: undefined, required: new Set(), items: undefined, branches: undefined };
   const visit = (s) => {
     if (!s || typeof s !== 'object') return;

@@ -48,7 +48,7 @@ function requirePassword(password: string, failures: AuthFailureLimiter | undefi
       const { retryAfter, error } = failures!.tooMany(waitMs);
       res.setHeader('Retry-After', retryAfter);
       next(error);
-    }, next);
+    }).catch(next);
   };
 }
 

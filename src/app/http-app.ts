@@ -53,9 +53,9 @@ export async function createApiApp(config: AppConfig): Promise<NestExpressApplic
     const failures = config.authFailureLimit > 0 ? app.get(AuthFailureLimiter) : undefined;
     app.use(QUEUE_BOARD_PATH, ...queueBoard(config.adminToken, app.get(JobQueueService), failures));
   }
-  setServerTimeouts(app.getHttpServer() as Server, config);
+  setServerTimeouts(app.getHttpServer(), config);
   const logger = new NestLogger('HTTP');
-  answerClientErrorsWithJson(app.getHttpServer() as Server, (requestId, error, cause) =>
+  answerClientErrorsWithJson(app.getHttpServer(), (requestId, error, cause) =>
     logger.warn({ request_id: requestId, status: error.status, key: error.key, code: (cause as { code?: string }).code }, 'request refused by the HTTP parser'),
   );
   setupSwagger(app);

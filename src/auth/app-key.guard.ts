@@ -36,7 +36,7 @@ export class AppKeyGuard implements CanActivate {
     const limited = this.failures !== undefined && this.failures.waitMs(address) > 0;
     const appId = request.header('x-app-id');
     const appToken = request.header('x-app-token');
-    const checked = appId && appToken && appId.length <= 200 && appToken.length <= 200 ? await this.auth.authenticate(appId, appToken, limited ? this.failures!.mayLookUp : undefined) : 'refused';
+    const checked = appId && appToken && appId.length <= 200 && appToken.length <= 200 ? await this.auth.authenticate(appId, appToken, limited ? this.failures.mayLookUp : undefined) : 'refused';
     if (typeof checked === 'object') {
       request.project = { ...checked, requestId: typeof request.id === 'string' ? request.id : undefined };
       return true;

@@ -18,7 +18,7 @@ export class HealthService {
   async readiness(): Promise<ReadinessDto> {
     try {
       const result = await this.health.check([
-        () => this.db.pingCheck('postgres', { timeout: CHECK_TIMEOUT_MS }),
+        () => this.db.pingCheck('postgres').withTimeout(CHECK_TIMEOUT_MS),
         () => this.redis(),
       ]);
       return { status: 'ok', checks: Object.fromEntries(Object.keys(result.details).map((name) => [name, 'up' as const])) };

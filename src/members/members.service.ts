@@ -20,9 +20,7 @@ import {
   MEMBERS_CURSOR_PREFIX,
   type MemberDto,
   type MemberListDto,
-  type MemberWithCardsDto,
   toMemberDto,
-  toMemberWithCards,
   type UpdateMemberDto,
 } from './dto/member.dto.js';
 import { EnrolmentService, type EnrolResult } from './enrolment.service.js';

@@ -26,8 +26,8 @@ describe('RedisConnectionLog', () => {
     const log = new RedisConnectionLog();
     const a = fakeQueue('campaigns');
     const b = fakeQueue('pending-points');
-    await log.watch('queue', a.queue as never);
-    await log.watch('worker', b.queue as never);
+    await log.watch('queue', a.queue);
+    await log.watch('worker', b.queue);
     let restored = 0;
     log.onRestored(() => (restored += 1));
 
@@ -49,7 +49,7 @@ describe('RedisConnectionLog', () => {
   it('logs other errors as they come, as structured fields', async () => {
     const log = new RedisConnectionLog();
     const { queue } = fakeQueue('campaigns');
-    await log.watch('queue', queue as never);
+    await log.watch('queue', queue);
     queue.emit('error', new Error('Missing lock for job 12'));
     expect(lines).toEqual([{ level: 'error', message: 'queue error', fields: expect.objectContaining({ component: 'queue:campaigns', err: expect.objectContaining({ message: 'Missing lock for job 12' }) }) }]);
   });
@@ -60,7 +60,7 @@ describe('RedisConnectionLog', () => {
     const client = Object.assign(new EventEmitter(), { status: 'reconnecting' });
     let resolveClient: (value: unknown) => void = () => undefined;
     const queue = Object.assign(new EventEmitter(), { name: 'webhooks', getBackend: () => ({ client: new Promise((resolve) => (resolveClient = resolve)) }) });
-    const watching = log.watch('worker', queue as never);
+    const watching = log.watch('worker', queue);
 
     queue.emit('error', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' }));
     expect(lines.map((line) => line.message)).toEqual(['redis connection lost']);

@@ -66,6 +66,26 @@ describe('SweepTimers', () => {
     expect(infos.filter((message) => message === 'sweep did work').length).toBeGreaterThanOrEqual(2);
   });
 
+  it('counts a sweep that throws before returning its promise as a failed run, and runs it again', async () => {
+    let calls = 0;
+    const timers = new SweepTimers([
+      {
+        name: 'sync',
+        everyMs: 10,
+        run: () => {
+          calls += 1;
+          if (calls <= 2) throw new Error('thrown before any promise');
+          return Promise.resolve(0);
+        },
+      },
+    ]);
+    timers.start();
+    timers.runAll();
+    await until(() => calls >= 4);
+    await timers.stop();
+    expect(warnings).toEqual([expect.objectContaining({ sweep: 'sync', err: new Error('thrown before any promise') })]);
+  });
+
   it('stops without waiting longer than it is told for a run that hangs', async () => {
     const timers = new SweepTimers([{ name: 'stuck', everyMs: 10, run: () => new Promise<number>(() => undefined) }]);
     timers.start();

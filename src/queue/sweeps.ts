@@ -66,8 +66,9 @@ export class SweepTimers {
 
   private run(sweep: SweepDefinition): Promise<void> {
     const started = Date.now();
-    const run = sweep
-      .run()
+    // A sweep that throws before it returns its promise fails this run like one that rejects: nothing escapes
+    // to the timer (an uncaught error would end the worker).
+    const run = new Promise<number>((resolve) => resolve(sweep.run()))
       .then((done) => {
         const failed = this.failures.get(sweep.name) ?? 0;
         if (failed > 0) this.logger.log({ sweep: sweep.name, failed_runs: failed }, 'sweep runs again');

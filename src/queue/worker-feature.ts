@@ -19,8 +19,7 @@ export function workerFeature<P extends Type<{ readonly queue: QueueName }>>(mod
 type Unserved<F> = Exclude<QueueName, F extends WorkerFeature<infer Q> ? Q : never>;
 
 /** The worker's features; does not compile while a queue has no processor among them. */
-export function workerFeatures<F extends WorkerFeature<QueueName>>(features: F[], ...unserved: [Unserved<F>] extends [never] ? [] : [queueWithoutProcessor: Unserved<F>]): DynamicModule[] {
-  void unserved;
+export function workerFeatures<F extends WorkerFeature<QueueName>>(features: F[], ..._unserved: [Unserved<F>] extends [never] ? [] : [queueWithoutProcessor: Unserved<F>]): DynamicModule[] {
   return features;
 }
 

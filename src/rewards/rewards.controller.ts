@@ -3,7 +3,7 @@ import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ProjectContext } from '../auth/auth.service.js';
 import { CurrentProject } from '../auth/current-project.decorator.js';
 import { ApiErrorResponses, ApiOkBody } from '../common/openapi/api-responses.decorator.js';
-import { CreateRewardAssignmentDto, ListAssignmentsQueryDto, RewardAssignmentDto, RewardAssignmentListDto, UpdateRewardAssignmentDto } from './dto/reward-assignment.dto.js';
+import { CreateRewardAssignmentDto, RewardAssignmentDto, RewardAssignmentListDto, UpdateRewardAssignmentDto } from './dto/reward-assignment.dto.js';
 import { CreateRewardDto, ListPageQueryDto, ListRewardsQueryDto, UpdateRewardDto } from './dto/reward-request.dto.js';
 import { RewardDto, RewardListDto } from './dto/reward.dto.js';
 import { ASSIGNMENT_400, ASSIGNMENT_404, ASSIGNMENT_409, ASSIGNMENT_ID_PARAM, REWARD_400, REWARD_404, REWARD_ID_PARAM, REWARD_IN_USE } from './reward-errors.openapi.js';

@@ -105,7 +105,7 @@ export class RewardsService {
   private async parameters(project: ProjectContext, dto: RewardParamsDto | RewardParamsPatchDto, stored: RewardParameters | null): Promise<RewardParameters> {
     if (dto.campaign) {
       const before = stored && 'campaign' in stored ? stored.campaign : undefined;
-      const balance = dto.campaign.balance ?? (before?.balance as number);
+      const balance: number = dto.campaign.balance ?? (before?.balance as number);
       if (balance < 1) {
         throw new ApiError(400, 'invalid_balance', "Property 'parameters.campaign.balance' is invalid", {
           details: "Property 'parameters.campaign.balance' must be greater than zero for campaign type: LOYALTY_PROGRAM",

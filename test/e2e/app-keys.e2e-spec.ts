@@ -79,7 +79,7 @@ describe('several keys per project: cli.js rotate-key, list-keys, revoke-key', (
     expect(JSON.parse(await cli('list-keys', projectId)).keys.map((key: { name: string }) => key.name)).toEqual(['Checkout', rotated.name]);
 
     const first = { ...created, headers: { 'X-App-Id': created.app_id, 'X-App-Token': created.app_token } } as TestProject;
-    const second = { ...first, app_id: rotated.app_id, app_token: rotated.app_token, headers: { 'X-App-Id': rotated.app_id, 'X-App-Token': rotated.app_token } } as TestProject;
+    const second = { ...first, app_id: rotated.app_id, app_token: rotated.app_token, headers: { 'X-App-Id': rotated.app_id, 'X-App-Token': rotated.app_token } };
     const { campaign } = await pointsCampaign(stack.app, first, [{ points: 5 }]);
     const code = await enrol(stack.app, first, campaign, unique('named-key-holder'));
     for (const who of [first, second]) {

@@ -64,7 +64,7 @@ describe('documentation', () => {
     for (const [, names, defaultCell] of section.matchAll(/^\| (`[A-Z0-9_]+`(?:, `[A-Z0-9_]+`)*) \| ([^|]+) \|/gm)) {
       for (const [, name] of names.matchAll(/`([A-Z0-9_]+)`/g)) documented.set(name, defaultCell.trim());
     }
-    const defaults = new EnvironmentVariables() as unknown as Record<string, unknown>;
+    const defaults = new EnvironmentVariables() as unknown as Record<string, string | number | boolean | undefined>;
     expect([...documented.keys()].sort()).toEqual(Object.keys(defaults).sort());
     for (const [name, cell] of documented) {
       const value = defaults[name];

@@ -156,9 +156,9 @@ describe('GET /v2/loyalties/programs/{programId}/members', () => {
       ['customer_id', 'status'],
     ];
     it.each(orders.map((order) => [order.join(',') || '(default)', order]))('order %s', async (_name, order) => {
-      const query = (order as string[]).map((o) => `order=${o}`).join('&');
+      const query = order.map((o) => `order=${o}`).join('&');
       const { ids, pages } = await all(query, 7);
-      const expected = [...live()].sort(compare(fullOrder(order as string[])));
+      const expected = [...live()].sort(compare(fullOrder(order)));
       expect(ids).toEqual(expected.map((m) => m.id));
       expect(pages).toBe(Math.ceil(expected.length / 7));
     });

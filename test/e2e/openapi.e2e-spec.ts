@@ -243,8 +243,8 @@ describe('openapi/openapi.json', () => {
           const example = media.example as Json | undefined;
           if (!example || typeof example !== 'object') continue;
           const where = `${method} ${path} ${status}`;
-          if ('request_id' in example && !ID_SHAPES.request.test(String(example.request_id))) wrong.push(`${where}: request_id ${example.request_id}`);
-          if ('resource_id' in example && !Object.values(ID_SHAPES).some((shape) => shape.test(String(example.resource_id)))) wrong.push(`${where}: resource_id ${example.resource_id}`);
+          if ('request_id' in example && !ID_SHAPES.request.test(String(example.request_id))) wrong.push(`${where}: request_id ${JSON.stringify(example.request_id)}`);
+          if ('resource_id' in example && !Object.values(ID_SHAPES).some((shape) => shape.test(String(example.resource_id)))) wrong.push(`${where}: resource_id ${JSON.stringify(example.resource_id)}`);
           if (typeof example.details === 'string' && typeof example.resource_id === 'string' && / with id /.test(example.details) && !example.details.endsWith(example.resource_id)) {
             wrong.push(`${where}: details name another id than resource_id`);
           }

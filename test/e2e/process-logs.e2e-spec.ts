@@ -57,11 +57,11 @@ describe('process logs: one line when ready, one when stopped; Nest start-up lin
     const ready = lines.filter((line) => line.msg.startsWith('API ready'));
     expect(ready).toHaveLength(1);
     expect(ready[0]).toMatchObject({ level: INFO, context: 'Api', version, queues: QUEUES, address: expect.stringMatching(new RegExp(`^http://.+:${port}$`)) });
-    expect(ready[0]!.msg).toContain(`version ${version}`);
+    expect(ready[0].msg).toContain(`version ${version}`);
     expect(lines.filter((line) => line.msg === 'API stopped')).toHaveLength(1);
     expect(lines.filter((line) => NEST_STARTUP.includes(line.context ?? ''))).toEqual([]);
     // Nothing else at info or above between start and the ready line.
-    const beforeReady = lines.slice(0, lines.indexOf(ready[0]!));
+    const beforeReady = lines.slice(0, lines.indexOf(ready[0]));
     expect(beforeReady.filter((line) => line.level >= INFO).map((line) => line.msg)).toEqual([]);
   });
 
@@ -110,8 +110,8 @@ describe('process logs: one line when ready, one when stopped; Nest start-up lin
     const warnings = lines.filter((line) => line.context === 'AuthFailureLimit');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ level: WARN, peer: expect.stringMatching(/127\.0\.0\.1$/) });
-    expect(warnings[0]!.msg).toContain('TRUST_PROXY is false');
-    expect(warnings[0]!.msg).toContain('valid keys are still served');
+    expect(warnings[0].msg).toContain('TRUST_PROXY is false');
+    expect(warnings[0].msg).toContain('valid keys are still served');
     // Told which proxies to trust, it says nothing.
     const trusted = await runUntilReady('dist/main.js', 'API ready', { LOG_LEVEL: 'info', PORT: String(port), AUTH_FAILURE_LIMIT: '30', TRUST_PROXY: 'loopback' }, async () => {
       await fetch(`http://127.0.0.1:${port}/v1/loyalties`, { headers: { 'X-App-Id': 'nobody', 'X-App-Token': 'nothing-0123456789' } });

@@ -97,7 +97,7 @@ describe('rate limits per project', () => {
     // Sent with the project's keys: a public route still has no project to charge.
     const answers = await Promise.all(Array.from({ length: 6 }, () => http(app).get('/health').set(project.headers)));
     expect(statuses(answers)).toEqual(Array(6).fill(200));
-    for (const name of HEADERS) expect(answers[0]!.headers[name]).toBeUndefined();
+    for (const name of HEADERS) expect(answers[0].headers[name]).toBeUndefined();
     // The project's bucket is still full: its first keyed request leaves one of two.
     expect((await http(app).get(LIST).set(project.headers)).headers['x-rate-limit-remaining']).toBe('1');
   });
@@ -107,7 +107,7 @@ describe('rate limits per project', () => {
     const project = await createProject(app);
     const { answers } = await burst(app, project, 10);
     expect(statuses(answers)).toEqual(Array(10).fill(200));
-    for (const name of HEADERS) expect(answers[0]!.headers[name]).toBeUndefined();
+    for (const name of HEADERS) expect(answers[0].headers[name]).toBeUndefined();
   });
 
   /** The commands this API's limiter connection sends while `run` runs. */
@@ -184,7 +184,7 @@ describe('rate limits per project', () => {
       const started = Date.now();
       const { answers } = await burst(app, project, 6);
       expect(statuses(answers)).toEqual(Array(6).fill(200));
-      for (const name of HEADERS) expect(answers[0]!.headers[name]).toBeUndefined();
+      for (const name of HEADERS) expect(answers[0].headers[name]).toBeUndefined();
       // Not held back by a command timeout or a reconnection.
       expect(Date.now() - started).toBeLessThan(1_000);
 

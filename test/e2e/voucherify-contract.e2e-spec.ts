@@ -71,7 +71,7 @@ describe('answers and webhooks match Voucherify\'s schemas', () => {
   }
 
   it('a loyalty program\'s whole life, from the campaign to the expiry of points and the deletion', async () => {
-    const api = stack.http;
+    const api = () => stack.http();
     for (const trigger of EVENT_TYPES) {
       const res = await api().post('/v1/distributions').set(stack.a.headers).send({ name: unique('Contract'), trigger, target_url: stack.receiver.url(HOOK) });
       expect(res.status).toBe(200);

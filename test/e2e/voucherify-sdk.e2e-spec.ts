@@ -20,7 +20,7 @@ describe('official Voucherify JS SDK (@voucherify/sdk 2.9.0)', () => {
       vouchers_count: 20,
       voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 10 }, code_config: { pattern: 'L-CARD-#######' } },
       metadata: { source: 'sdk' },
-    } as Parameters<typeof client.loyalties.create>[0]);
+    });
     expect(created).toMatchObject({ object: 'campaign', name: 'SDK Loyalty Campaign', campaign_type: 'LOYALTY_PROGRAM', join_once: true });
     expect(created.id).toMatch(/^camp_/);
 
@@ -32,7 +32,7 @@ describe('official Voucherify JS SDK (@voucherify/sdk 2.9.0)', () => {
     });
     expect(done.vouchers_count).toBe(20);
 
-    const updated = await client.loyalties.update({ id: created.id, description: 'updated through the SDK', metadata: { extra: true } } as Parameters<typeof client.loyalties.update>[0]);
+    const updated = await client.loyalties.update({ id: created.id, description: 'updated through the SDK', metadata: { extra: true } });
     expect(updated).toMatchObject({ id: created.id, description: 'updated through the SDK', metadata: { source: 'sdk', extra: true } });
 
     const list = await client.loyalties.list({ limit: 10, page: 1 });
@@ -59,7 +59,7 @@ describe('official Voucherify JS SDK (@voucherify/sdk 2.9.0)', () => {
     const invalid = await client.loyalties.create({ name: 'Bad', type: 'STANDALONE' } as unknown as Parameters<typeof client.loyalties.create>[0]).catch((error: unknown) => error);
     expect(invalid).toMatchObject({ code: 400, key: 'invalid_payload', details: expect.stringMatching(/STANDALONE/) });
 
-    const missing = await client.loyalties.update({ id: 'No such campaign', description: 'x' } as Parameters<typeof client.loyalties.update>[0]).catch((error: unknown) => error);
+    const missing = await client.loyalties.update({ id: 'No such campaign', description: 'x' }).catch((error: unknown) => error);
     expect(missing).toMatchObject({ code: 404, key: 'not_found', details: 'Cannot find campaign with id No such campaign' });
 
     const wrongKey = voucherify.VoucherifyServerSide({ applicationId: stack.a.app_id, secretKey: 'wrong', apiUrl });
@@ -73,7 +73,7 @@ describe('official Voucherify JS SDK (@voucherify/sdk 2.9.0)', () => {
     const campaign = await sdk.loyalties.create({
       name: 'SDK Members Campaign',
       voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 10 }, code_config: { pattern: 'SDK-######' } },
-    } as Parameters<typeof sdk.loyalties.create>[0]);
+    });
 
     const first = await sdk.loyalties.createMember(campaign.id, { customer: { source_id: 'sdk-member-1', name: 'First', email: 'first@example.com' } });
     expect(first).toMatchObject({
@@ -127,10 +127,10 @@ describe('official Voucherify JS SDK (@voucherify/sdk 2.9.0)', () => {
       name: 'SDK Balance Campaign',
       type: 'AUTO_UPDATE',
       voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } },
-    } as Parameters<typeof client.loyalties.create>[0]);
+    });
     const member = await client.loyalties.createMember(campaign.id, { customer: { source_id: 'sdk-balance-1' } });
     const related = { type: 'voucher', id: member.id };
-    const added = await client.loyalties.addOrRemoveCardBalance(member.code, { points: 100, reason: 'welcome', source_id: 'sdk-1' } as Parameters<typeof client.loyalties.addOrRemoveCardBalance>[1]);
+    const added = await client.loyalties.addOrRemoveCardBalance(member.code, { points: 100, reason: 'welcome', source_id: 'sdk-1' });
     expect(added).toStrictEqual({ points: 100, total: 100, balance: 100, type: 'loyalty_card', object: 'balance', related_object: related, operation_type: 'MANUAL' });
     const removed = await client.loyalties.addOrRemoveCardBalance(member.code, { points: -30 }, 'SDK Balance Campaign');
     expect(removed).toStrictEqual({ points: -30, total: 100, balance: 70, type: 'loyalty_card', object: 'balance', related_object: related, operation_type: 'MANUAL' });
@@ -162,10 +162,10 @@ describe('official Voucherify JS SDK: rewards and reward assignments', () => {
       name: 'SDK Rewards Campaign',
       type: 'AUTO_UPDATE',
       voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 150 } },
-    } as Parameters<Sdk['loyalties']['create']>[0]);
+    });
     const member = await sdk.loyalties.createMember(campaign.id, { customer: { source_id: 'sdk-rewards-1' } });
 
-    const mug = await sdk.rewards.create({ name: 'Mug', type: 'MATERIAL', stock: 10, attributes: { description: 'Blue' }, parameters: { product: { id: 'prod_mug' } } } as Parameters<Sdk['rewards']['create']>[0]);
+    const mug = await sdk.rewards.create({ name: 'Mug', type: 'MATERIAL', stock: 10, attributes: { description: 'Blue' }, parameters: { product: { id: 'prod_mug' } } });
     expect(mug).toMatchObject({ id: expect.stringMatching(/^rew_/), name: 'Mug', type: 'MATERIAL', stock: 10, redeemed: 0, parameters: { product: { id: 'prod_mug', sku_id: null } }, object: 'reward' });
     const coin = await sdk.rewards.create({ name: '1 point = 0.01', parameters: { coin: { exchange_ratio: 0.01 } } });
     expect(coin).toMatchObject({ type: 'COIN', parameters: { coin: { exchange_ratio: 0.01, points_ratio: 1 } } });

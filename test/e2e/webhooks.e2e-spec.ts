@@ -52,7 +52,7 @@ describe('webhook distributions: signed, retried, never-lost delivery', () => {
     const code = await enrol(stack.app, who, campaign, customer);
     const order = (await payOrder(stack.app, who, { source_id: unique('order'), customer })).body as { id: string };
     const [entry] = await db.entries({ orderId: order.id });
-    return { code, entryId: entry.id as string };
+    return { code, entryId: entry.id };
   };
   const activateByHand = async (who = stack.a, days = 30) => {
     const { code, entryId } = await pendingEntry(days, who);

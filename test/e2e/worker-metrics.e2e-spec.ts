@@ -158,7 +158,7 @@ describe('WORKER_METRICS_PORT without METRICS_TOKEN or METRICS_PUBLIC=true (issu
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
-    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
     // A worker that starts after all is stopped, so that the failure does not leave it running.
     const stop = setTimeout(() => child.kill('SIGKILL'), 20_000);
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));

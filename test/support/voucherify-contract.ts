@@ -53,7 +53,7 @@ export class ContractChecker {
     this.ajv.addKeyword({ keyword: 'x-upstream', schemaType: 'array' });
     for (const fragment of fragments) {
       this.ajv.addSchema(fragment);
-      this.fragments.set((fragment as Fragment).$id ?? '', fragment as Fragment);
+      this.fragments.set((fragment as Fragment).$id ?? '', fragment);
     }
     // Compiled now, so that a broken fragment fails before the scenario runs.
     for (const id of this.fragments.keys()) this.validator(id);

@@ -61,7 +61,7 @@ export function serializeQuery(query: Record<string, unknown>): string {
     if (value === undefined || value === null || value === '') return;
     if (Array.isArray(value)) for (const item of value) add(key, item);
     else if (typeof value === 'object') for (const [name, inner] of Object.entries(value)) add(`${key}[${name}]`, inner);
-    else params.append(key, String(value));
+    else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') params.append(key, String(value));
   };
   for (const [key, value] of Object.entries(query)) add(key, value);
   return params.toString();
@@ -85,7 +85,7 @@ export async function call<T>(request: Promise<CallResult<T>>): Promise<T> {
     throw new ApiProblem(0, { message: 'Cannot reach the API', details: error instanceof Error ? error.message : String(error) });
   }
   if (result.error !== undefined || !result.response.ok) {
-    const body = typeof result.error === 'object' && result.error !== null ? (result.error as Partial<ErrorBody>) : { message: String(result.error ?? result.response.statusText) };
+    const body = typeof result.error === 'object' && result.error !== null ? (result.error as Partial<ErrorBody>) : { message: typeof result.error === 'string' && result.error ? result.error : result.response.statusText };
     throw new ApiProblem(result.response.status, body);
   }
   return result.data as T;

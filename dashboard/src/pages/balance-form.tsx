@@ -104,7 +104,7 @@ export function BalanceForm({ campaignId, code, onChanged }: { campaignId: strin
 
   const label = Number.isSafeInteger(amount) && amount !== 0 ? `${removal ? 'Remove' : 'Add'} ${Math.abs(amount)} points` : 'Add or remove points';
   return (
-    <form class="form adjust" onSubmit={submit} noValidate aria-labelledby={`adjust-${code}`}>
+    <form class="form adjust" onSubmit={(event) => void submit(event)} noValidate aria-labelledby={`adjust-${code}`}>
       <h3 id={`adjust-${code}`}>Add or remove points</h3>
       <div class="field-row">
         <Field id={id('points')} label="Points" hint="Negative removes, the soonest-expiring first." error={errors.points}>

@@ -105,7 +105,7 @@ function Recover({ distributionId, onDone }: { distributionId: string; onDone: (
   const action = useAction();
   const submit = (event: Event) => {
     event.preventDefault();
-    void action.run(async () => {
+    action.run(async () => {
       const iso = localToIso(since);
       const result = await call(api.POST('/v1/distributions/{distributionId}/recover', { params: { path: { distributionId } }, body: { since: iso ?? since } }));
       onDone();

@@ -89,7 +89,7 @@ function DistributionForm({ existing }: { existing?: Distribution }) {
   return (
     <>
       <PageTitle>{title}</PageTitle>
-      <form ref={form} onSubmit={submit} noValidate class="form" aria-label={title}>
+      <form ref={form} onSubmit={(event) => void submit(event)} noValidate class="form" aria-label={title}>
         <Field id="field-name" label="Name" error={errors.name}>
           <input {...described('field-name', false, errors.name)} name="name" value={values.name} onInput={set('name')} maxLength={200} />
         </Field>

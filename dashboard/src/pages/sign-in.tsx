@@ -35,7 +35,7 @@ export function SignIn({ notice }: { notice: string | null }) {
           {notice}
         </div>
       )}
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={(event) => void submit(event)} noValidate>
         <div class="field">
           <label for="app-id">App ID</label>
           <input id="app-id" name="app-id" autoComplete="username" required value={appId} onInput={(e) => setAppId(e.currentTarget.value)} />

@@ -43,23 +43,30 @@ export function usePoll(active: boolean, ms: number, tick: () => void): void {
   }, [active, ms]);
 }
 
-/** An action's state: running (buttons disabled), its problem, its confirmation text. */
+/**
+ * An action's state: running (buttons disabled), its problem, its confirmation text. `run` starts the action
+ * and returns at once (an event handler's shape): whatever the action throws becomes `problem`.
+ */
 export function useAction() {
   const [running, setRunning] = useState(false);
   const [problem, setProblem] = useState<ApiProblem | undefined>();
   const [notice, setNotice] = useState<string | undefined>();
-  const run = useCallback(async (action: () => Promise<string | undefined | void>) => {
-    setRunning(true);
-    setProblem(undefined);
-    setNotice(undefined);
-    try {
-      const message = await action();
-      if (message) setNotice(message);
-    } catch (error) {
-      setProblem(asProblem(error));
-    } finally {
-      setRunning(false);
-    }
+  const run = useCallback((action: () => Promise<string | undefined | void>): void => {
+    const attempt = async () => {
+      setRunning(true);
+      setProblem(undefined);
+      setNotice(undefined);
+      try {
+        const message = await action();
+        if (message) setNotice(message);
+      } catch (error) {
+        setProblem(asProblem(error));
+      } finally {
+        setRunning(false);
+      }
+    };
+    // Never rejects: the catch above takes every failure.
+    void attempt();
   }, []);
   return { running, problem, notice, run, setNotice };
 }

@@ -13,7 +13,7 @@ export async function startApi(): Promise<void> {
   await migrateDatabase(config);
   const app = await createApiApp(config);
   const logger = new Logger('Api');
-  const server = app.getHttpServer() as Server;
+  const server = app.getHttpServer();
   await app.listen(config.port);
   const address = `http://${hostPart(server.address())}:${config.port}`;
   const queues = Object.values(QueueName);

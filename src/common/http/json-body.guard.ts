@@ -1,9 +1,12 @@
+import { promisify } from 'node:util';
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { bodyGuard, jsonBodyParser } from './request-guard.js';
 
-const parseJson = jsonBodyParser();
+// Each resolves when the middleware calls next(), and rejects with the error it passes to next(error).
+const parseJson = promisify<Request, Response>(jsonBodyParser());
+const guardBody = promisify<Request, Response>(bodyGuard);
 
 /**
  * Reads and parses the JSON body (jsonBodyParser, then bodyGuard) as the last global guard: after the key
@@ -21,8 +24,8 @@ export class JsonBodyGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<Request>();
     const response = context.switchToHttp().getResponse<Response>();
     try {
-      await new Promise<void>((resolve, reject) => parseJson(request, response, (error?: unknown) => (error ? reject(error) : resolve())));
-      await new Promise<void>((resolve, reject) => bodyGuard(request, response, (error?: unknown) => (error ? reject(error) : resolve())));
+      await parseJson(request, response);
+      await guardBody(request, response);
     } catch (error) {
       throw (this.adapterHost.httpAdapter as unknown as { mapException(error: unknown): unknown }).mapException(error);
     }

@@ -38,7 +38,7 @@ export function parseQuery(raw: string): Record<string, unknown> {
   }
   let query: Record<string, unknown>;
   try {
-    query = qs.parse(raw, QUERY_OPTIONS) as Record<string, unknown>;
+    query = qs.parse(raw, QUERY_OPTIONS);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     throw ApiError.invalidQueryParams(`The query string is too complex: ${error.message} (at most 1000 parameters, 100 items per list, 5 levels of brackets)`);

@@ -83,7 +83,7 @@ export class AddressGuard {
   readonly lookup = (hostname: string, options: object, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void): void => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '');
-      const list = addresses as LookupAddress[];
+      const list = addresses;
       const bad = list.find((entry) => this.isBlocked(entry.address));
       if (bad) return callback(new BlockedAddressError(bad.address), '');
       if ((options as { all?: boolean }).all) return callback(null, list);

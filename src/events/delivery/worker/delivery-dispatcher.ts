@@ -109,7 +109,8 @@ export class DeliveryDispatcher {
         ({ claimed, nextProject, share }) => {
           this.after = nextProject;
           shares.share = share;
-          if (claimed.length) void this.dispatch(claimed, startedAt);
+          // dispatch catches each delivery's failures; this catch is for a fault of its own (no crash of the worker).
+          if (claimed.length) void this.dispatch(claimed, startedAt).catch((error: unknown) => this.logger.error({ err: error, deliveries: claimed.length }, 'webhook dispatch failed; the leases run out and a later claim sends them'));
           // A full claim: more may be due at once. Otherwise each request's end wakes the next claim.
           if (free > 0 && claimed.length === free) this.wanted = true;
           this.scheduleRetries(ended);

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
 import { Optional } from '../../../common/validation/decorators.js';
 import type { WebhookSecret } from '../webhook-secret.entity.js';
-import { EXAMPLE_IDS, patternExample } from '../../../common/openapi/examples.js';
+import { patternExample } from '../../../common/openapi/examples.js';
 
 export class WebhookSecretDto {
   @ApiProperty({ enum: ['webhook_secret'] })
