@@ -31,6 +31,14 @@ const WEBHOOKS = {
   [CARD.POINTS_ADDED]: 2,
   [CARD.POINTS_REMOVED]: 1,
   [CARD.POINTS_EXPIRED]: 1,
+  // The redemptions of the scenario: a MATERIAL reward (pending) and a COIN one (completed), one rolled back.
+  [EVENTS.CUSTOMER.REWARD_REDEMPTIONS.CREATED]: 2,
+  [EVENTS.CUSTOMER.REWARD_REDEMPTIONS.PENDING]: 1,
+  [EVENTS.CUSTOMER.REWARD_REDEMPTIONS.COMPLETED]: 1,
+  // The event log only, as Voucherify: no webhook.
+  [EVENTS.CUSTOMER.REWARD_REDEMPTIONS.ROLLEDBACK]: 0,
+  [EVENTS.REDEMPTION.SUCCEEDED]: 2,
+  [EVENTS.REDEMPTION.ROLLBACK.SUCCEEDED]: 1,
 } as const satisfies Record<EventType, number>;
 
 /**
