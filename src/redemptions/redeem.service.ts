@@ -141,6 +141,7 @@ export class RedeemService {
     let points = assignment.points ?? 0;
     let discount = 0;
     if (reward.type === 'COIN') {
+      if (dto.reward?.points === undefined && !((order?.amount ?? 0) > 0)) throw ApiError.invalidPayload('order.amount: the order has nothing to pay (amount 0); send reward.points, or an order with an amount');
       const [current] = [...(await this.cards.current(locked, [card.id])).values()];
       const coin = coinPoints((reward.parameters as CoinRewardParameters).coin, order?.amount ?? 0, dto.reward?.points, current.balance);
       if (coin === null) throw RedemptionErrors.pointsExceeded(card.code, dto.reward?.points ?? (reward.parameters as CoinRewardParameters).coin.points_ratio, current.balance);
