@@ -251,7 +251,7 @@ describe('official Voucherify JS SDK: redeeming rewards and rolling back', () =>
     const material = await sdk.loyalties.redeemReward(campaign.id, member.code, { reward: { id: mug.id } });
     expect(material).toMatchObject({ id: expect.stringMatching(/^r_/), object: 'redemption', result: 'SUCCESS', amount: 100, voucher: { code: member.code, loyalty_card: { balance: 900 } }, reward: { id: mug.id } });
     // The SDK's typed params have only reward.id: paying with points, the card pays the whole order.
-    const paid = await sdk.loyalties.redeemReward(campaign.id, member.code, { reward: { id: coin.id }, order: { source_id: 'sdk-order-1', amount: 1500 } } as Parameters<Sdk['loyalties']['redeemReward']>[2]);
+    const paid = await sdk.loyalties.redeemReward(campaign.id, member.code, { reward: { id: coin.id }, order: { source_id: 'sdk-order-1', amount: 1500 } });
     expect(paid).toMatchObject({ amount: 100, order: { source_id: 'sdk-order-1', discount_amount: 1500, total_amount: 0 } });
     const gold = await sdk.loyalties.redeemReward(campaign.id, member.code, { reward: { id: bonus.id } });
     expect(gold).toMatchObject({ amount: 10, reward: { type: 'CAMPAIGN', voucher: { campaign_id: other.id, loyalty_card: { balance: 50 } } } });
@@ -273,7 +273,7 @@ describe('official Voucherify JS SDK: redeeming rewards and rolling back', () =>
     const twice = await sdk.redemptions.rollback(material.id).catch((error: unknown) => error);
     expect(twice).toMatchObject({ code: 400, key: 'already_rolled_back' });
     const dear = await sdk.loyalties.redeemReward(campaign.id, member.code, { reward: { id: mug.id } }).then(
-      () => sdk.loyalties.redeemReward(campaign.id, member.code, { reward: { id: coin.id }, order: { amount: 1_000_000 } } as Parameters<Sdk['loyalties']['redeemReward']>[2]),
+      () => sdk.loyalties.redeemReward(campaign.id, member.code, { reward: { id: coin.id }, order: { amount: 1_000_000 } }),
     );
     expect(dear).toMatchObject({ order: { total_amount: expect.any(Number) } });
     const exceeded = await sdk.loyalties.redeemReward(campaign.id, member.code, { reward: { id: mug.id } }).catch((error: unknown) => error);
