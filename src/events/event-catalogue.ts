@@ -236,23 +236,20 @@ function redemptionParts(ids: SampleIds) {
     product: { id: 'test-product', object: 'product' },
   };
   const voucher = card(initial, initial - 100, 0);
+  // The webhook document's SimpleRedemption: no card, metadata an object, fields without a value left out.
   const redemption = {
     id: redemptionId,
-    object: 'redemption',
-    date: at,
     customer_id: customerId,
     tracking_id: 'test-customer',
-    metadata: null,
+    date: at,
     amount: 100,
+    reward,
+    customer,
     result: 'SUCCESS',
     status: 'SUCCEEDED',
-    order: null,
-    related_object_type: 'voucher',
-    related_object_id: voucherId,
-    reward,
-    loyalty_card: { points: 100 },
+    metadata: {},
     channel: { channel_id: sampleKey(suffix).app_id, channel_type: 'API' },
-    related_redemptions: { rollbacks: [], redemptions: [] },
+    object: 'redemption',
   };
   const rewardRedemption = (state: string) => ({
     id: `rewr_test_${suffix}`,
@@ -294,34 +291,15 @@ function redemptionSample(ids: SampleIds): Record<string, unknown> {
 
 function rollbackSample(ids: SampleIds): Record<string, unknown> {
   const p = redemptionParts(ids);
-  const rollback = {
-    id: `rr_test_${p.suffix}`,
-    object: 'redemption_rollback',
-    date: p.at,
-    customer_id: p.customerId,
-    tracking_id: 'test-customer',
-    metadata: null,
-    amount: -100,
-    redemption: p.redemption.id,
-    reason: 'test',
-    result: 'SUCCESS',
-    status: 'SUCCEEDED',
-    order: null,
-    related_object_type: 'voucher',
-    related_object_id: p.voucherId,
-    reward: p.reward,
-    loyalty_card: { points: -100 },
-    channel: p.redemption.channel,
-  };
+  const rollback = { ...p.redemption, id: `rr_test_${p.suffix}`, amount: -100, redemption: p.redemption.id, reason: 'test', object: 'redemption_rollback' };
   return {
     customer: p.customer,
     holder: p.customer,
     campaign: p.campaign,
     voucher: { ...p.voucher, loyalty_card: { ...p.voucher.loyalty_card, balance: initial } },
     order: null,
-    redemption: { ...p.redemption, status: 'ROLLED_BACK', related_redemptions: { rollbacks: [{ id: rollback.id, date: p.at }], redemptions: [] } },
+    redemption: { ...p.redemption, status: 'ROLLED BACK' },
     redemption_rollback: rollback,
-    created_at: p.at,
   };
 }
 

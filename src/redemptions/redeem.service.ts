@@ -177,6 +177,7 @@ export class RedeemService {
         type: 'LOYALTY_CARD',
         loyalty_card: { points: targetState.points, balance: targetState.balance },
         holder_id: targetState.holderId,
+        created_at: targetState.createdAt.toISOString(),
         object: 'voucher',
       };
     }

@@ -49,12 +49,29 @@ function rewardRedemption(row: Redemption, state: 'CREATED' | 'PENDING' | 'COMPL
   };
 }
 
-/** Voucherify's `SimpleRedemption` of the redemption (and rollback) events. */
+/**
+ * Voucherify's `SimpleRedemption` of the redemption (and rollback) events, as its webhook document has it: no
+ * card (the event's `voucher`), `metadata` an object, a rolled-back redemption's status `ROLLED BACK` (the
+ * webhook document's spelling), fields without a value left out.
+ */
 function simpleRedemption(answer: LoyaltyRedemptionDto | RedemptionRollbackDto): Record<string, unknown> {
-  const { voucher: _voucher, customer: _customer, ...rest } = answer;
-  void _voucher;
-  void _customer;
-  return rest;
+  return {
+    id: answer.id,
+    customer_id: answer.customer_id,
+    ...(answer.tracking_id !== null ? { tracking_id: answer.tracking_id } : {}),
+    date: answer.date,
+    amount: answer.amount,
+    ...(answer.order ? { order: answer.order } : {}),
+    reward: answer.reward,
+    ...(answer.customer ? { customer: answer.customer } : {}),
+    result: answer.result,
+    status: answer.status === 'ROLLED_BACK' ? 'ROLLED BACK' : answer.status,
+    ...('redemption' in answer ? { redemption: answer.redemption } : {}),
+    metadata: answer.metadata ?? {},
+    ...('reason' in answer && answer.reason !== null ? { reason: answer.reason } : {}),
+    channel: answer.channel,
+    object: answer.object,
+  };
 }
 
 @Injectable()
@@ -91,7 +108,7 @@ export class RedemptionEventsRepository {
           reward_redemption: rewardRedemption(redemption, 'ROLLEDBACK', at),
         },
       },
-      { type: EVENTS.REDEMPTION.ROLLBACK.SUCCEEDED, data: { order: answer.order, redemption: simpleRedemption(redemptionAnswer), redemption_rollback: simpleRedemption(answer), created_at: at } },
+      { type: EVENTS.REDEMPTION.ROLLBACK.SUCCEEDED, data: { order: answer.order, redemption: simpleRedemption(redemptionAnswer), redemption_rollback: simpleRedemption(answer) } },
     ]);
   }
 

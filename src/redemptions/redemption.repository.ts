@@ -16,6 +16,7 @@ export interface CardState {
   balance: number;
   redeemedPoints: number;
   redeemedQuantity: number;
+  createdAt: Date;
   updatedAt: Date | null;
 }
 
@@ -130,10 +131,10 @@ export class RedemptionRepository {
   async cardStates(locked: LockedCards, ids: string[]): Promise<Map<string, CardState>> {
     locked.require(ids);
     const rows = (await locked.tx.query(
-      `SELECT id, code, campaign_id, holder_id, points::float8 AS points, balance::float8 AS balance, redeemed_points::float8 AS redeemed_points, redeemed_quantity, updated_at
+      `SELECT id, code, campaign_id, holder_id, points::float8 AS points, balance::float8 AS balance, redeemed_points::float8 AS redeemed_points, redeemed_quantity, created_at, updated_at
        FROM vouchers WHERE id = ANY($1::text[])`,
       [ids],
-    )) as { id: string; code: string; campaign_id: string; holder_id: string | null; points: number; balance: number; redeemed_points: number; redeemed_quantity: number; updated_at: Date | null }[];
+    )) as { id: string; code: string; campaign_id: string; holder_id: string | null; points: number; balance: number; redeemed_points: number; redeemed_quantity: number; created_at: Date; updated_at: Date | null }[];
     return new Map(
       rows.map((row) => [
         row.id,
@@ -146,6 +147,7 @@ export class RedemptionRepository {
           balance: row.balance,
           redeemedPoints: row.redeemed_points,
           redeemedQuantity: row.redeemed_quantity,
+          createdAt: row.created_at,
           updatedAt: row.updated_at,
         },
       ]),
