@@ -1119,7 +1119,7 @@ AND ($4::text IS NULL OR r.order_id = $4) AND ($5::text IS NULL OR r.voucher_id 
 AND ($6::timestamptz IS NULL OR r.created_at < $6) AND ($7::timestamptz IS NULL OR r.created_at > $7);
 
 -- redemptions/redemption.repository.ts: RedemptionRepository.cardStates
-SELECT id, code, campaign_id, holder_id, points::float8 AS points, balance::float8 AS balance, redeemed_points::float8 AS redeemed_points, redeemed_quantity, updated_at
+SELECT id, code, campaign_id, holder_id, points::float8 AS points, balance::float8 AS balance, redeemed_points::float8 AS redeemed_points, redeemed_quantity, created_at, updated_at
 FROM vouchers WHERE id = ANY($1::text[]);
 
 -- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.holdCampaign
