@@ -54,6 +54,11 @@ function rewardRedemption(row: Redemption, state: 'CREATED' | 'PENDING' | 'COMPL
  * card (the event's `voucher`), `metadata` an object, a rolled-back redemption's status `ROLLED BACK` (the
  * webhook document's spelling), fields without a value left out.
  */
+/** The order as the events carry it (Voucherify's SimpleOrder): fields without a value left out. */
+function eventOrder(order: Record<string, unknown> | null): Record<string, unknown> | null {
+  return order ? Object.fromEntries(Object.entries(order).filter(([, value]) => value !== null)) : null;
+}
+
 function simpleRedemption(answer: LoyaltyRedemptionDto | RedemptionRollbackDto): Record<string, unknown> {
   return {
     id: answer.id,
@@ -61,7 +66,7 @@ function simpleRedemption(answer: LoyaltyRedemptionDto | RedemptionRollbackDto):
     ...(answer.tracking_id !== null ? { tracking_id: answer.tracking_id } : {}),
     date: answer.date,
     amount: answer.amount,
-    ...(answer.order ? { order: answer.order } : {}),
+    ...(answer.order ? { order: eventOrder(answer.order) } : {}),
     reward: answer.reward,
     ...(answer.customer ? { customer: answer.customer } : {}),
     result: answer.result,
@@ -90,7 +95,7 @@ export class RedemptionEventsRepository {
     await this.record(locked, row.voucherId, cause, [
       { type: REWARD_REDEMPTIONS.CREATED, data: { ...shared, reward_redemption: rewardRedemption(row, 'CREATED', at) } },
       { type: REWARD_REDEMPTIONS[next], data: { ...shared, reward_redemption: rewardRedemption(row, next, at) } },
-      { type: EVENTS.REDEMPTION.SUCCEEDED, data: { order: answer.order, redemption: simpleRedemption(answer), created_at: at } },
+      { type: EVENTS.REDEMPTION.SUCCEEDED, data: { order: eventOrder(answer.order), redemption: simpleRedemption(answer), created_at: at } },
     ]);
   }
 
@@ -108,7 +113,7 @@ export class RedemptionEventsRepository {
           reward_redemption: rewardRedemption(redemption, 'ROLLEDBACK', at),
         },
       },
-      { type: EVENTS.REDEMPTION.ROLLBACK.SUCCEEDED, data: { order: answer.order, redemption: simpleRedemption(redemptionAnswer), redemption_rollback: simpleRedemption(answer) } },
+      { type: EVENTS.REDEMPTION.ROLLBACK.SUCCEEDED, data: { order: eventOrder(answer.order), redemption: simpleRedemption(redemptionAnswer), redemption_rollback: simpleRedemption(answer) } },
     ]);
   }
 

@@ -19,9 +19,16 @@ export function coinPoints(coin: { exchange_ratio: number; points_ratio: number 
   return points < 1 ? null : { points, discount: worth(points) };
 }
 
-/** Voucherify's `customer` of a redemption. */
+/** Voucherify's `customer` of a redemption (its SimpleCustomer): fields without a value left out, as the event payloads have them. */
 export function customerJson(customer: Customer): Record<string, unknown> {
-  return { id: customer.id, name: customer.name, email: customer.email, source_id: customer.sourceId, metadata: customer.metadata, object: 'customer' };
+  return {
+    id: customer.id,
+    ...(customer.name !== null ? { name: customer.name } : {}),
+    ...(customer.email !== null ? { email: customer.email } : {}),
+    ...(customer.sourceId !== null ? { source_id: customer.sourceId } : {}),
+    metadata: customer.metadata,
+    object: 'customer',
+  };
 }
 
 /** The card's v1 voucher object as read before the change, with the columns the change moved as they are after it. */
