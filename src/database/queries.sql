@@ -209,7 +209,7 @@ VALUES ($1, $2, $3${columns.map((_, i) => `, $${i + 4}`).join('')})
 ${onConflict} RETURNING ${CUSTOMER_COLUMNS};
 
 -- customers/customer.repository.ts: CustomerRepository.pointsByCampaign
-SELECT c.name AS campaign, sum(v.balance)::float8 AS points
+SELECT c.name AS campaign, sum(v.balance)::float8 AS points, sum(v.redeemed_points)::float8 AS redeemed
 FROM vouchers v
 JOIN members m ON m.id = v.member_id AND m.status <> 'DELETED'
 JOIN campaigns c ON c.id = v.campaign_id AND c.deleted_at IS NULL

@@ -198,6 +198,8 @@ describe('redemptions over HTTP', () => {
     expect(rollback.status).toBe(200);
     expect(await cardRow(goldCode)).toMatchObject({ balance: 300 });
     expect(await cardRow(code)).toMatchObject({ balance: 600, redeemed_quantity: 1 });
+    // The customer's summary: the points spent on rewards, less those rolled back.
+    expect((await api().get(`/v1/customers/${customer}`).set(a.headers)).body.summary.redemptions.loyalty_card).toEqual({ redeemed_points: 400, points_to_go: 900 });
     expect(await stack.db.brokenCards()).toEqual([]);
   });
 
