@@ -243,6 +243,42 @@ describe('redemptions over HTTP', () => {
     expect({ ...afterCampaign }).toEqual(before);
   });
 
+  it('refuses a card that cannot be used now, a COIN order that is not there or has nothing to pay, a CAMPAIGN reward whose campaign cannot give a card', async () => {
+    const a = stack.a;
+    const campaign = await newCampaign(a, 1000);
+    const customer = unique('not-now');
+    const member = await api().post(`/v2/loyalties/programs/${campaign.program_id}/members`).set(a.headers).send({ customer_identification: { type: 'customer_source_id', customer_source_id: customer } });
+    const code = member.body.cards[0].card.code as string;
+    const mug = await reward(a, { name: 'Mug', parameters: { product: { id: 'prod_mug' } } });
+    await assign(a, campaign.id, mug, 10);
+    const coin = await reward(a, { name: 'Coin', parameters: { coin: { exchange_ratio: 1 } } });
+    await assign(a, campaign.id, coin);
+    const off = await newCampaign(a, 0);
+    const elsewhere = await reward(a, { name: 'Points elsewhere', parameters: { campaign: { id: off.id, balance: 5 } } });
+    await assign(a, campaign.id, elsewhere, 10);
+    expect((await api().put(`/v1/loyalties/${off.id}`).set(a.headers).send({ active: false })).status).toBe(200);
+    const path = `/v1/loyalties/members/${code}/redemption`;
+    const before = await snapshot(a.project.id);
+
+    expect((await api().post(path).set(a.headers).send({ reward: { id: coin }, order: { id: 'ord_000000000000000000', amount: 100 } })).body).toMatchObject({ code: 404, resource_type: 'order' });
+    expect((await api().post(path).set(a.headers).send({ reward: { id: coin }, order: { amount: 0 } })).body).toMatchObject({ code: 400, key: 'invalid_payload' });
+    expect((await api().post(path).set(a.headers).send({ reward: { id: elsewhere } })).body).toMatchObject({ code: 400, key: 'no_voucher_suitable_for_publication', resource_type: 'campaign' });
+    const later = new Date(Date.now() + 30 * 86_400_000).toISOString();
+    expect((await api().put(`/v1/loyalties/${campaign.id}`).set(a.headers).send({ start_date: later })).status).toBe(200);
+    expect((await api().post(path).set(a.headers).send({ reward: { id: mug } })).body).toMatchObject({ code: 400, key: 'voucher_not_active' });
+    const earlier = new Date(Date.now() - 30 * 86_400_000).toISOString();
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString();
+    expect((await api().put(`/v1/loyalties/${campaign.id}`).set(a.headers).send({ start_date: earlier, expiration_date: yesterday })).status).toBe(200);
+    expect((await api().post(path).set(a.headers).send({ reward: { id: mug } })).body).toMatchObject({ code: 400, key: 'voucher_expired' });
+    expect((await api().put(`/v1/loyalties/${campaign.id}`).set(a.headers).send({ expiration_date: later })).status).toBe(200);
+    expect((await api().post(`/v2/loyalties/programs/${campaign.program_id}/members/${member.body.id}/deactivate`).set(a.headers)).status).toBe(200);
+    expect((await api().post(path).set(a.headers).send({ reward: { id: mug } })).body).toMatchObject({ code: 400, key: 'voucher_disabled', message: 'voucher is disabled' });
+    expect(await snapshot(a.project.id)).toEqual(before);
+    // Active again: redeemed.
+    expect((await api().post(`/v2/loyalties/programs/${campaign.program_id}/members/${member.body.id}/activate`).set(a.headers)).status).toBe(200);
+    expect((await api().post(path).set(a.headers).send({ reward: { id: mug } })).status).toBe(200);
+  });
+
   it('lists: GET /v1/redemptions with its filters, GET /v1/vouchers/{code}/redemption', async () => {
     const a = stack.a;
     const campaign = await newCampaign(a, 1000);
