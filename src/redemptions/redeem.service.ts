@@ -9,7 +9,7 @@ import type { Customer } from '../customers/customer.entity.js';
 import { CustomersService } from '../customers/customers.service.js';
 import { TransactionRunner } from '../database/transaction-runner.js';
 import { type EventCause, requestCause } from '../events/recording/event-recording.js';
-import { IdempotencyService } from '../idempotency/idempotency.service.js';
+import { type IdempotentDone, IdempotencyService } from '../idempotency/idempotency.service.js';
 import type { LoyaltyMemberDto } from '../members/dto/loyalty-member.dto.js';
 import { MembersService } from '../members/members.service.js';
 import { toOrderDto } from '../points/orders/dto/order.dto.js';
@@ -77,9 +77,7 @@ export class RedeemService {
         // Gone since it was looked up: its campaign was deleted for good (issue 36).
         if (!locked.has(prepared.card.id)) throw ApiError.notFound('voucher', code);
         if (prepared.target && !locked.has(prepared.target.cardId)) throw RedemptionErrors.noTargetCard(prepared.target.campaignId, 'its card there was deleted');
-        const body = await this.write(locked, project, prepared, dto, order, cause);
-        await done(tx, body);
-        return body;
+        return this.write(locked, project, prepared, dto, order, cause, done);
       });
     });
   }
@@ -134,8 +132,19 @@ export class RedeemService {
     );
   }
 
-  /** Under the cards' lock: the points, the stock unit, the row, the events; the answer. */
-  private async write(locked: LockedCards, project: ProjectContext, prepared: Prepared, dto: RedeemRewardDto, order: Order | null, cause: EventCause): Promise<LoyaltyRedemptionDto> {
+  /**
+   * Under the cards' lock: the points, the row, the events, the answer (stored with its Idempotency-Key), and the
+   * stock unit last: the reward's row, which every redemption of the reward updates, is held for the least time.
+   */
+  private async write(
+    locked: LockedCards,
+    project: ProjectContext,
+    prepared: Prepared,
+    dto: RedeemRewardDto,
+    order: Order | null,
+    cause: EventCause,
+    done: IdempotentDone<LoyaltyRedemptionDto>,
+  ): Promise<LoyaltyRedemptionDto> {
     const { card, reward, assignment, target } = prepared;
     const id = hexId('r_');
     let points = assignment.points ?? 0;
@@ -157,12 +166,11 @@ export class RedeemService {
       if (error instanceof PointsExceeded) throw RedemptionErrors.pointsExceeded(card.code, error.points, error.balance);
       throw error;
     });
-    const unit = await this.rewardRows.takeUnit(locked.tx, project.id, reward.id);
-    if (!unit) throw RedemptionErrors.outOfStock(reward.id);
-
     const states = await this.redemptions.cardStates(locked, [card.id, ...(target ? [target.cardId] : [])]);
     const voucher = voucherAfter(card, states.get(card.id));
-    const rewardJson: Record<string, unknown> = { ...toRewardDto({ ...reward, redeemed: unit.redeemed }), assignment_id: assignment.id };
+    // Voucherify's RedemptionRewardResult: the reward without its stock counts, with the assignment.
+    const { stock: _stock, redeemed: _redeemed, attributes: _attributes, ...rewardDto } = toRewardDto(reward);
+    const rewardJson: Record<string, unknown> = { ...rewardDto, assignment_id: assignment.id };
     if (reward.type === 'MATERIAL') {
       const { product } = reward.parameters as { product: { id: string; sku_id: string | null } };
       rewardJson.product = { id: product.id, object: 'product' };
@@ -215,6 +223,8 @@ export class RedeemService {
     });
     const answer = toRedemptionDto(row, null);
     await this.events.redeemed(locked, row, answer, prepared.assignment, cause);
+    await done(locked.tx, answer);
+    if (!(await this.rewardRows.takeUnit(locked.tx, project.id, reward.id))) throw RedemptionErrors.outOfStock(reward.id);
     return answer;
   }
 }

@@ -67,8 +67,6 @@ export class RollbackService {
           if (error instanceof PointsExceeded) throw RedemptionErrors.notRestorable(`The points the reward credited to card ${error.cardId} have been spent (${error.points} to take back, ${error.balance} left).`);
           throw error;
         });
-        await this.rewardRows.returnUnit(tx, project.id, redemption.rewardId);
-
         const states = await this.redemptions.cardStates(locked, [redemption.voucherId]);
         const voucher = voucherAfter(redemption.snapshot.voucher as unknown as LoyaltyMemberDto, states.get(redemption.voucherId));
         const row = await this.redemptions.insert(locked, {
@@ -96,6 +94,8 @@ export class RollbackService {
         const answer = toRollbackDto(row);
         await this.events.rolledBack(locked, redemption, row, answer, toRedemptionDto({ ...redemption, status: 'ROLLED_BACK' }, row), assignment, cause);
         await done(tx, answer);
+        // The stock unit back last: the reward's row is held for the least time (as a redemption takes it).
+        await this.rewardRows.returnUnit(tx, project.id, redemption.rewardId);
         return answer;
       });
     });

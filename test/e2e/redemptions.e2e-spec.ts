@@ -76,7 +76,7 @@ describe('redemptions over HTTP', () => {
       related_object_id: card.id,
       customer: { object: 'customer' },
       voucher: { id: card.id, code, loyalty_card: { points: 300, balance: 150 }, redemption: { redeemed_points: 150, redeemed_quantity: 1 }, object: 'voucher' },
-      reward: { id: mug, type: 'MATERIAL', assignment_id: assignment, product: { id: 'prod_mug' }, sku: { id: 'sku_blue' }, redeemed: 1, object: 'reward' },
+      reward: { id: mug, type: 'MATERIAL', assignment_id: assignment, product: { id: 'prod_mug' }, sku: { id: 'sku_blue' }, object: 'reward' },
       loyalty_card: { points: 150 },
     });
     const redemptionId = res.body.id as string;
