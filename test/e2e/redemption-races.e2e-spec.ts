@@ -99,6 +99,40 @@ describe('redemptions under concurrency', () => {
     expect(await db.count(`SELECT 1 FROM events WHERE type = 'redemption.rollback.succeeded' AND data->'voucher'->>'id' = $1`, [card.id])).toBe(3);
   }, 60_000);
 
+  it('one Idempotency-Key sent 20 times at once, to redeem and then to roll back: one redemption, one rollback, one set of events, every 200 the same answer', async () => {
+    const { campaign } = await pointsCampaign(stack.app, stack.a, [{ points: 10 }]);
+    const code = await enrol(stack.app, stack.a, campaign, unique('key-race'));
+    const card = await db.card(code);
+    const mug = await reward({ name: 'Keyed mug', parameters: { product: { id: 'prod_keyed' } } });
+    await assign(campaign.id, mug, 10);
+    expect((await api().post(`/v1/loyalties/members/${code}/balance`).set(headers()).send({ points: 100 })).status).toBe(200);
+    const race = async (send: () => Promise<{ status: number; body: unknown }>) => {
+      const answers = new Answers();
+      const bodies: unknown[] = [];
+      await inParallel(
+        Array.from({ length: 20 }, () => async () => {
+          const res = await send();
+          if (res.status === 200) bodies.push(res.body);
+          return answers.add(res);
+        }),
+        20,
+      );
+      expect(answers.report(['200', '409 idempotency_request_in_progress']).unexpected).toEqual({});
+      expect(bodies.length).toBeGreaterThanOrEqual(1);
+      for (const body of bodies) expect(body).toStrictEqual(bodies[0]);
+      return bodies[0] as { id: string };
+    };
+    const key = unique('redeem-key');
+    const made = await race(() => redeem(code, { reward: { id: mug } }).set('Idempotency-Key', key));
+    expect(await redemptionRows(card.id)).toBe(1);
+    expect((await db.card(code)).balance).toBe(90);
+    const rollbackKey = unique('rollback-key');
+    await race(() => api().post(`/v1/redemptions/${made.id}/rollback`).set(headers()).set('Idempotency-Key', rollbackKey).send({}));
+    expect(await db.count(`SELECT 1 FROM redemptions WHERE redemption_id = $1`, [made.id])).toBe(1);
+    expect((await db.card(code)).balance).toBe(100);
+    expect(await db.count(`SELECT 1 FROM events WHERE type IN ('redemption.succeeded', 'redemption.rollback.succeeded') AND data->'voucher'->>'id' = $1`, [card.id])).toBe(2);
+  }, 60_000);
+
   it('redemptions and their rollbacks race paid orders, removals by hand, and two workers activating pending points and expiring buckets on one card', async () => {
     await Promise.all([startWorkerProcess(env, workers), startWorkerProcess(env, workers)]);
     // An accrual rule (10 a paid order) and a pending one (5, activated a "day" later by the workers).

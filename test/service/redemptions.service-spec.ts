@@ -96,6 +96,18 @@ describe('RedeemService and RollbackService on PostgreSQL (no worker, no HTTP)',
     expect(after.redemptions).toBe(before.redemptions + 1);
   });
 
+  it('a CAMPAIGN reward of the card\'s own campaign: the price and the credit on the same card, both undone by the rollback', async () => {
+    const own = (await services.get(RewardsService).create(project, await body(CreateRewardDto, { name: 'Own bonus', parameters: { campaign: { id: campaignId, balance: 30 } } }))).id;
+    await services.get(RewardAssignmentsService).createForReward(project, own, await body(CreateRewardAssignmentDto, { campaign: campaignId, parameters: { loyalty: { points: 70 } } }));
+    const card = await newCard();
+    await add(card.code, { points: 100 });
+    const made = await redeem(card.code, { reward: { id: own } });
+    expect(made).toMatchObject({ amount: 70, voucher: { loyalty_card: { balance: 60 } }, reward: { voucher: { id: card.id, loyalty_card: { balance: 60 } } } });
+    await rollback(made.id);
+    expect((await db.card(card.code)).balance).toBe(100);
+    expect(await db.brokenCards()).toEqual([]);
+  });
+
   it('takes turns on one card: 12 at once on a card that affords 4 give exactly 4; 8 rollbacks of one at once give one refund', async () => {
     const card = await newCard();
     await add(card.code, { points: 300 });
