@@ -38,6 +38,8 @@ interface Prepared {
   assignment: StoredAssignment;
   /** CAMPAIGN: the customer's card in the target campaign (enrolled before the transaction when there was none). */
   target: { cardId: string; campaignId: string; points: number } | null;
+  /** COIN: the order as stored (null: a new one) and its customer, read before the transaction (as orders do). */
+  order: { existing: Order | null; customerId: string | undefined } | null;
 }
 
 /**
@@ -72,7 +74,7 @@ export class RedeemService {
       const prepared = await this.prepare(project, campaignIdOrName, code, dto);
       const cause = requestCause(project);
       return this.transactions.run(async (tx) => {
-        const order = prepared.reward.type === 'COIN' ? await this.saveOrder(tx, project, prepared, dto) : null;
+        const order = prepared.order ? await this.saveOrder(tx, project, prepared.order, dto) : null;
         const locked = await this.cards.lock(tx, [prepared.card.id, ...(prepared.target ? [prepared.target.cardId] : [])]);
         // Gone since it was looked up: its campaign was deleted for good (issue 36).
         if (!locked.has(prepared.card.id)) throw ApiError.notFound('voucher', code);
@@ -106,7 +108,17 @@ export class RedeemService {
     // Before enrolling anyone in the target campaign: a price the card cannot pay now is refused first.
     if (assignment.points !== null && assignment.points > card.loyalty_card.balance) throw RedemptionErrors.pointsExceeded(code, assignment.points, card.loyalty_card.balance);
     const target = reward.type === 'CAMPAIGN' ? await this.targetCard(project, reward, customer) : null;
-    return { card, campaign, customer, reward, assignment, target };
+    const order = reward.type === 'COIN' ? await this.findOrder(project, dto, customer) : null;
+    return { card, campaign, customer, reward, assignment, target, order };
+  }
+
+  /** A COIN redemption's order as stored, by id (404 when there is none) or source_id, and its customer (the card's holder unless the order names one). */
+  private async findOrder(project: ProjectContext, dto: RedeemRewardDto, holder: Customer | null): Promise<NonNullable<Prepared['order']>> {
+    const order = dto.order as NonNullable<RedeemRewardDto['order']>;
+    const existing = order.id !== undefined || order.source_id !== undefined ? await this.orders.findByIdOrSourceId(project.id, order.id ?? (order.source_id as string)) : null;
+    if (order.id !== undefined && (!existing || existing.id !== order.id)) throw ApiError.notFound('order', order.id);
+    const customerId = order.customer !== undefined ? (await this.customers.resolve(project, order.customer)).id : (existing?.customerId ?? holder?.id);
+    return { existing, customerId };
   }
 
   /** A CAMPAIGN reward's card: the customer's ACTIVE card in the target campaign, enrolled there first when it has none. */
@@ -120,15 +132,13 @@ export class RedeemService {
   }
 
   /** A COIN redemption's order, upserted by id or source_id (no earning: docs/rewards.md), its row held until the commit. */
-  private async saveOrder(tx: Parameters<OrderRepository['save']>[0], project: ProjectContext, prepared: Prepared, dto: RedeemRewardDto): Promise<Order> {
+  private async saveOrder(tx: Parameters<OrderRepository['save']>[0], project: ProjectContext, found: NonNullable<Prepared['order']>, dto: RedeemRewardDto): Promise<Order> {
     const order = dto.order as NonNullable<RedeemRewardDto['order']>;
-    const existing = order.id !== undefined || order.source_id !== undefined ? await this.orders.findByIdOrSourceId(project.id, order.id ?? (order.source_id as string)) : null;
-    if (order.id !== undefined && (!existing || existing.id !== order.id)) throw ApiError.notFound('order', order.id);
-    const customerId = order.customer !== undefined ? (await this.customers.resolve(project, order.customer)).id : (existing?.customerId ?? prepared.customer?.id);
+    const { existing, customerId } = found;
     return this.orders.save(
       tx,
       { id: existing?.id ?? hexId('ord_'), projectId: project.id, sourceId: existing ? undefined : order.source_id, existing: existing !== null },
-      { status: order.status, amount: order.amount, customerId: customerId ?? undefined, items: order.items?.map((item) => ({ ...item, object: 'order_item' as const })), metadata: order.metadata },
+      { status: order.status, amount: order.amount, customerId, items: order.items?.map((item) => ({ ...item, object: 'order_item' as const })), metadata: order.metadata },
     );
   }
 
