@@ -21,6 +21,12 @@ export class AppConfig {
   readonly databaseQueryTimeoutMs: number;
   /** How long a statement may wait for a row lock before PostgreSQL gives up (lock_timeout; 0 = no limit). */
   readonly databaseLockTimeoutMs: number;
+  /**
+   * Behind a connection pooler (docs/scaling.md): `sessionUrl`, where what needs a session connects
+   * (DATABASE_SESSION_URL, else DATABASE_URL); `mode`, what DATABASE_URL is (DATABASE_POOLER); `preparedStatements`, whether
+   * the pool's connections use named prepared statements; `migrateOnStart`, whether processes migrate at start.
+   */
+  readonly pooling: { sessionUrl: string; mode: 'none' | 'transaction'; preparedStatements: boolean; migrateOnStart: boolean };
   /** Connections per process, and how long a request waits for a free one before it is answered 503 database_busy. */
   readonly databasePool: { size: number; waitMs: number };
   readonly redisUrl: string;
@@ -87,6 +93,12 @@ export class AppConfig {
     this.databaseUrl = env.DATABASE_URL;
     this.databaseQueryTimeoutMs = env.DATABASE_QUERY_TIMEOUT_MS;
     this.databaseLockTimeoutMs = env.DATABASE_LOCK_TIMEOUT_MS;
+    this.pooling = {
+      sessionUrl: env.DATABASE_SESSION_URL ?? env.DATABASE_URL,
+      mode: env.DATABASE_POOLER === 'transaction' ? 'transaction' : 'none',
+      preparedStatements: env.DATABASE_PREPARED_STATEMENTS === undefined ? env.DATABASE_POOLER !== 'transaction' : env.DATABASE_PREPARED_STATEMENTS === 'true',
+      migrateOnStart: env.MIGRATE_ON_START === 'true',
+    };
     this.databasePool = { size: env.DATABASE_POOL_SIZE, waitMs: env.DATABASE_POOL_WAIT_MS };
     this.redisUrl = env.REDIS_URL;
     this.bootstrapKey =
