@@ -29,7 +29,8 @@ export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
       await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
       return true;
     } catch (error) {
-      if ((error as { code?: string }).code === '42P04') return false;
+      // 42P04 duplicate_database; 23505 when another process's CREATE DATABASE of the same name commits first.
+      if (['42P04', '23505'].includes((error as { code?: string }).code ?? '')) return false;
       throw error;
     }
   } finally {

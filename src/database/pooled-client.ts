@@ -32,11 +32,11 @@ export function pooledClientClass(options: PooledClientOptions): typeof pg.Clien
     }
     return config;
   };
-  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
   class PooledClient extends pg.Client {}
+  // Defined on the prototype rather than as an override: pg.Client's query has a dozen typed overloads.
   Object.defineProperty(PooledClient.prototype, 'query', {
     value: function pooledQuery(this: pg.Client, config: unknown, ...rest: unknown[]): unknown {
-      return query.call(this, rewrite(config), ...rest);
+      return (pg.Client.prototype.query as (...args: unknown[]) => unknown).call(this, rewrite(config), ...rest);
     },
     writable: true,
     configurable: true,

@@ -184,6 +184,7 @@ if (!available) process.stderr.write(`test/e2e/pgbouncer.e2e-spec.ts skipped: ${
   }, 30_000);
 
   afterAll(async () => {
+    if (process.env.PGB_DEBUG) process.stderr.write(`--- pgbouncer ---\n${children[0]?.output}\n`);
     await db?.end().catch(() => undefined);
     for (const child of children.slice(1).reverse()) await child.stop();
     await children[0]?.stop();
@@ -233,8 +234,10 @@ if (!available) process.stderr.write(`test/e2e/pgbouncer.e2e-spec.ts skipped: ${
   it('two APIs start at once on a missing database and a worker: both ready, schema migrated once, the migration lock released', async () => {
     const ports = [await freePort(), await freePort()];
     const started = ports.map((port) => start('dist/main.js', { PORT: String(port) }));
-    const worker = start('dist/worker.js');
     await Promise.all(started.map((api) => api.waitFor('API ready')));
+    // The worker after the migration, as a deployment starts it: one that reached PgBouncer before the
+    // database existed would make PgBouncer wait server_login_retry (15 s) before its next server login.
+    const worker = start('dist/worker.js');
     await worker.waitFor('Worker ready');
     apis = ports.map((port) => `http://127.0.0.1:${port}`);
     await db.connect();
