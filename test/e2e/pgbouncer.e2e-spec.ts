@@ -300,6 +300,14 @@ if (!available) process.stderr.write(`test/e2e/pgbouncer.e2e-spec.ts skipped: ${
     const counts = await servers();
     expect(counts.total).toBeGreaterThan(0);
     expect(counts.total).toBeLessThanOrEqual(SERVER_POOL);
+    // PostgreSQL's side of the budget (docs/scaling.md): PgBouncer's pool, the worker's 5 session connections, this test's own.
+    const [backends] = await db.query<{ n: number; session: number }>(
+      "SELECT count(*)::int AS n, (count(*) FILTER (WHERE application_name IN ('loyalty-webhook-relay', 'loyalty-webhook-dispatcher', 'loyalty-webhook-payloads')))::int AS session FROM pg_stat_activity WHERE datname = $1",
+      [database],
+    );
+    expect(backends.session).toBeLessThanOrEqual(5);
+    expect(backends.n).toBeLessThanOrEqual(SERVER_POOL + 5 + 1);
+    process.stderr.write(`pgbouncer e2e: PgBouncer server connections ${counts.total} (pool ${SERVER_POOL}), PostgreSQL backends of the database ${backends.n} (of which worker sessions ${backends.session})\n`);
     for (const child of children.slice(1)) expect(child.output).not.toMatch(/unsupported startup parameter|prepared statement/);
   }, 120_000);
 });
