@@ -14,7 +14,7 @@ import { CreateOrderDto } from '../../src/points/orders/dto/order.dto.js';
 import { OrdersService } from '../../src/points/orders/orders.service.js';
 import { PendingPointsService } from '../../src/points/pending/pending-points.service.js';
 import { PointsModule } from '../../src/points/points.module.js';
-import { unique } from '../support/points.js';
+import { addDueBuckets, unique } from '../support/points.js';
 import { enrolCustomer, pointsProgram } from '../support/service-points.js';
 import { body, type Services, useServices } from '../support/services.js';
 
@@ -189,15 +189,9 @@ describe('an event of each type is cut to EVENT_PAYLOAD_MAX_BYTES', () => {
     const customer = unique('many-buckets-holder');
     const { cards } = await enrolCustomer(services, project, programId, customer);
     const buckets = 400;
-    // Due buckets of 400 distinct past days (one bucket per card and day), and the card's points that they hold;
-    // the chunk (POINTS_EXPIRY_CHUNK_BUCKETS above) takes them in one statement, hence one event.
-    await db.query(
-      `INSERT INTO loyalty_points_buckets (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after, created_at)
-       SELECT 'lopb_' || left(md5(random()::text || n), 18), v.project_id, v.id, v.campaign_id, 2, 2, current_date - n, now() - interval '1 second', now() - n * interval '1 day'
-       FROM vouchers v, generate_series(1, $2::int) n WHERE v.code = $1`,
-      [cards[0].code, buckets],
-    );
-    await db.query('UPDATE vouchers SET points = points + $2, balance = balance + $2 WHERE code = $1', [cards[0].code, 2 * buckets]);
+    // Due buckets of 400 distinct past days (one bucket per card and day), the card's points that they hold and
+    // their ledger row; the chunk (POINTS_EXPIRY_CHUNK_BUCKETS above) takes them in one statement, hence one event.
+    await addDueBuckets(db, cards[0].id, buckets, 1, 2);
     const expired = await services.get(ExpiryService).sweep(1_000, internalCause());
     expect(expired).toBe(buckets);
 

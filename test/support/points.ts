@@ -127,15 +127,15 @@ export class PointsDb {
 }
 
 /**
- * `count` due ACTIVE buckets of one point each on a card, one per past day (a card has at most one ACTIVE
+ * `count` due ACTIVE buckets of `pointsEach` points on a card, one per past day (a card has at most one ACTIVE
  * bucket per day: `firstDay` days ago, the day before, …), as if the sweep had been away while they came due;
  * the card's columns and one POINTS_ADDITION ledger row follow, so the card's invariants hold before the expiry.
  */
-export async function addDueBuckets(db: PointsDb, cardId: string, count: number, firstDay = 1): Promise<void> {
+export async function addDueBuckets(db: Pick<PointsDb, 'query'>, cardId: string, count: number, firstDay = 1, pointsEach = 1): Promise<void> {
   await db.query(
     `WITH b AS (
        INSERT INTO loyalty_points_buckets (id, project_id, voucher_id, campaign_id, total_points, remaining, expires_at, expire_after, created_at)
-       SELECT 'lopb_' || left(md5(random()::text || v.id || g), 18), v.project_id, v.id, v.campaign_id, 1, 1, current_date - g, now() - make_interval(secs => g),
+       SELECT 'lopb_' || left(md5(random()::text || v.id || g), 18), v.project_id, v.id, v.campaign_id, $4, $4, current_date - g, now() - make_interval(secs => g),
               now() - make_interval(days => g)
        FROM vouchers v, generate_series($3::int, $3::int + $2::int - 1) g WHERE v.id = $1
        RETURNING voucher_id, remaining
@@ -146,7 +146,7 @@ export async function addDueBuckets(db: PointsDb, cardId: string, count: number,
      )
      INSERT INTO voucher_transactions (id, project_id, voucher_id, campaign_id, type, points, balance_after, details)
      SELECT 'vtx_' || left(md5(random()::text || id), 18), project_id, id, campaign_id, 'POINTS_ADDITION', n, balance, '{"reason": "test: due buckets"}' FROM c`,
-    [cardId, count, firstDay],
+    [cardId, count, firstDay, pointsEach],
   );
   await db.query(
     `UPDATE vouchers v SET next_expiration_date = n.d, next_expiration_points = n.p
