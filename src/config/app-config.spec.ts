@@ -31,7 +31,8 @@ describe('loadConfig', () => {
     expect(none.pooling).toEqual({ sessionUrl: url, mode: 'none', preparedStatements: true, migrateOnStart: true });
     const pooled = loadConfig({ DATABASE_URL: 'postgres://u@bouncer:6432/loyalty', DATABASE_SESSION_URL: url, DATABASE_POOLER: 'transaction', DATABASE_PREPARED_STATEMENTS: '', MIGRATE_ON_START: 'false' });
     expect(pooled.pooling).toEqual({ sessionUrl: url, mode: 'transaction', preparedStatements: false, migrateOnStart: false });
-    expect(loadConfig({ DATABASE_POOLER: 'transaction', DATABASE_PREPARED_STATEMENTS: 'true' }).pooling.preparedStatements).toBe(true);
+    expect(loadConfig({ DATABASE_POOLER: 'transaction', DATABASE_SESSION_URL: url, DATABASE_PREPARED_STATEMENTS: 'true' }).pooling.preparedStatements).toBe(true);
+    expect(problems({ DATABASE_POOLER: 'transaction', DATABASE_SESSION_URL: '' })[0]).toMatch(/^DATABASE_POOLER=transaction needs DATABASE_SESSION_URL/);
     expect(problems({ DATABASE_POOLER: 'session' })).toEqual(['DATABASE_POOLER must be none or transaction (got "session")']);
     expect(problems({ DATABASE_SESSION_URL: 'mysql://x/y' })).toEqual(['DATABASE_SESSION_URL must be a URL starting with postgres:// or postgresql:// (got "mysql://x/y")']);
     expect(problems({ MIGRATE_ON_START: 'no' })).toEqual(['MIGRATE_ON_START must be true or false (got "no")']);

@@ -162,6 +162,10 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
   if (env.HTTP_REQUEST_TIMEOUT_MS < env.HTTP_HEADERS_TIMEOUT_MS) {
     throw new ConfigError([`HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS (got ${env.HTTP_REQUEST_TIMEOUT_MS} and ${env.HTTP_HEADERS_TIMEOUT_MS})`]);
   }
+  // Behind a transaction-mode pooler the session's work (migrations, LISTEN, the dispatcher) must go elsewhere.
+  if (env.DATABASE_POOLER === 'transaction' && env.DATABASE_SESSION_URL === undefined) {
+    throw new ConfigError(['DATABASE_POOLER=transaction needs DATABASE_SESSION_URL: migrations, the webhook relay\'s LISTEN and the dispatcher need a session of their own, on PostgreSQL itself (docs/scaling.md)']);
+  }
   // A worker listening only to refuse every scrape is a mistake to say at start, not a port to find closed.
   if (env.WORKER_METRICS_PORT !== undefined && env.METRICS_TOKEN === undefined && env.METRICS_PUBLIC !== 'true') {
     throw new ConfigError(['WORKER_METRICS_PORT needs METRICS_TOKEN (Prometheus sends it as a bearer token) or METRICS_PUBLIC=true: /metrics is closed without either']);
