@@ -63,12 +63,13 @@ const { migrateDatabase } = await import('../dist/app/database/migrate.js');
 const { deleteKeysWithPrefix } = await import('../dist/queue/redis-keys.js');
 
 const runId = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-const url = new URL(loadConfig().databaseUrl);
+// The server's address only (whatever DATABASE_POOLER the API is measured with): the benchmark's database is its own.
+const url = new URL(loadConfig({ DATABASE_POOLER: 'none' }).databaseUrl);
 const dbName = `loyalty_bench_${runId}`;
 url.pathname = `/${dbName}`;
-const config = loadConfig({ DATABASE_URL: url.toString(), QUEUE_PREFIX: `loyalty_bench_${runId}`, LOG_LEVEL: 'warn' });
+const config = loadConfig({ DATABASE_URL: url.toString(), DATABASE_SESSION_URL: url.toString(), QUEUE_PREFIX: `loyalty_bench_${runId}`, LOG_LEVEL: 'warn' });
 // The limiter stays on at a rate the load never reaches (the default 300 a second would answer with 429).
-const childEnv = { ...process.env, DATABASE_URL: config.databaseUrl, REDIS_URL: config.redisUrl, QUEUE_PREFIX: config.queuePrefix, RATE_LIMIT_PER_SECOND: '1000000' };
+const childEnv = { ...process.env, DATABASE_URL: config.databaseUrl, DATABASE_SESSION_URL: config.databaseUrl, REDIS_URL: config.redisUrl, QUEUE_PREFIX: config.queuePrefix, RATE_LIMIT_PER_SECOND: '1000000' };
 delete childEnv.BOOTSTRAP_APP_ID;
 delete childEnv.BOOTSTRAP_APP_TOKEN;
 const apiLog = join(os.tmpdir(), `loyalty-bench-${runId}-api.log`);

@@ -25,6 +25,19 @@ describe('loadConfig', () => {
     expect(problems({ TRUST_PROXY: value })[0]).toMatch(/^TRUST_PROXY must be false, true, a number of proxy hops/);
   });
 
+  it('pooling: the session URL defaults to DATABASE_URL, named statements follow the pooler unless set', () => {
+    const url = 'postgres://u@db:5432/loyalty';
+    const none = loadConfig({ DATABASE_URL: url, DATABASE_SESSION_URL: '', DATABASE_POOLER: '', DATABASE_PREPARED_STATEMENTS: '', MIGRATE_ON_START: '' });
+    expect(none.pooling).toEqual({ sessionUrl: url, mode: 'none', preparedStatements: true, migrateOnStart: true });
+    const pooled = loadConfig({ DATABASE_URL: 'postgres://u@bouncer:6432/loyalty', DATABASE_SESSION_URL: url, DATABASE_POOLER: 'transaction', DATABASE_PREPARED_STATEMENTS: '', MIGRATE_ON_START: 'false' });
+    expect(pooled.pooling).toEqual({ sessionUrl: url, mode: 'transaction', preparedStatements: false, migrateOnStart: false });
+    expect(loadConfig({ DATABASE_POOLER: 'transaction', DATABASE_SESSION_URL: url, DATABASE_PREPARED_STATEMENTS: 'true' }).pooling.preparedStatements).toBe(true);
+    expect(problems({ DATABASE_POOLER: 'transaction', DATABASE_SESSION_URL: '' })[0]).toMatch(/^DATABASE_POOLER=transaction needs DATABASE_SESSION_URL/);
+    expect(problems({ DATABASE_POOLER: 'session' })).toEqual(['DATABASE_POOLER must be none or transaction (got "session")']);
+    expect(problems({ DATABASE_SESSION_URL: 'mysql://x/y' })).toEqual(['DATABASE_SESSION_URL must be a URL starting with postgres:// or postgresql:// (got "mysql://x/y")']);
+    expect(problems({ MIGRATE_ON_START: 'no' })).toEqual(['MIGRATE_ON_START must be true or false (got "no")']);
+  });
+
   it('applies the documented defaults of the HTTP edge', () => {
     const config = loadConfig({ AUTH_FAILURE_LIMIT: '', AUTH_NEGATIVE_CACHE_MS: '', HTTP_HEADERS_TIMEOUT_MS: '', HTTP_REQUEST_TIMEOUT_MS: '', HTTP_KEEP_ALIVE_TIMEOUT_MS: '' });
     expect(config.authFailureLimit).toBe(30);

@@ -21,6 +21,12 @@ export class AppConfig {
   readonly databaseQueryTimeoutMs: number;
   /** How long a statement may wait for a row lock before PostgreSQL gives up (lock_timeout; 0 = no limit). */
   readonly databaseLockTimeoutMs: number;
+  /**
+   * Behind a connection pooler (docs/scaling.md): `sessionUrl`, where what needs a session connects
+   * (DATABASE_SESSION_URL, else DATABASE_URL); `mode`, what DATABASE_URL is (DATABASE_POOLER); `preparedStatements`, whether
+   * the pool's connections use named prepared statements; `migrateOnStart`, whether processes migrate at start.
+   */
+  readonly pooling: { sessionUrl: string; mode: 'none' | 'transaction'; preparedStatements: boolean; migrateOnStart: boolean };
   /** Connections per process, and how long a request waits for a free one before it is answered 503 database_busy. */
   readonly databasePool: { size: number; waitMs: number };
   readonly redisUrl: string;
@@ -87,6 +93,12 @@ export class AppConfig {
     this.databaseUrl = env.DATABASE_URL;
     this.databaseQueryTimeoutMs = env.DATABASE_QUERY_TIMEOUT_MS;
     this.databaseLockTimeoutMs = env.DATABASE_LOCK_TIMEOUT_MS;
+    this.pooling = {
+      sessionUrl: env.DATABASE_SESSION_URL ?? env.DATABASE_URL,
+      mode: env.DATABASE_POOLER === 'transaction' ? 'transaction' : 'none',
+      preparedStatements: env.DATABASE_PREPARED_STATEMENTS === undefined ? env.DATABASE_POOLER !== 'transaction' : env.DATABASE_PREPARED_STATEMENTS === 'true',
+      migrateOnStart: env.MIGRATE_ON_START === 'true',
+    };
     this.databasePool = { size: env.DATABASE_POOL_SIZE, waitMs: env.DATABASE_POOL_WAIT_MS };
     this.redisUrl = env.REDIS_URL;
     this.bootstrapKey =
@@ -149,6 +161,10 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
   // Node refuses a headers timeout longer than the request timeout (the request includes its headers).
   if (env.HTTP_REQUEST_TIMEOUT_MS < env.HTTP_HEADERS_TIMEOUT_MS) {
     throw new ConfigError([`HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS (got ${env.HTTP_REQUEST_TIMEOUT_MS} and ${env.HTTP_HEADERS_TIMEOUT_MS})`]);
+  }
+  // Behind a transaction-mode pooler the session's work (migrations, LISTEN, the dispatcher) must go elsewhere.
+  if (env.DATABASE_POOLER === 'transaction' && env.DATABASE_SESSION_URL === undefined) {
+    throw new ConfigError(['DATABASE_POOLER=transaction needs DATABASE_SESSION_URL: migrations, the webhook relay\'s LISTEN and the dispatcher need a session of their own, on PostgreSQL itself (docs/scaling.md)']);
   }
   // A worker listening only to refuse every scrape is a mistake to say at start, not a port to find closed.
   if (env.WORKER_METRICS_PORT !== undefined && env.METRICS_TOKEN === undefined && env.METRICS_PUBLIC !== 'true') {

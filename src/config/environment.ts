@@ -16,6 +16,7 @@ import {
   Validate,
   type ValidationArguments,
 } from 'class-validator';
+import { DatabaseEnvironmentVariables } from './database-environment.js';
 
 const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
@@ -111,7 +112,7 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
  * The process environment as the README's configuration table lists it. Every variable has its default here, so the
  * defaults are documented in one place and validated like user input.
  */
-export class EnvironmentVariables {
+export class EnvironmentVariables extends DatabaseEnvironmentVariables {
   @Transform(toInt)
   @IsInt({ message: 'PORT must be an integer between 1 and 65535' })
   @Min(1, { message: 'PORT must be an integer between 1 and 65535' })

@@ -1,11 +1,26 @@
 import pg from 'pg';
 import { createPgClient } from './pg-client.js';
 
+/** PostgreSQL's invalid_catalog_name: the database named at connection does not exist. */
+const NO_SUCH_DATABASE = '3D000';
+
 /**
- * Creates the database named in the URL when it does not exist yet, by connecting to the server's
- * `postgres` maintenance database. Safe when several processes race: "already exists" is success.
+ * Creates the database named in the URL when it does not exist yet. It connects to that database first:
+ * when it exists (always, once deployed) that is all, so a role without access to `postgres` (a managed
+ * server, a pooler that knows only the service's database) does not need one. Only when it does not exist
+ * does it connect to the server's `postgres` maintenance database to create it. Safe when several
+ * processes race: "already exists" is success.
  */
 export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
+  const target = createPgClient(databaseUrl, { connectTimeoutMs: 5_000 });
+  try {
+    await target.connect();
+    return false;
+  } catch (error) {
+    if ((error as { code?: string }).code !== NO_SUCH_DATABASE) throw error;
+  } finally {
+    await target.end().catch(() => undefined);
+  }
   const { name, client } = await connectToServer(databaseUrl);
   try {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
@@ -14,7 +29,8 @@ export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
       await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
       return true;
     } catch (error) {
-      if ((error as { code?: string }).code === '42P04') return false;
+      // 42P04 duplicate_database; 23505 when another process's CREATE DATABASE of the same name commits first.
+      if (['42P04', '23505'].includes((error as { code?: string }).code ?? '')) return false;
       throw error;
     }
   } finally {

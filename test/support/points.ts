@@ -53,7 +53,12 @@ export function payOrder(app: NestExpressApplication, who: TestProject, body: { 
 
 /** Direct reads for invariants the API does not show in one place. */
 export class PointsDb {
-  private readonly client = new pg.Client({ connectionString: testConfig().databaseUrl });
+  private readonly client: pg.Client;
+
+  /** On the run's database, or on the one `connectionString` names. */
+  constructor(connectionString = testConfig().databaseUrl) {
+    this.client = new pg.Client({ connectionString });
+  }
 
   async connect(): Promise<void> {
     await this.client.connect();

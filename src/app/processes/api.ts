@@ -2,15 +2,15 @@ import type { Server } from 'node:http';
 import { Logger } from '@nestjs/common';
 import { createApiApp } from '../http-app.js';
 import { loadConfigOrExit } from '../../config/app-config.js';
-import { migrateDatabase } from '../database/migrate.js';
+import { migrateOnStart } from '../database/migrate.js';
 import { onShutdownSignal } from '../../common/process/shutdown.js';
 import { SERVICE_VERSION } from '../../common/process/version.js';
 import { QueueName } from '../../queue/queue.definitions.js';
 
-/** The HTTP API process (`dist/main.js`). Migrates first (advisory lock), so one `node dist/main.js` is enough in a container. */
+/** The HTTP API process (`dist/main.js`). Migrates first (advisory lock; unless MIGRATE_ON_START=false), so one `node dist/main.js` is enough in a container. */
 export async function startApi(): Promise<void> {
   const config = loadConfigOrExit();
-  await migrateDatabase(config);
+  await migrateOnStart(config);
   const app = await createApiApp(config);
   const logger = new Logger('Api');
   const server = app.getHttpServer();

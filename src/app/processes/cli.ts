@@ -12,7 +12,7 @@ import { CampaignsModule } from '../../campaigns/campaigns.module.js';
 import { loadConfigOrExit } from '../../config/app-config.js';
 import { AppConfigModule } from '../../config/config.module.js';
 import { DatabaseModule } from '../database/database.module.js';
-import { migrateDatabase } from '../database/migrate.js';
+import { migrateDatabase, migrateOnStart } from '../database/migrate.js';
 import { CardsModule } from '../../cards/cards.module.js';
 import { DataCipher, keyId } from '../../common/crypto/data-cipher.js';
 import { DatabaseKitModule } from '../../database/database-kit.module.js';
@@ -31,7 +31,9 @@ import { workerHeartbeats } from '../../queue/worker-heartbeat.js';
 const USAGE = `Usage: node dist/cli.js <command>
 
 Commands:
-  migrate                          create the database if missing and apply pending migrations
+  migrate                          create the database if missing and apply pending migrations (on
+                                   DATABASE_SESSION_URL), whatever MIGRATE_ON_START says; the other
+                                   commands migrate first unless MIGRATE_ON_START=false
   create-project [--name <name>] [--key-name <name>]
                                    create a project and print its first application key as JSON; the key
                                    is named Primary unless --key-name names it (events carry the name)
@@ -71,7 +73,7 @@ Commands:
 /** Runs `work` with the auth module on a migrated database. */
 async function withAuth(work: (auth: AuthService) => Promise<void>): Promise<void> {
   const config = loadConfigOrExit();
-  await migrateDatabase(config);
+  await migrateOnStart(config);
   @Module({ imports: [AppConfigModule.forRoot(config), DatabaseModule, AuthModule] })
   class CliModule {}
   const app = await NestFactory.createApplicationContext(CliModule, { logger: ['error'] });
@@ -152,7 +154,7 @@ async function setTimeZone(argv: string[]): Promise<void> {
   const [projectId, zone] = argv;
   if (!projectId || !zone) throw new Error('usage: set-time-zone <project_id> <zone>');
   const config = loadConfigOrExit();
-  await migrateDatabase(config);
+  await migrateOnStart(config);
   @Module({ imports: [AppConfigModule.forRoot(config), DatabaseModule, DatabaseKitModule, CardsModule, AuthModule], providers: [BucketRepository, BucketScheduleService] })
   class TimeZoneModule {}
   const app = await NestFactory.createApplicationContext(TimeZoneModule, { logger: ['error'] });
@@ -173,7 +175,7 @@ async function expirySetAside(argv: string[]): Promise<void> {
   });
   if (values.release?.length && values['release-all']) throw new Error('usage: expiry-set-aside [--project <project_id>] [--release <card_id>]... [--release-all]');
   const config = loadConfigOrExit();
-  await migrateDatabase(config);
+  await migrateOnStart(config);
   @Module({ imports: [AppConfigModule.forRoot(config), DatabaseModule, DatabaseKitModule, CardsModule], providers: [ExpiryRepository, ExpiryService] })
   class ExpirySetAsideModule {}
   const app = await NestFactory.createApplicationContext(ExpirySetAsideModule, { logger: ['error'] });
@@ -194,7 +196,7 @@ async function expirySetAside(argv: string[]): Promise<void> {
 
 async function openapi(argv: string[]): Promise<void> {
   const config = loadConfigOrExit({ LOG_LEVEL: 'warn' });
-  await migrateDatabase(config);
+  await migrateOnStart(config);
   const app = await createApiApp(config);
   try {
     const text = serializeOpenApi(buildOpenApiDocument(app));
@@ -217,7 +219,7 @@ async function seed(argv: string[]): Promise<void> {
   // One statement inserts 100,000 rows (or vacuums a million): longer than a request's cap on a slow disk,
   // and nobody but the operator waits on it.
   const config = loadConfigOrExit({ DATABASE_QUERY_TIMEOUT_MS: '0' });
-  await migrateDatabase(config);
+  await migrateOnStart(config);
   // The campaign is made by CampaignsService, which needs the queue module even though a campaign with
   // no cards to generate enqueues nothing.
   @Module({
@@ -239,7 +241,7 @@ async function seed(argv: string[]): Promise<void> {
 /** Secrets at rest: every stored secret rewritten under the current key (or plain without one). */
 async function encryptSecrets(): Promise<void> {
   const config = loadConfigOrExit();
-  await migrateDatabase(config);
+  await migrateOnStart(config);
   @Module({ imports: [AppConfigModule.forRoot(config), DatabaseModule], providers: [DataCipher, WebhookSecretRepository, DistributionRepository, SecretsAtRestService] })
   class EncryptSecretsModule {}
   const app = await NestFactory.createApplicationContext(EncryptSecretsModule, { logger: ['error'] });

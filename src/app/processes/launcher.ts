@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { loadConfigOrExit } from '../../config/app-config.js';
-import { migrateDatabase } from '../database/migrate.js';
+import { migrateOnStart } from '../database/migrate.js';
 
 /** How often the launcher checks that the process that started it is still there. */
 const PARENT_CHECK_MS = 250;
@@ -27,8 +27,8 @@ function log(message: string): void {
  */
 export async function startLauncher(entryDir: string): Promise<void> {
   const config = loadConfigOrExit();
-  const applied = await migrateDatabase(config);
-  log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
+  const applied = await migrateOnStart(config);
+  log(applied === null ? 'not migrating (MIGRATE_ON_START=false)' : applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
 
   const children = new Map<string, ChildProcess>();
   let stopping = false;

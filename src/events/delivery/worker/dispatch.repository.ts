@@ -248,7 +248,7 @@ export class DispatchRepository implements OnApplicationShutdown {
   }
 
   private async connect(): Promise<pg.Client> {
-    const client = createPgClient(this.config.databaseUrl, {
+    const client = createPgClient(this.config.pooling.sessionUrl, {
       applicationName: 'loyalty-webhook-dispatcher',
       settings: SESSION_SETTINGS,
       connectTimeoutMs: 2_000,

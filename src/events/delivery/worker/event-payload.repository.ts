@@ -67,7 +67,7 @@ export class EventPayloadRepository implements OnApplicationShutdown {
 
   private connect(lane: number): Promise<pg.Client> {
     const statementMs = this.config.databaseQueryTimeoutMs;
-    const client = createPgClient(this.config.databaseUrl, {
+    const client = createPgClient(this.config.pooling.sessionUrl, {
       applicationName: 'loyalty-webhook-payloads',
       settings: { jit: 'off', ...(statementMs > 0 ? { statement_timeout: String(statementMs) } : {}) },
       connectTimeoutMs: 2_000,

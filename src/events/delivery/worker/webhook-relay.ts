@@ -86,7 +86,7 @@ export class WebhookRelay {
 
   private async listen(): Promise<void> {
     if (this.stopped) return;
-    const client = createPgClient(this.config.databaseUrl, { applicationName: 'loyalty-webhook-relay' });
+    const client = createPgClient(this.config.pooling.sessionUrl, { applicationName: 'loyalty-webhook-relay' });
     const retry = () => {
       if (this.listener === client) this.listener = null;
       if (!this.stopped && !this.reconnect) this.reconnect = setTimeout(() => ((this.reconnect = null), void this.listen()), RECONNECT_MS);
