@@ -2,30 +2,49 @@
  * Jest runs the TypeScript sources as native ES modules (NestJS 12 ships ESM only): @swc/jest strips
  * types and keeps decorator metadata, and `--experimental-vm-modules` (see package.json) lets jest load
  * ESM. The `.js` suffix our imports carry for Node's resolver is mapped back to the `.ts` source.
+ *
+ * Three tiers, each a jest project (`npm run test:unit|test:service|test:e2e`, or `--selectProjects`):
+ * - unit: src/**\/*.spec.ts and the architecture test, no database and no Redis;
+ * - service: test/**\/*.service-spec.ts, the feature modules on PostgreSQL without HTTP or workers;
+ * - e2e: test/**\/*.e2e-spec.ts, the API, the worker and real processes.
+ * The service and e2e files run in test/setup/file-environment.mjs: a database copied from the run's
+ * migrated template and a queue prefix per file, so files run in parallel workers (`--maxWorkers`);
+ * a file whose docblock says `@serial` runs alone.
  */
-export default {
-  testEnvironment: 'node',
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      target: 'es2022',
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+      keepClassNames: true,
+    },
+    module: { type: 'es6' },
+    sourceMaps: 'inline',
+  },
+];
+
+const project = (displayName, testMatch, testEnvironment) => ({
+  displayName,
+  // The run's template database and queue prefix (run once however many projects name them; not at all for
+  // the unit tier alone, which needs neither the database nor the build).
+  ...(testEnvironment === 'node' ? {} : { globalSetup: '<rootDir>/test/setup/global-setup.mjs', globalTeardown: '<rootDir>/test/setup/global-teardown.mjs' }),
   rootDir: '.',
-  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/arch/*.spec.ts', '<rootDir>/test/**/*.service-spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
+  testMatch,
+  testEnvironment,
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  transform: {
-    '^.+\\.ts$': [
-      '@swc/jest',
-      {
-        jsc: {
-          target: 'es2022',
-          parser: { syntax: 'typescript', decorators: true },
-          transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
-          keepClassNames: true,
-        },
-        module: { type: 'es6' },
-        sourceMaps: 'inline',
-      },
-    ],
-  },
-  globalSetup: '<rootDir>/test/setup/global-setup.mjs',
-  globalTeardown: '<rootDir>/test/setup/global-teardown.mjs',
+  transform: { '^.+\\.ts$': swc },
+});
+
+export default {
+  rootDir: '.',
+  projects: [
+    project('unit', ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/arch/*.spec.ts'], 'node'),
+    project('service', ['<rootDir>/test/**/*.service-spec.ts'], '<rootDir>/test/setup/file-environment.mjs'),
+    project('e2e', ['<rootDir>/test/**/*.e2e-spec.ts'], '<rootDir>/test/setup/file-environment.mjs'),
+  ],
   reporters: ['default', '<rootDir>/test/setup/summary-reporter.mjs'],
   testTimeout: 60_000,
   verbose: true,

@@ -1,3 +1,6 @@
+/**
+ * @serial timing under measurement: runs alone (test/setup/file-environment.mjs).
+ */
 import { connect } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';

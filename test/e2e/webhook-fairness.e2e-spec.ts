@@ -1,3 +1,6 @@
+/**
+ * @serial timing under measurement: runs alone (test/setup/file-environment.mjs).
+ */
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { INestApplicationContext } from '@nestjs/common';

@@ -1,6 +1,8 @@
-// Each run gets its own database and Redis key prefix, created here and removed in global-teardown,
-// so runs never share state. Jest loads global setup outside its ESM module graph, so this file uses
-// the compiled service (`npm test` builds first) rather than the TypeScript sources.
+// Each run gets its own databases and Redis key prefixes, created here and in the per-file environment
+// (file-environment.mjs) and removed in global-teardown, so runs never share state, nor files within a run.
+// Here the run's template database is migrated once; each test file then gets a copy of it
+// (CREATE DATABASE … TEMPLATE) and a queue prefix of its own. Jest loads global setup outside its ESM module
+// graph, so this file uses the compiled service (`npm test` builds first) rather than the TypeScript sources.
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../dist/config/app-config.js';
 import { migrateDatabase } from '../../dist/app/database/migrate.js';
@@ -9,11 +11,16 @@ export default async function globalSetup() {
   const runId = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const server = new URL(loadConfig().databaseUrl);
   server.pathname = `/loyalty_test_${runId}`;
-  process.env.DATABASE_URL = server.toString();
+  process.env.TEST_RUN_ID = runId;
+  // The template: nothing connects to it after migration (a copy needs it idle). The workers' DATABASE_URL
+  // and QUEUE_PREFIX are the file's own, set by file-environment.mjs before a file runs.
+  process.env.TEST_TEMPLATE_DATABASE_URL = server.toString();
+  process.env.TEST_QUEUE_PREFIX = `loyalty_test_${runId}`;
+  process.env.DATABASE_URL = `${server.toString()}_none`;
   process.env.QUEUE_PREFIX = `loyalty_test_${runId}`;
   process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
   // Every test speaks from 127.0.0.1 and many answer 401 on purpose: the limit on failed authentications
   // per address is off for them, and on in the tests of that limit (test/e2e/auth-limits.e2e-spec.ts).
   process.env.AUTH_FAILURE_LIMIT = '0';
-  await migrateDatabase(loadConfig());
+  await migrateDatabase(loadConfig({ DATABASE_URL: server.toString() }));
 }
