@@ -5,8 +5,6 @@ import { CreateMemberDto } from '../../src/members/dto/member.dto.js';
 import { MembersService } from '../../src/members/members.service.js';
 import { CreateEarningRuleDto } from '../../src/points/earning/dto/earning-rule.dto.js';
 import { EarningRulesService } from '../../src/points/earning/earning-rules.service.js';
-import { BalanceService } from '../../src/points/balance/balance.service.js';
-import { BalanceChangeDto } from '../../src/points/balance/dto/balance.dto.js';
 import { CreateOrderDto } from '../../src/points/orders/dto/order.dto.js';
 import { OrdersService } from '../../src/points/orders/orders.service.js';
 import { type RuleSpec, unique } from './points.js';
@@ -51,58 +49,4 @@ export async function enrolCustomer(services: Services, project: ProjectContext,
 /** POST /v1/orders of a PAID order for the customer, through OrdersService. */
 export async function payOrder(services: Services, project: ProjectContext, order: { source_id: string; customer: string; amount?: number }) {
   return services.get(OrdersService).create(project, await body(CreateOrderDto, { status: 'PAID', amount: order.amount ?? 1000, source_id: order.source_id, customer: { source_id: order.customer } }));
-}
-
-/**
- * The data builders of the service tier: each makes one thing through the services the API's controllers
- * call (never by SQL, so the rows are what the service writes) and returns what the next builder needs.
- * A service or repository change gets a service spec (test/service/<feature>.service-spec.ts) built from
- * these by default; an e2e file is for what needs HTTP, a worker or a process.
- *
- *   const program = await aProgram(services, { rules: [{ points: 5 }] });
- *   const member = await aMember(services, program);
- *   await aPaidOrder(services, member, { amount: 2500 });
- *   await aBucket(services, member, { points: 4, expiresOn: '2030-01-31' });
- */
-export interface ProgramBuilt {
-  project: ProjectContext;
-  campaignId: string;
-  programId: string;
-}
-
-export interface MemberBuilt extends ProgramBuilt {
-  /** The customer's source id. */
-  customer: string;
-  card: { id: string; code: string };
-}
-
-/** A project (unless given) and a loyalty program whose members get a card at enrolment, with its earning rules. */
-export async function aProgram(
-  services: Services,
-  options: { project?: ProjectContext; rules?: RuleSpec[]; initialPoints?: number; expirationRules?: object } = {},
-): Promise<ProgramBuilt> {
-  const project = options.project ?? (await services.project());
-  const { campaignId, programId } = await pointsProgram(services, project, options.rules ?? [], options.initialPoints ?? 0, options.expirationRules);
-  return { project, campaignId, programId };
-}
-
-/** A member of the program (a new customer unless given) and its card. */
-export async function aMember(services: Services, program: ProgramBuilt, customer = unique('member')): Promise<MemberBuilt> {
-  const member = await enrolCustomer(services, program.project, program.programId, customer);
-  const card = member.cards[0];
-  return { ...program, customer, card: { id: card.id, code: card.code } };
-}
-
-/** A PAID order of the member (its earning rules apply); the order as OrdersService answers it. */
-export async function aPaidOrder(services: Services, member: MemberBuilt, options: { amount?: number; sourceId?: string } = {}) {
-  return payOrder(services, member.project, { source_id: options.sourceId ?? unique('order'), customer: member.customer, amount: options.amount });
-}
-
-/**
- * Points on the member's card that expire on `expiresOn` (YYYY-MM-DD: that day's bucket), or never (no date),
- * added as the balance endpoint adds them. Needs BalanceService among the module's providers (PointsModule).
- */
-export async function aBucket(services: Services, member: MemberBuilt, options: { points: number; expiresOn?: string }) {
-  const expiry = options.expiresOn ? { expiration_type: 'CUSTOM_DATE', expiration_date: options.expiresOn } : { expiration_type: 'NON_EXPIRING' };
-  return services.get(BalanceService).change(member.project, null, member.card.code, await body(BalanceChangeDto, { points: options.points, ...expiry }), undefined);
 }
