@@ -22,5 +22,10 @@ export default async function globalSetup() {
   // Every test speaks from 127.0.0.1 and many answer 401 on purpose: the limit on failed authentications
   // per address is off for them, and on in the tests of that limit (test/e2e/auth-limits.e2e-spec.ts).
   process.env.AUTH_FAILURE_LIMIT = '0';
+  // Files run in parallel workers on a shared 2-core machine: a request may wait for a pool connection or a
+  // row lock longer than the production defaults (2 s, 3 s) for want of CPU, not for a bug, and the race
+  // suites count any 503 as a failure. The tests of those bounds set their own (database-busy.e2e-spec.ts).
+  process.env.DATABASE_POOL_WAIT_MS ??= '10000';
+  process.env.DATABASE_LOCK_TIMEOUT_MS ??= '10000';
   await migrateDatabase(loadConfig({ DATABASE_URL: server.toString() }));
 }

@@ -84,6 +84,7 @@ export async function startWorkerProcess(env: Record<string, string | undefined>
   let output = '';
   worker.stdout?.on('data', (chunk) => (output += chunk));
   worker.stderr?.on('data', (chunk) => (output += chunk));
-  await waitFor(async () => (output.includes('Worker ready') ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
+  // A start takes a few seconds; on a loaded machine (parallel test files) it took over 20.
+  await waitFor(async () => (output.includes('Worker ready') ? true : undefined), { timeoutMs: 60_000, intervalMs: 100 });
   return worker;
 }
