@@ -130,8 +130,11 @@ describe('deploy/: the settings', () => {
     expect(() => execFileSync('git', ['check-ignore', '-q', 'deploy/overlays/example/secrets.env'], { cwd: ROOT })).not.toThrow();
   });
 
-  it('every ConfigMap and Secret a container reads exists', () => {
+  it('every ConfigMap and Secret a container reads exists, labelled to be applied with the Job, before the rest', () => {
     for (const container of containersOf(overlay)) expect(() => environmentOf(container, overlay)).not.toThrow();
+    const component = (resources: Resource[]) => resources.map((r) => `${r.kind}=${r.metadata.labels?.['app.kubernetes.io/component']}`).sort();
+    expect(component(overlay.filter((r) => r.kind === 'ConfigMap' || r.kind === 'Secret'))).toEqual(['ConfigMap=config', 'Secret=config']);
+    expect(component(overlay.filter((r) => r.kind === 'Job'))).toEqual(['Job=migrate']);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * What `kustomize build` (or `kubectl kustomize`) makes of deploy/, for the part of kustomize deploy/ uses: no
- * kustomize binary runs here (docs/decisions.md, "Kubernetes manifests"). Anything else in a kustomization.yaml
+ * kustomize binary runs here (docs/decisions.md, "Kubernetes manifests (issue 39)"). Anything else in a kustomization.yaml
  * (a field, a generator option, a patch form) is refused, so that the test never checks less than a cluster
  * would get. Differences on purpose: generated names get no hash suffix (references are compared by name), and
  * a missing `envs` file is read from `<file>.example` when that exists (secrets.env is not committed).
