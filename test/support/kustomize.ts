@@ -3,7 +3,8 @@
  * kustomize binary runs here (docs/decisions.md, "Kubernetes manifests (issue 39)"). Anything else in a kustomization.yaml
  * (a field, a generator option, a patch form) is refused, so that the test never checks less than a cluster
  * would get. Differences on purpose: generated names get no hash suffix (references are compared by name), and
- * a missing `envs` file is read from `<file>.example` when that exists (secrets.env is not committed).
+ * an `envs` file is read from `<file>.example` when that exists (secrets.env is not committed, and a real one
+ * in a working copy is never read by a test).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,7 +29,7 @@ const FIELDS = new Set(['apiVersion', 'kind', 'namespace', 'labels', 'resources'
 
 /** `KEY=value` lines; `#` comments and blank lines skipped (kustomize's env file format). */
 export function readEnvFile(file: string): Record<string, string> {
-  const path = existsSync(file) || !existsSync(`${file}.example`) ? file : `${file}.example`;
+  const path = existsSync(`${file}.example`) ? `${file}.example` : file;
   const entries: Record<string, string> = {};
   for (const line of readFileSync(path, 'utf8').split('\n')) {
     const trimmed = line.trim();
