@@ -7,7 +7,7 @@
 //       offered at 7 points. --connections clients (32), the card of each request taken round-robin: a
 //       redemption drains the soonest-expiring bucket, often two.
 //   (b) hot card: 20 clients (fixed) on one card (1,000,000 points, 3 dated buckets) and one reward with a
-//       limited stock (--hot-stock, 1000): the stock runs out during the window, the rest must be answered
+//       limited stock (--hot-stock, 100): the stock runs out during the window, the rest must be answered
 //       400 `out_of_stock`, never oversold, never a 5xx.
 //
 // Per part: redemptions/s (2xx), p50/p99 latency, the status histogram, CPU ms per redemption of the API, the
@@ -21,7 +21,7 @@
 // of bench/orders.mjs); see bench/README.md, "Redemptions".
 //
 // Options: --duration S (10), --warmup S (2), --connections C (32; part b uses 20), --parts spread,hot,
-// --hot-stock N (1000). A crash exits 1; so does a missed target ((a) p99 <= 200 ms; (b) no 5xx, no
+// --hot-stock N (100). A crash exits 1; so does a missed target ((a) p99 <= 200 ms; (b) no 5xx, no
 // oversell, p99 <= 500 ms). Results: bench/results/redemptions.json.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -44,7 +44,7 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '32' },
     parts: { type: 'string', default: 'spread,hot' },
-    'hot-stock': { type: 'string', default: '1000' },
+    'hot-stock': { type: 'string', default: '100' },
   },
 });
 const DURATION = positive(args.duration, '--duration');
