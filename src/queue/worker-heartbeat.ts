@@ -20,7 +20,7 @@ export interface Heartbeat {
 
 interface StoredHeartbeat extends Heartbeat {
   /** Epoch milliseconds after which the heartbeat no longer counts (its worker is gone or hung). */
-  until: number;
+  expires: number;
 }
 
 /**
@@ -34,13 +34,13 @@ local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local all = redis.call('HGETALL', KEYS[1])
 for i = 1, #all, 2 do
   local ok, value = pcall(cjson.decode, all[i + 1])
-  if not ok or type(value) ~= 'table' or tonumber(value.until) == nil or tonumber(value.until) < now then redis.call('HDEL', KEYS[1], all[i]) end
+  if not ok or type(value) ~= 'table' or tonumber(value.expires) == nil or tonumber(value.expires) < now then redis.call('HDEL', KEYS[1], all[i]) end
 end
 if ARGV[2] == '' then
   redis.call('HDEL', KEYS[1], ARGV[1])
 else
   local beat = cjson.decode(ARGV[2])
-  beat.until = now + tonumber(ARGV[3])
+  beat.expires = now + tonumber(ARGV[3])
   redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(beat))
   redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
 end
@@ -51,7 +51,7 @@ type Beat = (key: string, field: string, value: string, ttlMs: number) => Promis
 
 /**
  * A worker's sign of life for health checks: a field per process in one Redis hash, counted only until its
- * `until`, so a hung or killed worker disappears within HEARTBEAT_TTL_MS, and a worker that stops cleanly
+ * `expires` (Redis time), so a hung or killed worker disappears within HEARTBEAT_TTL_MS, and a worker that stops cleanly
  * removes its own. `node dist/cli.js worker-health` reads them; `GET /health` on WORKER_METRICS_PORT is the
  * HTTP probe.
  */
@@ -103,7 +103,7 @@ export async function workerHeartbeats(topology: RedisTopology, queuePrefix: str
     const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
     return Object.values(all)
       .map((text) => parse(text))
-      .filter((beat): beat is StoredHeartbeat => beat !== null && beat.until >= now && (host === undefined || beat.host === host))
+      .filter((beat): beat is StoredHeartbeat => beat !== null && beat.expires >= now && (host === undefined || beat.host === host))
       .map(({ host: h, pid, worker_id, at }) => ({ host: h, pid, worker_id, at }));
   } finally {
     redis.disconnect();
@@ -113,7 +113,7 @@ export async function workerHeartbeats(topology: RedisTopology, queuePrefix: str
 function parse(text: string): StoredHeartbeat | null {
   try {
     const value = JSON.parse(text) as StoredHeartbeat;
-    return typeof value.until === 'number' ? value : null;
+    return typeof value.expires === 'number' ? value : null;
   } catch {
     return null;
   }
