@@ -58,6 +58,9 @@ if (missing.length) process.stderr.write(`test/e2e/redis-sentinel.e2e-spec.ts sk
     BOOTSTRAP_APP_TOKEN: appToken,
     WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
     PENDING_POINTS_DAY_MS: '2000',
+    // A request the receiver (this busy test process) leaves unanswered is retried within a second or two.
+    WEBHOOK_TIMEOUT_MS: '2000',
+    WEBHOOK_RETRY_BASE_MS: '500',
     ...extra,
   });
 
@@ -173,7 +176,7 @@ if (missing.length) process.stderr.write(`test/e2e/redis-sentinel.e2e-spec.ts sk
       if (res.status === 200) ordered.push(String(res.body.id));
       return { status: res.status, what: `order ${JSON.stringify(res.body).slice(0, 200)}` };
     });
-    stream.start(4);
+    stream.start(2, 40);
     try {
       const first = (await masterPort())!;
       await waitFor(async () => (stream.count((s) => s === 200) > 20 ? true : undefined));
@@ -185,7 +188,7 @@ if (missing.length) process.stderr.write(`test/e2e/redis-sentinel.e2e-spec.ts sk
         return now !== undefined && now !== first ? now : undefined;
       }, { timeoutMs: 20_000, intervalMs: 100 });
       const afterFirst = stream.answers.length;
-      await waitFor(async () => (stream.answers.slice(afterFirst).filter((a) => a.status === 200).length > 30 ? true : undefined), { timeoutMs: 30_000, intervalMs: 100 });
+      await waitFor(async () => (stream.answers.slice(afterFirst).filter((a) => a.status === 200).length > 15 ? true : undefined), { timeoutMs: 30_000, intervalMs: 100 });
       await waitFor(async () => ((await settled()) ? true : undefined), { timeoutMs: 30_000, intervalMs: 200 });
 
       // 2. The new master dies: the sentinels promote the other one.
@@ -195,14 +198,15 @@ if (missing.length) process.stderr.write(`test/e2e/redis-sentinel.e2e-spec.ts sk
         return now !== undefined && now !== second ? now : undefined;
       }, { timeoutMs: 30_000, intervalMs: 100 });
       const afterSecond = stream.answers.length;
-      await waitFor(async () => (stream.answers.slice(afterSecond).filter((a) => a.status === 200).length > 30 ? true : undefined), { timeoutMs: 30_000, intervalMs: 100 });
+      await waitFor(async () => (stream.answers.slice(afterSecond).filter((a) => a.status === 200).length > 15 ? true : undefined), { timeoutMs: 30_000, intervalMs: 100 });
     } finally {
       await stream.stop();
     }
 
     const statuses = new Map<number, number>();
     for (const answer of stream.answers) statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-    process.stderr.write(`redis-sentinel e2e: ${stream.answers.length} answers through two failovers: ${JSON.stringify(Object.fromEntries(statuses))}\n`);
+    const streamed = stream.answers.length ? stream.answers[stream.answers.length - 1].at - stream.answers[0].at : 0;
+    process.stderr.write(`redis-sentinel e2e: ${stream.answers.length} answers in ${streamed} ms through two failovers: ${JSON.stringify(Object.fromEntries(statuses))}\n`);
     // A write Redis refused or could not take is a 503 (CONTRACT's shape), never a 500.
     expect(stream.answers.filter((a) => a.status !== 200 && a.status !== 503).slice(0, 5)).toEqual([]);
     for (const refused of stream.answers.filter((a) => a.status === 503).slice(0, 3)) expect(refused.what).toMatch(/"code":503,"key":"service_unavailable"/);
@@ -227,7 +231,10 @@ if (missing.length) process.stderr.write(`test/e2e/redis-sentinel.e2e-spec.ts sk
     const events = await db.query<{ id: string }>('SELECT id FROM events WHERE type = $1', [ACTIVATED]);
     expect(events).toHaveLength(entries);
     const delivered = () => new Set(receiver.on('/activated').map((request) => JSON.parse(request.body).event.id as string));
-    await waitFor(async () => (events.every((event) => delivered().has(event.id)) ? true : undefined), { timeoutMs: 45_000, intervalMs: 200 });
+    await waitFor(async () => (events.every((event) => delivered().has(event.id)) ? true : undefined), { timeoutMs: 30_000, intervalMs: 200 }).catch(async (error: Error) => {
+      const deliveries = await db.query('SELECT status, count(*)::int AS n FROM webhook_deliveries GROUP BY status');
+      throw new Error(`${error.message}: ${delivered().size} of ${events.length} delivered; deliveries ${JSON.stringify(deliveries)}\n--- worker ---\n${worker.output.slice(-3000)}`);
+    });
     expect(await db.brokenCards()).toEqual([]);
     expect(api.output).not.toMatch(/"statusCode":500|internal_server_error/);
   }, 180_000);

@@ -52,13 +52,17 @@ export class RequestStream {
 
   constructor(private readonly send: (i: number) => Promise<{ status: number; what: string }>) {}
 
-  start(lanes: number): void {
+  /** `paceMs`: a lane's least time between the starts of two requests (the stream's shape, not a wait for anything). */
+  start(lanes: number, paceMs = 0): void {
     this.running = true;
     let n = 0;
     this.loops = Array.from({ length: lanes }, async () => {
       while (this.running) {
+        const started = Date.now();
         const answer = await this.send(n++).catch((error: Error) => ({ status: 0, what: error.message }));
         this.answers.push({ ...answer, at: Date.now() });
+        const rest = paceMs - (Date.now() - started);
+        if (rest > 0 && this.running) await new Promise((resolve) => setTimeout(resolve, rest));
       }
     });
   }
