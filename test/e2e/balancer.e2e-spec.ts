@@ -145,8 +145,8 @@ const DRAIN_MS = 2_000;
       return { status: res.status, what: `order ${JSON.stringify(res.body).slice(0, 200)}` };
     });
     stream.start(3, 20);
-    let stopped: number | string = -1;
-    let stoppedInMs = 0;
+    let stopped: number | string | undefined;
+    let stoppedInMs: number | undefined;
     try {
       await waitFor(async () => (stream.count((s) => s === 200) > 50 ? true : undefined));
       const victim = apis.get(ports[1])!;
