@@ -167,10 +167,17 @@ if (missing.length) process.stderr.write(`test/e2e/redis-sentinel.e2e-spec.ts sk
     }
 
     const ordered: string[] = [];
+    const pings: string[] = [];
     const stream = new RequestStream(async (i) => {
-      if (i % 3 === 2) {
+      if (i % 4 === 2) {
         const res = await call('GET', `/v1/loyalties/members/${codes[i % codes.length]}`);
         return { status: res.status, what: `read ${JSON.stringify(res.body).slice(0, 200)}` };
+      }
+      if (i % 4 === 3) {
+        // A write that needs Redis there and then (its job is enqueued in the request): 200, or 503 while no master takes it.
+        const res = await call('POST', '/v1/diagnostics/pings', { note: 'during failover' });
+        if (res.status === 200) pings.push(String(res.body.id));
+        return { status: res.status, what: `ping ${JSON.stringify(res.body).slice(0, 200)}` };
       }
       const res = await call('POST', '/v1/orders', { status: 'PAID', amount: 1000, customer: { source_id: customers[i % customers.length] } });
       if (res.status === 200) ordered.push(String(res.body.id));
@@ -215,7 +222,9 @@ if (missing.length) process.stderr.write(`test/e2e/redis-sentinel.e2e-spec.ts sk
     const after = await call('POST', '/v1/orders', { status: 'PAID', amount: 1000, customer: { source_id: customers[0] } });
     expect(after.status).toBe(200);
     ordered.push(String(after.body.id));
-    await waitFor(async () => ((await call('GET', `/v1/loyalties/members/${codes[0]}`)).headers.get('x-rate-limit-remaining') !== null ? true : undefined), { timeoutMs: 10_000 });
+    await waitFor(async () => ((await call('GET', `/v1/loyalties/members/${codes[0]}`)).headers.get('x-rate-limit-remaining') !== null ? true : undefined), { timeoutMs: 20_000, intervalMs: 200 }).catch((error: Error) => {
+      throw new Error(`the limiter: ${error.message}\n--- API ---\n${api.output.split('\n').filter((line) => /Redis|redis/.test(line)).join('\n').slice(-3000)}`);
+    });
     await waitFor(async () => {
       const health = await run(process.execPath, ['dist/cli.js', 'worker-health', '--any'], { cwd: root, env: env({ LOG_LEVEL: 'warn' }), timeout: 20_000 }).catch(() => null);
       return health ? true : undefined;
@@ -235,6 +244,8 @@ if (missing.length) process.stderr.write(`test/e2e/redis-sentinel.e2e-spec.ts sk
       const deliveries = await db.query('SELECT status, count(*)::int AS n FROM webhook_deliveries GROUP BY status');
       throw new Error(`${error.message}: ${delivered().size} of ${events.length} delivered; deliveries ${JSON.stringify(deliveries)}\n--- worker ---\n${worker.output.slice(-3000)}`);
     });
+    // Every ping accepted was run by the worker.
+    await waitFor(async () => ((await db.count("SELECT 1 FROM diagnostic_pings WHERE id = ANY($1) AND status = 'DONE'", [pings])) === pings.length ? true : undefined), { timeoutMs: 20_000, intervalMs: 200 });
     expect(await db.brokenCards()).toEqual([]);
     expect(api.output).not.toMatch(/"statusCode":500|internal_server_error/);
   }, 180_000);
