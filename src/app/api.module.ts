@@ -25,6 +25,7 @@ import { PointsModule } from '../points/points.module.js';
 import { QueueModule } from '../queue/queue.module.js';
 import { ProjectRateLimitGuard } from '../rate-limit/project-rate-limit.guard.js';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
+import { RedemptionsModule } from '../redemptions/redemptions.module.js';
 import { RewardsModule } from '../rewards/rewards.module.js';
 
 /**
@@ -55,6 +56,7 @@ export class ApiModule {
         EventsModule,
         PointsModule,
         RewardsModule,
+        RedemptionsModule,
         FeatureQuestionsModule,
         DashboardModule,
         ApiMetricsModule.forRoot(config),

@@ -57,6 +57,8 @@ export type CustomerFields = Partial<Pick<Customer, 'name' | 'description' | 'em
 export interface CampaignPoints {
   campaign: string;
   points: number;
+  /** Points of the customer's cards there spent on rewards, less those rolled back. */
+  redeemed: number;
 }
 
 @Injectable()
@@ -125,7 +127,7 @@ export class CustomerRepository {
   /** Balance per campaign over the customer's cards held by live members of live campaigns. */
   async pointsByCampaign(projectId: string, customerId: string): Promise<CampaignPoints[]> {
     const rows = (await this.dataSource.query(
-      `SELECT c.name AS campaign, sum(v.balance)::float8 AS points
+      `SELECT c.name AS campaign, sum(v.balance)::float8 AS points, sum(v.redeemed_points)::float8 AS redeemed
        FROM vouchers v
        JOIN members m ON m.id = v.member_id AND m.status <> 'DELETED'
        JOIN campaigns c ON c.id = v.campaign_id AND c.deleted_at IS NULL

@@ -209,7 +209,7 @@ VALUES ($1, $2, $3${columns.map((_, i) => `, $${i + 4}`).join('')})
 ${onConflict} RETURNING ${CUSTOMER_COLUMNS};
 
 -- customers/customer.repository.ts: CustomerRepository.pointsByCampaign
-SELECT c.name AS campaign, sum(v.balance)::float8 AS points
+SELECT c.name AS campaign, sum(v.balance)::float8 AS points, sum(v.redeemed_points)::float8 AS redeemed
 FROM vouchers v
 JOIN members m ON m.id = v.member_id AND m.status <> 'DELETED'
 JOIN campaigns c ON c.id = v.campaign_id AND c.deleted_at IS NULL
@@ -1081,6 +1081,47 @@ SELECT ${COLUMNS} FROM loyalty_pending_points WHERE ${where.join(' AND ')} ORDER
 -- points/pending/pending-points.repository.ts: PendingPointsRepository.deleteOfCards
 DELETE FROM loyalty_pending_points WHERE id IN (SELECT id FROM loyalty_pending_points WHERE voucher_id = ANY($1::text[]) LIMIT $2);
 
+-- redemptions/redemption-events.repository.ts: RECORD (prepared redemption_events_record)
+INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
+  SELECT 'evcus_' || left(md5(random()::text || clock_timestamp()::text || s.entity_id), 18), s.project_id, s.type, s.entity_id, s.group_id, s.event_source,
+         CASE WHEN octet_length(s.data::text) <= $5::int THEN s.data ELSE loyalty_event_fit(s.data, $5::int) END
+  FROM (
+SELECT v.project_id, e.type, v.holder_id AS entity_id, $2::text AS group_id, $3::jsonb AS event_source,
+       (jsonb_build_object(
+         'customer', loyalty_customer_json(cu),
+         'holder', loyalty_customer_json(cu),
+         'campaign', loyalty_campaign_json(ca),
+         'voucher', loyalty_voucher_json(v, ca.name, v.points, v.balance, v.pending_points, v.next_expiration_date, v.next_expiration_points, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = v.member_id)))
+        || e.data)::json AS data
+FROM vouchers v
+JOIN customers cu ON cu.id = v.holder_id
+JOIN campaigns ca ON ca.id = v.campaign_id
+CROSS JOIN ROWS FROM (jsonb_to_recordset($4::jsonb) AS (type text, data jsonb)) WITH ORDINALITY AS e(type, data, n)
+WHERE v.id = $1
+ORDER BY e.n OFFSET 0) s;
+
+-- redemptions/redemption.repository.ts: RedemptionRepository.insert
+INSERT INTO redemptions (id, project_id, object, redemption_id, status, voucher_id, campaign_id, customer_id, reward_id, assignment_id, points, buckets,
+                         target_card_id, target_points, order_id, tracking_id, reason, metadata, transaction_id, snapshot)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) RETURNING created_at;
+
+-- redemptions/redemption.repository.ts: RedemptionRepository.markRolledBack
+UPDATE redemptions SET status = 'ROLLED_BACK' WHERE project_id = $1 AND id = $2 AND status = 'SUCCEEDED';
+
+-- redemptions/redemption.repository.ts: RedemptionRepository.list
+SELECT r.id FROM redemptions r WHERE r.project_id = $1 AND ($2::text IS NULL OR r.campaign_id = $2) AND ($3::text IS NULL OR r.customer_id = $3)
+AND ($4::text IS NULL OR r.order_id = $4) AND ($5::text IS NULL OR r.voucher_id = $5)
+AND ($6::timestamptz IS NULL OR r.created_at < $6) AND ($7::timestamptz IS NULL OR r.created_at > $7) ORDER BY r.seq DESC LIMIT $8 OFFSET $9;
+
+-- redemptions/redemption.repository.ts: RedemptionRepository.list #2
+SELECT count(*)::int AS total FROM redemptions r WHERE r.project_id = $1 AND ($2::text IS NULL OR r.campaign_id = $2) AND ($3::text IS NULL OR r.customer_id = $3)
+AND ($4::text IS NULL OR r.order_id = $4) AND ($5::text IS NULL OR r.voucher_id = $5)
+AND ($6::timestamptz IS NULL OR r.created_at < $6) AND ($7::timestamptz IS NULL OR r.created_at > $7);
+
+-- redemptions/redemption.repository.ts: RedemptionRepository.cardStates
+SELECT id, code, campaign_id, holder_id, points::float8 AS points, balance::float8 AS balance, redeemed_points::float8 AS redeemed_points, redeemed_quantity, created_at, updated_at
+FROM vouchers WHERE id = ANY($1::text[]);
+
 -- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.holdCampaign
 SELECT pg_advisory_xact_lock(hashtextextended('reward_assignments:' || $1, 0));
 
@@ -1098,6 +1139,9 @@ SELECT id FROM reward_assignments WHERE reward_id = $1 AND campaign_id = $2;
 -- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.find
 SELECT a.id, a.project_id, a.reward_id, a.campaign_id, a.points, a.created_at, a.updated_at FROM reward_assignments a JOIN campaigns c ON c.id = a.campaign_id AND c.deleted_at IS NULL
 WHERE a.project_id = $1 AND a.id = $2 AND ($3::text IS NULL OR a.campaign_id = $3) AND ($4::text IS NULL OR a.reward_id = $4);
+
+-- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.findOffer
+SELECT a.id, a.project_id, a.reward_id, a.campaign_id, a.points, a.created_at, a.updated_at FROM reward_assignments a JOIN campaigns c ON c.id = a.campaign_id AND c.deleted_at IS NULL WHERE a.project_id = $1 AND a.reward_id = $2 AND a.campaign_id = $3;
 
 -- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.list
 SELECT a.id, a.project_id, a.reward_id, a.campaign_id, a.points, a.created_at, a.updated_at FROM reward_assignments a JOIN campaigns c ON c.id = a.campaign_id AND c.deleted_at IS NULL

@@ -27,6 +27,18 @@ export const EVENTS = {
         POINTS_EXPIRED: 'customer.voucher.loyalty_card.points_expired',
       },
     },
+    /** A reward redeemed with a loyalty card (issue 38): created, then completed (COIN, CAMPAIGN) or pending (MATERIAL); rolled back. */
+    REWARD_REDEMPTIONS: {
+      CREATED: 'customer.reward_redemptions.created',
+      PENDING: 'customer.reward_redemptions.pending',
+      COMPLETED: 'customer.reward_redemptions.completed',
+      /** Voucherify's customer activity with no webhook: the event log only (`logOnly`). */
+      ROLLEDBACK: 'customer.reward_redemptions.rolledback',
+    },
+  },
+  REDEMPTION: {
+    SUCCEEDED: 'redemption.succeeded',
+    ROLLBACK: { SUCCEEDED: 'redemption.rollback.succeeded' },
   },
 } as const;
 
@@ -58,6 +70,8 @@ export interface EventEntry {
   schema: string;
   /** The `data` of a test delivery's event, less its leading `test: true`: a valid instance of `schema`. */
   sample: (ids: SampleIds) => Record<string, unknown>;
+  /** The event log only: no distribution can name it as its trigger (Voucherify has no webhook for it). */
+  logOnly?: true;
 }
 
 /** The made-up key a test event of an API type names (never the key that asked for the test). */
@@ -200,8 +214,98 @@ function expiredSample(ids: SampleIds): Record<string, unknown> {
   };
 }
 
+/** A reward redemption's pieces: a MATERIAL reward of 100 points redeemed with the card, `r_test_…`. */
+function redemptionParts(ids: SampleIds) {
+  const { suffix, customerId, voucherId, at } = ids;
+  const { campaignId, customer, campaign, card } = sampleParts(ids);
+  const redemptionId = `r_test_${suffix}`;
+  const assignmentId = `rewa_test_${suffix}`;
+  const reward = {
+    id: `rew_test_${suffix}`,
+    name: 'Test mug',
+    type: 'MATERIAL',
+    parameters: { product: { id: 'test-product', sku_id: null } },
+    stock: 10,
+    redeemed: 1,
+    attributes: {},
+    created_at: at,
+    updated_at: null,
+    metadata: {},
+    object: 'reward',
+    assignment_id: assignmentId,
+    product: { id: 'test-product', object: 'product' },
+  };
+  const voucher = card(initial, initial - 100, 0);
+  // The webhook document's SimpleRedemption: no card, metadata an object, fields without a value left out.
+  const redemption = {
+    id: redemptionId,
+    customer_id: customerId,
+    tracking_id: 'test-customer',
+    date: at,
+    amount: 100,
+    reward,
+    customer,
+    result: 'SUCCESS',
+    status: 'SUCCEEDED',
+    metadata: {},
+    channel: { channel_id: sampleKey(suffix).app_id, channel_type: 'API' },
+    object: 'redemption',
+  };
+  const rewardRedemption = (state: string) => ({
+    id: `rewr_test_${suffix}`,
+    state,
+    created_at: at,
+    updated_at: at,
+    voucher_id: voucherId,
+    campaign_id: campaignId,
+    customer_id: customerId,
+    reward_assignment_id: assignmentId,
+    source_id: redemptionId,
+    source_type: 'redemption',
+  });
+  const assignment = { id: assignmentId, reward_id: reward.id, related_object_id: campaignId, related_object_type: 'campaign', parameters: { loyalty: { points: 100 } }, created_at: at, updated_at: null, object: 'reward_assignment' };
+  return { customer, campaign, voucher, reward, redemption, rewardRedemption, assignment, at, suffix, customerId, voucherId };
+}
+
+function rewardRedemptionSample(state: 'CREATED' | 'PENDING' | 'COMPLETED' | 'ROLLEDBACK'): EventEntry['sample'] {
+  return (ids) => {
+    const p = redemptionParts(ids);
+    return {
+      customer: p.customer,
+      holder: p.customer,
+      campaign: p.campaign,
+      voucher: state === 'ROLLEDBACK' ? { ...p.voucher, loyalty_card: { ...p.voucher.loyalty_card, balance: initial } } : p.voucher,
+      reward: p.reward,
+      reward_assignment: p.assignment,
+      source: { id: p.redemption.id, type: 'redemption' },
+      balance: null,
+      reward_redemption: p.rewardRedemption(state),
+    };
+  };
+}
+
+function redemptionSample(ids: SampleIds): Record<string, unknown> {
+  const p = redemptionParts(ids);
+  return { customer: p.customer, holder: p.customer, campaign: p.campaign, voucher: p.voucher, order: null, redemption: p.redemption, created_at: p.at };
+}
+
+function rollbackSample(ids: SampleIds): Record<string, unknown> {
+  const p = redemptionParts(ids);
+  const rollback = { ...p.redemption, id: `rr_test_${p.suffix}`, amount: -100, redemption: p.redemption.id, reason: 'test', object: 'redemption_rollback' };
+  return {
+    customer: p.customer,
+    holder: p.customer,
+    campaign: p.campaign,
+    voucher: { ...p.voucher, loyalty_card: { ...p.voucher.loyalty_card, balance: initial } },
+    order: null,
+    redemption: { ...p.redemption, status: 'ROLLED BACK' },
+    redemption_rollback: rollback,
+  };
+}
+
 const PENDING = EVENTS.CUSTOMER.VOUCHER.LOYALTY_CARD.PENDING_POINTS;
 const CARD = EVENTS.CUSTOMER.VOUCHER.LOYALTY_CARD;
+const REWARD_REDEMPTIONS = EVENTS.CUSTOMER.REWARD_REDEMPTIONS;
 
 /** In the order the API's enums list the types. */
 export const EVENT_CATALOGUE = {
@@ -212,9 +316,22 @@ export const EVENT_CATALOGUE = {
   [CARD.POINTS_ADDED]: { label: 'Points added', channel: 'API', schema: 'EventCustomerLoyaltyCardPointsAdded', sample: balanceSample(50) },
   [CARD.POINTS_REMOVED]: { label: 'Points removed', channel: 'API', schema: 'EventCustomerLoyaltyCardPointsRemoved', sample: balanceSample(-50) },
   [CARD.POINTS_EXPIRED]: { label: 'Points expired', channel: 'INTERNAL', schema: 'EventCustomerVouchersLoyaltyPointsExpired', sample: expiredSample },
+  [REWARD_REDEMPTIONS.CREATED]: { label: 'Reward redemption created', channel: 'API', schema: 'EventCustomerRewardRedemptionsCreated', sample: rewardRedemptionSample('CREATED') },
+  [REWARD_REDEMPTIONS.PENDING]: { label: 'Reward redemption pending', channel: 'API', schema: 'EventCustomerRewardRedemptionsPending', sample: rewardRedemptionSample('PENDING') },
+  [REWARD_REDEMPTIONS.COMPLETED]: { label: 'Reward redemption completed', channel: 'API', schema: 'EventCustomerRewardRedemptionsCompleted', sample: rewardRedemptionSample('COMPLETED') },
+  [REWARD_REDEMPTIONS.ROLLEDBACK]: { label: 'Reward redemption rolled back', channel: 'API', schema: 'EventCustomerRewardRedemptionsRolledBack', sample: rewardRedemptionSample('ROLLEDBACK'), logOnly: true },
+  [EVENTS.REDEMPTION.SUCCEEDED]: { label: 'Redemption succeeded', channel: 'API', schema: 'EventRedemptionSucceeded', sample: redemptionSample },
+  [EVENTS.REDEMPTION.ROLLBACK.SUCCEEDED]: { label: 'Redemption rolled back', channel: 'API', schema: 'EventRedemptionRollbackSucceeded', sample: rollbackSample },
 } as const satisfies Record<EventType, EventEntry>;
 
 export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as readonly EventType[];
+
+/** The event types of the event log only (`logOnly`): no webhook. */
+type LogOnlyType = { [K in EventType]: (typeof EVENT_CATALOGUE)[K] extends { logOnly: true } ? K : never }[EventType];
+export type WebhookEventType = Exclude<EventType, LogOnlyType>;
+
+/** The types a distribution can be triggered by: all but the event log's own (`logOnly`). */
+export const WEBHOOK_EVENT_TYPES = EVENT_TYPES.filter((type): type is WebhookEventType => !(EVENT_CATALOGUE[type] as EventEntry).logOnly);
 
 export function isEventType(type: string): type is EventType {
   return Object.hasOwn(EVENT_CATALOGUE, type);

@@ -99,6 +99,16 @@ export class RewardAssignmentRepository {
     return row ? toAssignment(row) : null;
   }
 
+  /** The assignment that offers a reward in a live campaign (what a redemption pays), or null when it is not offered there. */
+  async findOffer(projectId: string, rewardId: string, campaignId: string): Promise<StoredAssignment | null> {
+    const [row] = (await this.dataSource.query(`SELECT ${COLUMNS} FROM reward_assignments a ${LIVE} WHERE a.project_id = $1 AND a.reward_id = $2 AND a.campaign_id = $3`, [
+      projectId,
+      rewardId,
+      campaignId,
+    ])) as AssignmentRow[];
+    return row ? toAssignment(row) : null;
+  }
+
   /** A campaign's or a reward's assignments (of live campaigns), in the order made, and how many there are. */
   async list(projectId: string, scope: AssignmentScope, page: { limit: number; offset: number }): Promise<{ rows: StoredAssignment[]; total: number }> {
     const params = [projectId, scope.campaignId ?? null, scope.rewardId ?? null, scope.assignmentId ?? null];

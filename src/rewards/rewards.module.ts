@@ -13,12 +13,12 @@ import { RewardsService } from './rewards.service.js';
 /**
  * Rewards: the catalogue (`rewards`), their assignments to loyalty campaigns at a price in points
  * (`reward_assignments`), and the rewards a member's card is offered. It asks campaigns (a campaign by id or
- * name) and members (a published card by code); nothing imports it. docs/rewards.md.
+ * name) and members (a published card by code); redemptions import it (a reward, its offer, its stock unit). docs/rewards.md.
  */
 @Module({
   imports: [DatabaseKitModule, CampaignsModule, MembersModule],
   controllers: [RewardsController, CampaignRewardsController, MemberRewardsController],
   providers: [RewardsService, RewardAssignmentsService, RewardRepository, RewardAssignmentRepository],
-  exports: [RewardsService, RewardRepository],
+  exports: [RewardsService, RewardRepository, RewardAssignmentRepository],
 })
 export class RewardsModule {}

@@ -40,6 +40,8 @@ export const TABLE_WRITERS: Record<string, string[]> = {
   // The rewards tables (issue 38): one writer each. A redemption takes a stock unit through RewardRepository.
   rewards: ['src/rewards/reward.repository.ts'],
   reward_assignments: ['src/rewards/reward-assignment.repository.ts'],
+  // Redemptions and their rollbacks (issue 38): one writer.
+  redemptions: ['src/redemptions/redemption.repository.ts'],
 };
 
 /**
@@ -64,6 +66,7 @@ export const TABLE_OWNERS: Record<string, string> = {
   loyalty_pending_points: 'points/pending (PendingPointsRepository)',
   rewards: 'rewards/ (RewardRepository: takeUnit, returnUnit for a redemption\'s stock unit)',
   reward_assignments: 'rewards/ (RewardAssignmentRepository)',
+  redemptions: 'redemptions/ (RedemptionRepository)',
 };
 
 /**

@@ -41,6 +41,11 @@ const ID_SHAPES = {
   accessAssignment: hex('arsca_'),
   reward: base62('rew_', 24),
   rewardAssignment: base62('rewa_', 24),
+  redemption: hex('r_'),
+  rollback: hex('rr_'),
+  // A refused redemption's or rollback's `resource_id` (Voucherify's failed-redemption ids; not stored here).
+  failedRedemption: hex('rf_'),
+  failedRollback: hex('rrf_'),
   request: hex('v-'),
   app: /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
 } as const;
@@ -68,6 +73,12 @@ const KIND_OF_FIELD: Record<string, IdKind> = {
   async_action_id: 'asyncAction',
   reward_id: 'reward',
   related_object_id: 'campaign', // a reward assignment's campaign
+  channel_id: 'app', // a redemption's channel: the application key
+};
+/** A `*_id` property that holds another kind in one schema than KIND_OF_FIELD says. */
+const KIND_OF_SCHEMA_FIELD: Record<string, IdKind> = {
+  'LoyaltyRedemptionDto.related_object_id': 'card', // a redemption's card
+  'RedemptionRollbackDto.related_object_id': 'card',
 };
 /** Which kind of id the `id` property of a schema holds. */
 const KIND_OF_ID: Record<string, IdKind> = {
@@ -104,6 +115,10 @@ const KIND_OF_ID: Record<string, IdKind> = {
   AccessSettingsAssignmentDto: 'accessAssignment',
   RewardDto: 'reward',
   RewardAssignmentDto: 'rewardAssignment',
+  RedeemRewardRefDto: 'reward',
+  LoyaltyRedemptionDto: 'redemption',
+  RedemptionRollbackDto: 'rollback',
+  RedemptionRollbackRefDto: 'rollback',
   CampaignRewardParamsDto: 'campaign',
   CampaignRewardParamsPatchDto: 'campaign',
   CampaignRewardParamsAnswerDto: 'campaign',
@@ -124,9 +139,11 @@ const KIND_OF_PARAM: Record<string, IdKind | ((path: string) => IdKind)> = {
   asyncActionId: 'asyncAction',
   rewardId: 'reward',
   assignmentId: 'rewardAssignment',
+  redemptionId: 'redemption',
+  code: 'cardCode', // GET /v1/vouchers/{code}/redemption: a card's code
 };
-/** Ids this service does not make: the caller's own (source ids, products), Areas and Stores ids, and fields always null. */
-const NOT_OUR_IDS = new Set(['source_id', 'customer_source_id', 'product_id', 'sku_id', 'area_id', 'area_store_id', 'validation_rule_id', 'referrer_id', 'resource_id']);
+/** Ids this service does not make: the caller's own (source ids, tracking ids, products), Areas and Stores ids, and fields always null. */
+const NOT_OUR_IDS = new Set(['tracking_id', 'source_id', 'customer_source_id', 'product_id', 'sku_id', 'area_id', 'area_store_id', 'validation_rule_id', 'referrer_id', 'resource_id']);
 /** Schemas whose `id` is the caller's own: a MATERIAL reward's product. */
 const NOT_OUR_ID_SCHEMAS = new Set(['ProductRewardParamsDto', 'ProductRewardParamsPatchDto', 'ProductRewardParamsAnswerDto']);
 
@@ -219,7 +236,7 @@ describe('openapi/openapi.json', () => {
     };
     for (const [name, schema] of Object.entries(document.components.schemas)) {
       for (const [field, property] of Object.entries(schema.properties ?? {})) {
-        if ((field === 'id' || field.endsWith('_id')) && !NOT_OUR_IDS.has(field) && !(field === 'id' && NOT_OUR_ID_SCHEMAS.has(name))) check(`${name}.${field}`, field === 'id' ? KIND_OF_ID[name] : KIND_OF_FIELD[field], property.example);
+        if ((field === 'id' || field.endsWith('_id')) && !NOT_OUR_IDS.has(field) && !(field === 'id' && NOT_OUR_ID_SCHEMAS.has(name))) check(`${name}.${field}`, field === 'id' ? KIND_OF_ID[name] : (KIND_OF_SCHEMA_FIELD[`${name}.${field}`] ?? KIND_OF_FIELD[field]), property.example);
       }
     }
     let params = 0;

@@ -1,4 +1,4 @@
-import { EVENT_CATALOGUE, EVENT_TYPES, EVENTS, type EventType } from '../../src/events/event-catalogue.js';
+import { EVENT_CATALOGUE, EVENT_TYPES, EVENTS, type EventType, WEBHOOK_EVENT_TYPES } from '../../src/events/event-catalogue.js';
 import { useStack } from '../support/fixture.js';
 import { waitFor } from '../support/harness.js';
 import { unique } from '../support/points.js';
@@ -31,6 +31,14 @@ const WEBHOOKS = {
   [CARD.POINTS_ADDED]: 2,
   [CARD.POINTS_REMOVED]: 1,
   [CARD.POINTS_EXPIRED]: 1,
+  // The redemptions of the scenario: a MATERIAL reward (pending) and a COIN one (completed), both rolled back.
+  [EVENTS.CUSTOMER.REWARD_REDEMPTIONS.CREATED]: 2,
+  [EVENTS.CUSTOMER.REWARD_REDEMPTIONS.PENDING]: 1,
+  [EVENTS.CUSTOMER.REWARD_REDEMPTIONS.COMPLETED]: 1,
+  // The event log only, as Voucherify: no webhook.
+  [EVENTS.CUSTOMER.REWARD_REDEMPTIONS.ROLLEDBACK]: 0,
+  [EVENTS.REDEMPTION.SUCCEEDED]: 2,
+  [EVENTS.REDEMPTION.ROLLBACK.SUCCEEDED]: 2,
 } as const satisfies Record<EventType, number>;
 
 /**
@@ -72,7 +80,8 @@ describe('answers and webhooks match Voucherify\'s schemas', () => {
 
   it('a loyalty program\'s whole life, from the campaign to the expiry of points and the deletion', async () => {
     const api = () => stack.http();
-    for (const trigger of EVENT_TYPES) {
+    // Every type a distribution can name (`customer.reward_redemptions.rolledback` is the event log's only).
+    for (const trigger of WEBHOOK_EVENT_TYPES) {
       const res = await api().post('/v1/distributions').set(stack.a.headers).send({ name: unique('Contract'), trigger, target_url: stack.receiver.url(HOOK) });
       expect(res.status).toBe(200);
     }
@@ -223,6 +232,27 @@ describe('answers and webhooks match Voucherify\'s schemas', () => {
     await call('PUT /v1/rewards/{rewardId}/assignments/{assignmentId}', 'RewardsAssignmentsUpdateResponseBody', `/v1/rewards/${bonus.body.id}/assignments/${bonusOffer.body.id}`, { parameters: { loyalty: { points: 40 } } });
     await call('GET /v1/loyalties/members/{memberId}/rewards', 'LoyaltiesMembersRewardsListResponseBody', `/v1/loyalties/members/${code}/rewards`);
     await call('GET /v1/loyalties/members/{memberId}/rewards?affordable_only=true', 'LoyaltiesMembersRewardsListResponseBody', `/v1/loyalties/members/${code}/rewards?affordable_only=true`);
+    // Redemptions: the mug (MATERIAL) and pay with points (COIN, the whole order), read, listed, one rolled back.
+    await call('POST /v1/loyalties/{campaignId}/members/{memberId}/balance', 'LoyaltiesMembersBalanceUpdateResponseBody', `/v1/loyalties/${campaignId}/members/${code}/balance`, { points: 500, expiration_type: 'NON_EXPIRING' });
+    const redeemed = await call('POST /v1/loyalties/{campaignId}/members/{memberId}/redemption', 'LoyaltiesMembersRedemptionRedeemResponseBody', `/v1/loyalties/${campaignId}/members/${code}/redemption`, {
+      reward: { id: mug.body.id },
+      metadata: { desk: 'front' },
+    });
+    const paidWithPoints = await call('POST /v1/loyalties/members/{memberId}/redemption', 'LoyaltiesMembersRedemptionRedeemResponseBody', `/v1/loyalties/members/${code}/redemption`, {
+      reward: { id: coin.body.id },
+      order: { source_id: unique('coin-order'), amount: 1500, items: [{ product_id: 'prod_mug', quantity: 1, price: 1500 }] },
+    });
+    await call('GET /v1/redemptions/{redemptionId}', 'RedemptionsGetResponseBody', `/v1/redemptions/${paidWithPoints.body.id}`);
+    const rolledBack = await call('POST /v1/redemptions/{redemptionId}/rollback', 'RedemptionsRollbackCreateResponseBody', `/v1/redemptions/${redeemed.body.id}/rollback?reason=returned`, {});
+    await call('GET /v1/redemptions/{redemptionId} (rolled back)', 'RedemptionsGetResponseBody', `/v1/redemptions/${redeemed.body.id}`);
+    await call('GET /v1/redemptions/{redemptionId} (a rollback)', 'RedemptionsGetResponseBody', `/v1/redemptions/${rolledBack.body.id}`);
+    await call('GET /v1/redemptions', 'RedemptionsListResponseBody', '/v1/redemptions?limit=10');
+    await call('GET /v1/vouchers/{code}/redemption', 'VouchersRedemptionGetResponseBody', `/v1/vouchers/${code}/redemption`);
+    // Both rolled back: the card's dated points are as they were (the next expiration is checked below).
+    await call('POST /v1/redemptions/{redemptionId}/rollback (COIN)', 'RedemptionsRollbackCreateResponseBody', `/v1/redemptions/${paidWithPoints.body.id}/rollback`);
+    await call('POST /v1/redemptions/{redemptionId}/rollback (again)', 'Error', `/v1/redemptions/${redeemed.body.id}/rollback`, {}, 400);
+    await call('POST /v1/loyalties/members/{memberId}/redemption (no reward)', 'Error', `/v1/loyalties/members/${code}/redemption`, {}, 400);
+    await call('POST /v1/loyalties/members/{memberId}/redemption (more than the balance)', 'Error', `/v1/loyalties/members/${code}/redemption`, { reward: { id: coin.body.id, points: 1_000_000 }, order: { amount: 100 } }, 400);
     const inUse = await call('DELETE /v1/rewards/{rewardId} (offered)', 'ResourceInUseError', `/v1/rewards/${mug.body.id}`, undefined, 400);
     contract.body('DELETE /v1/rewards/{rewardId} (offered)', 'Error', inUse.body);
     await call('POST /v1/rewards/{rewardId}/assignments (offered already)', 'Error', `/v1/rewards/${mug.body.id}/assignments`, { campaign: campaignId, parameters: { loyalty: { points: 1 } } }, 409);

@@ -224,3 +224,62 @@ describe('official Voucherify JS SDK: rewards and reward assignments', () => {
     expect((await sdk.loyalties.listRewardAssignments(campaign.id)).data.map((assignment) => assignment.id)).toEqual([coinInCampaign.id]);
   });
 });
+
+/** The SDK's redemption methods (loyalties.redeemReward and redemptions.*), unchanged, against a real server. */
+describe('official Voucherify JS SDK: redeeming rewards and rolling back', () => {
+  const stack = useStack({ listen: true, projects: 1 });
+  type Sdk = ReturnType<typeof voucherify.VoucherifyServerSide>;
+  let sdk: Sdk;
+
+  beforeAll(() => {
+    sdk = voucherify.VoucherifyServerSide({ applicationId: stack.a.app_id, secretKey: stack.a.app_token, apiUrl: stack.baseUrl });
+  });
+
+  it('loyalties.redeemReward (MATERIAL, COIN paying the order, CAMPAIGN), redemptions.get/list/getForVoucher/rollback, and their errors', async () => {
+    const campaign = await sdk.loyalties.create({ name: 'SDK Redeem Campaign', type: 'AUTO_UPDATE', voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 1000 } } });
+    const other = await sdk.loyalties.create({ name: 'SDK Redeem Gold', type: 'AUTO_UPDATE', voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } } });
+    const member = await sdk.loyalties.createMember(campaign.id, { customer: { source_id: 'sdk-redeem-1' } });
+    const mug = await sdk.rewards.create({ name: 'Mug', type: 'MATERIAL', stock: 5, parameters: { product: { id: 'prod_mug' } } });
+    const coin = await sdk.rewards.create({ name: '100 = 20', parameters: { coin: { exchange_ratio: 20, points_ratio: 100 } } } as Parameters<Sdk['rewards']['create']>[0]);
+    const bonus = await sdk.rewards.create({ name: 'Gold', parameters: { campaign: { id: other.id, balance: 50 } } });
+    await sdk.loyalties.createRewardAssignments(campaign.id, [
+      { reward: mug.id, parameters: { loyalty: { points: 100 } } },
+      { reward: coin.id } as Parameters<Sdk['loyalties']['createRewardAssignments']>[1][number],
+      { reward: bonus.id, parameters: { loyalty: { points: 10 } } },
+    ]);
+
+    const material = await sdk.loyalties.redeemReward(campaign.id, member.code, { reward: { id: mug.id } });
+    expect(material).toMatchObject({ id: expect.stringMatching(/^r_/), object: 'redemption', result: 'SUCCESS', amount: 100, voucher: { code: member.code, loyalty_card: { balance: 900 } }, reward: { id: mug.id } });
+    // The SDK's typed params have only reward.id: paying with points, the card pays the whole order.
+    const paid = await sdk.loyalties.redeemReward(campaign.id, member.code, { reward: { id: coin.id }, order: { source_id: 'sdk-order-1', amount: 1500 } });
+    expect(paid).toMatchObject({ amount: 100, order: { source_id: 'sdk-order-1', discount_amount: 1500, total_amount: 0 } });
+    const gold = await sdk.loyalties.redeemReward(campaign.id, member.code, { reward: { id: bonus.id } });
+    expect(gold).toMatchObject({ amount: 10, reward: { type: 'CAMPAIGN', voucher: { campaign_id: other.id, loyalty_card: { balance: 50 } } } });
+
+    expect(await sdk.redemptions.get(material.id)).toMatchObject({ id: material.id, status: 'SUCCEEDED' });
+    const rolledBack = await sdk.redemptions.rollback(material.id, { reason: 'returned', tracking_id: 'sdk-track' });
+    expect(rolledBack).toMatchObject({ id: expect.stringMatching(/^rr_/), object: 'redemption_rollback', redemption: material.id, reason: 'returned', tracking_id: 'sdk-track', amount: -100 });
+    expect(await sdk.redemptions.get(material.id)).toMatchObject({ status: 'ROLLED_BACK', related_redemptions: { rollbacks: [{ id: rolledBack.id }] } });
+    // The string form (the SDK's code takes it; its type does not say so): the reason alone.
+    const again = await sdk.redemptions.rollback(paid.id, 'changed mind' as unknown as Parameters<Sdk['redemptions']['rollback']>[1]);
+    expect(again).toMatchObject({ redemption: paid.id, reason: 'changed mind' });
+
+    const list = await sdk.redemptions.list({ limit: 10, page: 1, campaign: campaign.id });
+    expect(list).toMatchObject({ object: 'list', data_ref: 'redemptions', total: 5 });
+    expect((list as unknown as { redemptions: { id: string }[] }).redemptions.map((r) => r.id)).toEqual([again.id, rolledBack.id, gold.id, paid.id, material.id]);
+    const forCard = await sdk.redemptions.getForVoucher(member.code);
+    expect(forCard).toMatchObject({ object: 'list', data_ref: 'redemption_entries', total: 5, redeemed_quantity: 1 });
+
+    const twice = await sdk.redemptions.rollback(material.id).catch((error: unknown) => error);
+    expect(twice).toMatchObject({ code: 400, key: 'already_rolled_back' });
+    const dear = await sdk.loyalties.redeemReward(campaign.id, member.code, { reward: { id: mug.id } }).then(
+      () => sdk.loyalties.redeemReward(campaign.id, member.code, { reward: { id: coin.id }, order: { amount: 1_000_000 } }),
+    );
+    expect(dear).toMatchObject({ order: { total_amount: expect.any(Number) } });
+    const exceeded = await sdk.loyalties.redeemReward(campaign.id, member.code, { reward: { id: mug.id } }).catch((error: unknown) => error);
+    expect(exceeded).toMatchObject({ code: 400, key: 'loyalty_card_points_exceeded', resource_type: 'redemption' });
+    const noOrder = await sdk.loyalties.redeemReward(campaign.id, member.code, { reward: { id: coin.id } }).catch((error: unknown) => error);
+    expect(noOrder).toMatchObject({ code: 400, key: 'missing_order' });
+    expect(await sdk.redemptions.get('r_000000000000000000').catch((error: unknown) => error)).toMatchObject({ code: 404, key: 'not_found', resource_type: 'redemption' });
+  });
+});

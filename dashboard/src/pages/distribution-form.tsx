@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { EVENT_CATALOGUE, EVENT_TYPES } from '../../../src/events/event-catalogue';
+import { EVENT_CATALOGUE, EVENTS, WEBHOOK_EVENT_TYPES } from '../../../src/events/event-catalogue';
 import { api, ApiProblem, call, type Distribution, fieldErrors, type Schemas } from '../api/client';
 import { navigate, segment } from '../router';
 import { described, Field } from '../ui/field';
@@ -8,7 +8,7 @@ import { ErrorNotice, Link, Loading, PageTitle } from '../ui/parts';
 
 type Trigger = Schemas['CreateDistributionDto']['trigger'];
 // From the service's event catalogue; listed by type name, so the first (the new form's default) is `…activated`.
-const TRIGGERS: { value: Trigger; label: string }[] = [...EVENT_TYPES].sort().map((type) => ({ value: type, label: EVENT_CATALOGUE[type].label }));
+const TRIGGERS: { value: Trigger; label: string }[] = [...WEBHOOK_EVENT_TYPES].sort().map((type) => ({ value: type, label: EVENT_CATALOGUE[type].label }));
 const FIELDS = ['name', 'trigger', 'target_url', 'event_name', 'custom_headers', 'status'] as const;
 type FieldName = (typeof FIELDS)[number];
 
@@ -21,7 +21,8 @@ interface Values {
   status: 'ACTIVE' | 'PAUSED';
 }
 
-const EMPTY: Values = { name: '', trigger: TRIGGERS[0].value, target_url: '', event_name: '', custom_headers: '', status: 'ACTIVE' };
+// A new distribution starts on the most common trigger, whatever the list's alphabetical first is.
+const EMPTY: Values = { name: '', trigger: EVENTS.CUSTOMER.VOUCHER.LOYALTY_CARD.PENDING_POINTS.ACTIVATED, target_url: '', event_name: '', custom_headers: '', status: 'ACTIVE' };
 
 function fromDistribution(d: Distribution): Values {
   const headers = Object.entries(d.custom_headers ?? {}).map(([name, value]) => `${name}: ${value}`);

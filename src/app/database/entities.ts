@@ -20,6 +20,7 @@ import { Order } from '../../points/orders/order.entity.js';
 import { PendingPoints } from '../../points/pending/pending-points.entity.js';
 import { PointsBucket } from '../../points/buckets/points-bucket.entity.js';
 import { InstanceSecret } from '../../database/instance-secret.entity.js';
+import { Redemption } from '../../redemptions/redemption.entity.js';
 import { RewardAssignment } from '../../rewards/reward-assignment.entity.js';
 import { Reward } from '../../rewards/reward.entity.js';
 
@@ -51,4 +52,5 @@ export const ENTITIES = [
   AsyncAction,
   Reward,
   RewardAssignment,
+  Redemption,
 ];

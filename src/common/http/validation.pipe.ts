@@ -9,6 +9,10 @@ const IGNORE_UNKNOWN_FIELDS = 'loyalty:ignore-unknown-fields';
  */
 export const IgnoreUnknownFields = (): ClassDecorator => SetMetadata(IGNORE_UNKNOWN_FIELDS, true);
 
+const OPTIONAL_BODY = 'loyalty:optional-body';
+/** A body DTO whose whole body may be left out (Voucherify's rollback): no body is read as `{}`. */
+export const OptionalBody = (): ClassDecorator => SetMetadata(OPTIONAL_BODY, true);
+
 const OPTIONS: ValidationPipeOptions = {
   whitelist: true,
   forbidNonWhitelisted: true,
@@ -31,6 +35,7 @@ export class AppValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && value === undefined && metadata.metatype !== undefined && Reflect.getMetadata(OPTIONAL_BODY, metadata.metatype) === true) value = {};
     if (metadata.type === 'body' && (value === undefined || value === null || typeof value !== 'object' || Array.isArray(value))) {
       if (metadata.metatype && this.toValidate(metadata)) throw ApiError.invalidPayload('Request body must be a JSON object');
     }

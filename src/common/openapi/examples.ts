@@ -28,6 +28,8 @@ export const EXAMPLE_IDS = {
   accessAssignment: 'arsca_0a875d56c805df6601',
   reward: 'rew_uHWxt3c9bD9ArlbCdAgF2Zgr',
   rewardAssignment: 'rewa_KFlYtkaoMycGwj1bp4sZXdu1',
+  redemption: 'r_0c9afe8fa2e1b24e71',
+  rollback: 'rr_0c9b1a4e77d36c05f2',
   /** A request id (`X-Request-Id`, an event's `group_id`). */
   request: 'v-0c12951ec58e67577e',
   /** An application id: a UUID (auth.service.ts). */

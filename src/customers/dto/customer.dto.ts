@@ -149,7 +149,7 @@ export class CustomerSummaryGiftDto {
 }
 
 export class CustomerSummaryLoyaltyCardDto {
-  @ApiProperty({ description: 'Always 0: points are not redeemed for rewards in this service.' })
+  @ApiProperty({ description: 'Points of the customer\'s cards spent on rewards (docs/rewards.md), less those rolled back.' })
   redeemed_points: number;
 
   @ApiProperty({ description: 'Points the customer can still spend: the sum of the balances of the customer\'s cards (as `loyalty.points`).' })
@@ -157,7 +157,7 @@ export class CustomerSummaryLoyaltyCardDto {
 }
 
 export class CustomerSummaryRedemptionsDto {
-  @ApiProperty({ description: 'Always 0 (no redemptions in this service), as are the five counts below.' })
+  @ApiProperty({ description: 'Always 0, as are the five counts below: the redemption counts are not kept per customer (the points are: `loyalty_card.redeemed_points`).' })
   total_redeemed: number;
 
   @ApiProperty()
@@ -289,7 +289,7 @@ export function toCustomerDto(customer: Customer, balances: CampaignPoints[], or
         total_rollback_failed: 0,
         total_rollback_succeeded: 0,
         gift: { redeemed_amount: 0, amount_to_go: 0 },
-        loyalty_card: { redeemed_points: 0, points_to_go: points },
+        loyalty_card: { redeemed_points: balances.reduce((sum, row) => sum + row.redeemed, 0), points_to_go: points },
       },
       orders: {
         total_amount: orders.totalAmount,

@@ -3,7 +3,7 @@ import { IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, V
 import { ListCursorDto } from '../../../common/pagination/list-cursor.dto.js';
 import { LimitQueryDto } from '../../../common/pagination/limit-query.dto.js';
 import { IsMetadata, Optional } from '../../../common/validation/decorators.js';
-import { EVENT_TYPES, type EventType } from '../../event-catalogue.js';
+import { type EventType, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../event-catalogue.js';
 import { DISTRIBUTION_STATUSES, type Distribution, type DistributionStatus } from '../distribution.entity.js';
 import { EXAMPLE_IDS, patternExample } from '../../../common/openapi/examples.js';
 
@@ -65,10 +65,10 @@ export class CreateDistributionDto {
   @MaxLength(200)
   name: string;
 
-  @ApiProperty({ enum: EVENT_TYPES, description: 'The event type that makes a delivery.' })
+  @ApiProperty({ enum: WEBHOOK_EVENT_TYPES, description: 'The event type that makes a delivery.' })
   @IsDefined({ message: 'trigger is required' })
-  @IsIn(EVENT_TYPES)
-  trigger: EventType;
+  @IsIn(WEBHOOK_EVENT_TYPES)
+  trigger: WebhookEventType;
 
   @ApiProperty({ maxLength: MAX_TARGET_URL_LENGTH, example: 'https://crm.example.com/hooks/loyalty', description: 'http or https. A target resolving to a loopback, private, link-local or reserved address is refused unless WEBHOOK_ALLOWED_CIDRS covers it.' })
   @IsDefined({ message: 'target_url is required' })
@@ -108,10 +108,10 @@ export class UpdateDistributionDto {
   @MaxLength(200)
   name?: string;
 
-  @ApiPropertyOptional({ enum: EVENT_TYPES })
+  @ApiPropertyOptional({ enum: WEBHOOK_EVENT_TYPES })
   @Optional()
-  @IsIn(EVENT_TYPES)
-  trigger?: EventType;
+  @IsIn(WEBHOOK_EVENT_TYPES)
+  trigger?: WebhookEventType;
 
   @ApiPropertyOptional({ maxLength: MAX_TARGET_URL_LENGTH })
   @Optional()
@@ -152,7 +152,7 @@ export class DistributionDto {
   @ApiProperty()
   name: string;
 
-  @ApiProperty({ enum: EVENT_TYPES })
+  @ApiProperty({ enum: WEBHOOK_EVENT_TYPES })
   trigger: EventType;
 
   @ApiProperty({ nullable: true, type: String, description: 'The envelope\'s `type`; null: the trigger.' })

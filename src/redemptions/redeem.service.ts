@@ -1,0 +1,240 @@
+import { Injectable } from '@nestjs/common';
+import type { ProjectContext } from '../auth/auth.service.js';
+import type { Campaign } from '../campaigns/campaign.entity.js';
+import { CampaignsService } from '../campaigns/campaigns.service.js';
+import { CardRepository, type LockedCards } from '../cards/card.repository.js';
+import { ApiError } from '../common/errors/api-error.js';
+import { hexId } from '../common/ids.js';
+import type { Customer } from '../customers/customer.entity.js';
+import { CustomersService } from '../customers/customers.service.js';
+import { TransactionRunner } from '../database/transaction-runner.js';
+import { type EventCause, requestCause } from '../events/recording/event-recording.js';
+import { type IdempotentDone, IdempotencyService } from '../idempotency/idempotency.service.js';
+import type { LoyaltyMemberDto } from '../members/dto/loyalty-member.dto.js';
+import { MembersService } from '../members/members.service.js';
+import { toOrderDto } from '../points/orders/dto/order.dto.js';
+import type { Order } from '../points/orders/order.entity.js';
+import { OrderRepository } from '../points/orders/order.repository.js';
+import { type Movement, PointsExceeded, PointsPosting } from '../points/ledger/posting.service.js';
+import { toRewardDto } from '../rewards/dto/reward.dto.js';
+import type { StoredAssignment } from '../rewards/reward-assignment.repository.js';
+import { RewardAssignmentRepository } from '../rewards/reward-assignment.repository.js';
+import type { CoinRewardParameters, Reward } from '../rewards/reward.entity.js';
+import { RewardRepository } from '../rewards/reward.repository.js';
+import { RewardsService } from '../rewards/rewards.service.js';
+import type { RedeemRewardDto, LoyaltyRedemptionDto } from './dto/redemption.dto.js';
+import { toRedemptionDto } from './dto/redemption-answers.js';
+import { coinPoints, customerJson, voucherAfter } from './redemption-parts.js';
+import { RedemptionErrors } from './redemption-errors.js';
+import { RedemptionEventsRepository } from './redemption-events.repository.js';
+import { RedemptionRepository } from './redemption.repository.js';
+
+/** What a redemption needs, read before its transaction. */
+interface Prepared {
+  card: LoyaltyMemberDto;
+  campaign: Campaign;
+  customer: Customer | null;
+  reward: Reward;
+  assignment: StoredAssignment;
+  /** CAMPAIGN: the customer's card in the target campaign (enrolled before the transaction when there was none). */
+  target: { cardId: string; campaignId: string; points: number } | null;
+  /** COIN: the order as stored (null: a new one) and its customer, read before the transaction (as orders do). */
+  order: { existing: Order | null; customerId: string | undefined } | null;
+}
+
+/**
+ * Redeeming a reward with a loyalty card (docs/rewards.md, "Redeeming"): one transaction, in the lock order of
+ * docs/architecture.md: a COIN redemption's order row first, then the card (and a CAMPAIGN reward's target card),
+ * in id order; then the points posted (PointsPosting: REDEMPTION on the card, draining its buckets
+ * soonest-expiring first, refused past its balance; ADDITION on the target card), then the reward's stock unit,
+ * taken last (a reward's row is never held while waiting for a card), then the redemption's row and its events.
+ * A refusal throws inside the transaction, so nothing of it stays: no row, no bucket, no counter, no event.
+ */
+@Injectable()
+export class RedeemService {
+  constructor(
+    private readonly transactions: TransactionRunner,
+    private readonly cards: CardRepository,
+    private readonly posting: PointsPosting,
+    private readonly redemptions: RedemptionRepository,
+    private readonly events: RedemptionEventsRepository,
+    private readonly rewards: RewardsService,
+    private readonly rewardRows: RewardRepository,
+    private readonly assignments: RewardAssignmentRepository,
+    private readonly members: MembersService,
+    private readonly campaigns: CampaignsService,
+    private readonly customers: CustomersService,
+    private readonly orders: OrderRepository,
+    private readonly idempotency: IdempotencyService,
+  ) {}
+
+  async redeem(project: ProjectContext, campaignIdOrName: string | null, code: string, dto: RedeemRewardDto, key: string | undefined): Promise<LoyaltyRedemptionDto> {
+    const request = { projectId: project.id, scope: 'loyalties.members.redemption', key, fingerprint: { campaign: campaignIdOrName, member: code, body: { ...dto } } };
+    return this.idempotency.run<LoyaltyRedemptionDto>(request, async (done) => {
+      const prepared = await this.prepare(project, campaignIdOrName, code, dto);
+      const cause = requestCause(project);
+      return this.transactions.run(async (tx) => {
+        const order = prepared.order ? await this.saveOrder(tx, project, prepared.order, dto) : null;
+        const locked = await this.cards.lock(tx, [prepared.card.id, ...(prepared.target ? [prepared.target.cardId] : [])]);
+        // Gone since it was looked up: its campaign was deleted for good (issue 36).
+        if (!locked.has(prepared.card.id)) throw ApiError.notFound('voucher', code);
+        if (prepared.target && !locked.has(prepared.target.cardId)) throw RedemptionErrors.noTargetCard(prepared.target.campaignId, 'its card there was deleted');
+        return this.write(locked, project, prepared, dto, order, cause, done);
+      });
+    });
+  }
+
+  /** The card, its campaign, the reward and its offer there, the customer, and a CAMPAIGN reward's target card: every refusal that needs no lock. */
+  private async prepare(project: ProjectContext, campaignIdOrName: string | null, code: string, dto: RedeemRewardDto): Promise<Prepared> {
+    const card = await this.members.getV1(project, campaignIdOrName, code);
+    if (!dto.reward) throw RedemptionErrors.missingReward();
+    const { campaign } = await this.campaigns.find(project, card.campaign_id);
+    if (!card.active) throw RedemptionErrors.voucherDisabled('its member is INACTIVE');
+    if (!campaign.active) throw RedemptionErrors.voucherDisabled(`campaign ${campaign.id} is switched off`);
+    const now = new Date();
+    if (campaign.startDate && campaign.startDate > now) throw RedemptionErrors.notActive();
+    if (campaign.expirationDate && campaign.expirationDate < now) throw RedemptionErrors.expired();
+    const reward = await this.rewards.find(project, dto.reward.id);
+    const assignment = await this.assignments.findOffer(project.id, reward.id, card.campaign_id);
+    if (!assignment) {
+      throw new ApiError(404, 'not_found', 'Resource not found', {
+        details: `Cannot find reward_assignment of reward ${reward.id} in campaign ${card.campaign_id}`,
+        resourceId: reward.id,
+        resourceType: 'reward_assignment',
+      });
+    }
+    if (reward.type === 'COIN' && !dto.order) throw RedemptionErrors.missingOrder();
+    const customer = card.holder_id ? await this.customers.requireById(project, card.holder_id) : null;
+    // Before enrolling anyone in the target campaign: a price the card cannot pay now is refused first.
+    if (assignment.points !== null && assignment.points > card.loyalty_card.balance) throw RedemptionErrors.pointsExceeded(code, assignment.points, card.loyalty_card.balance);
+    const target = reward.type === 'CAMPAIGN' ? await this.targetCard(project, reward, customer) : null;
+    const order = reward.type === 'COIN' ? await this.findOrder(project, dto, customer) : null;
+    return { card, campaign, customer, reward, assignment, target, order };
+  }
+
+  /** A COIN redemption's order as stored, by id (404 when there is none) or source_id, and its customer (the card's holder unless the order names one). */
+  private async findOrder(project: ProjectContext, dto: RedeemRewardDto, holder: Customer | null): Promise<NonNullable<Prepared['order']>> {
+    const order = dto.order as NonNullable<RedeemRewardDto['order']>;
+    const existing = order.id !== undefined || order.source_id !== undefined ? await this.orders.findByIdOrSourceId(project.id, order.id ?? (order.source_id as string)) : null;
+    if (order.id !== undefined && (!existing || existing.id !== order.id)) throw ApiError.notFound('order', order.id);
+    const customerId = order.customer !== undefined ? (await this.customers.resolve(project, order.customer)).id : (existing?.customerId ?? holder?.id);
+    return { existing, customerId };
+  }
+
+  /** A CAMPAIGN reward's card: the customer's ACTIVE card in the target campaign, enrolled there first when it has none. */
+  private async targetCard(project: ProjectContext, reward: Reward, customer: Customer | null): Promise<Prepared['target']> {
+    const { id: campaignId, balance } = (reward.parameters as { campaign: { id: string; balance: number } }).campaign;
+    if (!customer) throw RedemptionErrors.noTargetCard(campaignId, 'the card has no holder');
+    const cards = await this.members.activeCardsOf(project.id, customer.id, [campaignId]);
+    const cardId = cards.get(campaignId) ?? (await this.members.autoJoin(project, campaignId, customer));
+    if (!cardId) throw RedemptionErrors.noTargetCard(campaignId, 'the campaign is not active, the customer is an inactive member, or it has no card to give');
+    return { cardId, campaignId, points: balance };
+  }
+
+  /** A COIN redemption's order, upserted by id or source_id (no earning: docs/rewards.md), its row held until the commit. */
+  private async saveOrder(tx: Parameters<OrderRepository['save']>[0], project: ProjectContext, found: NonNullable<Prepared['order']>, dto: RedeemRewardDto): Promise<Order> {
+    const order = dto.order as NonNullable<RedeemRewardDto['order']>;
+    const { existing, customerId } = found;
+    return this.orders.save(
+      tx,
+      { id: existing?.id ?? hexId('ord_'), projectId: project.id, sourceId: existing ? undefined : order.source_id, existing: existing !== null },
+      { status: order.status, amount: order.amount, customerId, items: order.items?.map((item) => ({ ...item, object: 'order_item' as const })), metadata: order.metadata },
+    );
+  }
+
+  /**
+   * Under the cards' lock: the points, the row, the events, the answer (stored with its Idempotency-Key), and the
+   * stock unit last: the reward's row, which every redemption of the reward updates, is held for the least time.
+   */
+  private async write(
+    locked: LockedCards,
+    project: ProjectContext,
+    prepared: Prepared,
+    dto: RedeemRewardDto,
+    order: Order | null,
+    cause: EventCause,
+    done: IdempotentDone<LoyaltyRedemptionDto>,
+  ): Promise<LoyaltyRedemptionDto> {
+    const { card, reward, assignment, target } = prepared;
+    const id = hexId('r_');
+    let points = assignment.points ?? 0;
+    let discount = 0;
+    if (reward.type === 'COIN') {
+      if (dto.reward?.points === undefined && !((order?.amount ?? 0) > 0)) throw ApiError.invalidPayload('order.amount: the order has nothing to pay (amount 0); send reward.points, or an order with an amount');
+      const [current] = [...(await this.cards.current(locked, [card.id])).values()];
+      const coin = coinPoints((reward.parameters as CoinRewardParameters).coin, order?.amount ?? 0, dto.reward?.points, current.balance);
+      if (coin === null) throw RedemptionErrors.pointsExceeded(card.code, dto.reward?.points ?? (reward.parameters as CoinRewardParameters).coin.points_ratio, current.balance);
+      ({ points, discount } = coin);
+    }
+    const on = { id: card.id, projectId: project.id, campaignId: card.campaign_id };
+    const details = { ...(order ? { order: { id: order.id, source_id: order.sourceId } } : {}), redemption: { id }, reward: { id: reward.id, name: reward.name } };
+    const movements: Movement[] = [{ kind: 'REDEMPTION', card: on, points, row: { orderId: order?.id ?? null, details } }];
+    if (target) {
+      movements.push({ kind: 'ADDITION', card: { id: target.cardId, projectId: project.id, campaignId: target.campaignId }, points: target.points, expiry: { earningRuleId: null }, row: { details: { redemption: { id }, reward: { id: reward.id, name: reward.name } } } });
+    }
+    const posting = await this.posting.post(locked, movements).catch((error: unknown) => {
+      if (error instanceof PointsExceeded) throw RedemptionErrors.pointsExceeded(card.code, error.points, error.balance);
+      throw error;
+    });
+    const states = await this.redemptions.cardStates(locked, [card.id, ...(target ? [target.cardId] : [])]);
+    const voucher = voucherAfter(card, states.get(card.id));
+    // Voucherify's RedemptionRewardResult: the reward without its stock counts, with the assignment.
+    const { stock: _stock, redeemed: _redeemed, attributes: _attributes, ...rewardDto } = toRewardDto(reward);
+    const rewardJson: Record<string, unknown> = { ...rewardDto, assignment_id: assignment.id };
+    if (reward.type === 'MATERIAL') {
+      const { product } = reward.parameters as { product: { id: string; sku_id: string | null } };
+      rewardJson.product = { id: product.id, object: 'product' };
+      if (product.sku_id) rewardJson.sku = { id: product.sku_id, product_id: product.id, object: 'sku' };
+    }
+    const targetState = target ? states.get(target.cardId) : undefined;
+    if (targetState) {
+      rewardJson.voucher = {
+        id: targetState.id,
+        code: targetState.code,
+        campaign_id: targetState.campaignId,
+        type: 'LOYALTY_CARD',
+        loyalty_card: { points: targetState.points, balance: targetState.balance },
+        holder_id: targetState.holderId,
+        created_at: targetState.createdAt.toISOString(),
+        object: 'voucher',
+      };
+    }
+    const orderJson = order
+      ? {
+          ...toOrderDto(order),
+          discount_amount: discount,
+          total_discount_amount: discount,
+          applied_discount_amount: discount,
+          total_amount: order.amount - discount,
+          redemptions: { [id]: { date: posting.movements[0].transaction.createdAt.toISOString(), related_object_type: 'voucher', related_object_id: card.id, related_object_parent_id: card.campaign_id } },
+        }
+      : null;
+    const row = await this.redemptions.insert(locked, {
+      id,
+      projectId: project.id,
+      object: 'redemption',
+      redemptionId: null,
+      status: 'SUCCEEDED',
+      voucherId: card.id,
+      campaignId: card.campaign_id,
+      customerId: prepared.customer?.id ?? null,
+      rewardId: reward.id,
+      assignmentId: assignment.id,
+      points,
+      buckets: posting.movements[0].buckets.map((b) => ({ id: b.id, points: b.points, expiresAt: b.expiresAt })),
+      targetCardId: target?.cardId ?? null,
+      targetPoints: target?.points ?? null,
+      orderId: order?.id ?? null,
+      trackingId: prepared.customer?.sourceId ?? null,
+      reason: null,
+      metadata: dto.metadata ?? null,
+      transactionId: posting.movements[0].transaction.id,
+      snapshot: { customer: prepared.customer ? customerJson(prepared.customer) : null, voucher, reward: rewardJson, order: orderJson, channel: { channel_id: project.apiKey?.appId ?? 'API', channel_type: 'API' } },
+    });
+    const answer = toRedemptionDto(row, null);
+    await this.events.redeemed(locked, row, answer, prepared.assignment, cause);
+    await done(locked.tx, answer);
+    if (!(await this.rewardRows.takeUnit(locked.tx, project.id, reward.id))) throw RedemptionErrors.outOfStock(reward.id);
+    return answer;
+  }
+}

@@ -1,0 +1,156 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import type { LockedCards } from '../cards/card.repository.js';
+import { Redemption } from './redemption.entity.js';
+
+export type NewRedemption = Omit<Redemption, 'seq' | 'createdAt'>;
+
+/** A card's columns the answers show after a redemption, read under its lock. */
+export interface CardState {
+  id: string;
+  code: string;
+  campaignId: string;
+  holderId: string | null;
+  points: number;
+  balance: number;
+  redeemedPoints: number;
+  redeemedQuantity: number;
+  createdAt: Date;
+  updatedAt: Date | null;
+}
+
+/** What the list of redemptions is filtered by (all optional); `voucherId` for a card's list. */
+export interface RedemptionFilter {
+  campaignId?: string;
+  customerId?: string;
+  orderId?: string;
+  voucherId?: string;
+  createdBefore?: string;
+  createdAfter?: string;
+}
+
+const FILTERED = `FROM redemptions r WHERE r.project_id = $1 AND ($2::text IS NULL OR r.campaign_id = $2) AND ($3::text IS NULL OR r.customer_id = $3)
+  AND ($4::text IS NULL OR r.order_id = $4) AND ($5::text IS NULL OR r.voucher_id = $5)
+  AND ($6::timestamptz IS NULL OR r.created_at < $6) AND ($7::timestamptz IS NULL OR r.created_at > $7)`;
+
+/**
+ * Redemptions and their rollbacks: the only writer of `redemptions`. Every query names the project. A row is
+ * written in the transaction that posts its points, under its card's lock (docs/architecture.md, "How the engine
+ * locks": the card first, then the rows that reference it); a redemption's status changes only under that lock.
+ */
+@Injectable()
+export class RedemptionRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async insert(locked: LockedCards, row: NewRedemption): Promise<Redemption> {
+    locked.require([row.voucherId]);
+    const [saved] = (await locked.tx.query(
+      `INSERT INTO redemptions (id, project_id, object, redemption_id, status, voucher_id, campaign_id, customer_id, reward_id, assignment_id, points, buckets,
+                                target_card_id, target_points, order_id, tracking_id, reason, metadata, transaction_id, snapshot)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) RETURNING created_at`,
+      [
+        row.id,
+        row.projectId,
+        row.object,
+        row.redemptionId,
+        row.status,
+        row.voucherId,
+        row.campaignId,
+        row.customerId,
+        row.rewardId,
+        row.assignmentId,
+        row.points,
+        JSON.stringify(row.buckets),
+        row.targetCardId,
+        row.targetPoints,
+        row.orderId,
+        row.trackingId,
+        row.reason,
+        row.metadata === null ? null : JSON.stringify(row.metadata),
+        row.transactionId,
+        JSON.stringify(row.snapshot),
+      ],
+    )) as { created_at: Date }[];
+    return Object.assign(new Redemption(), row, { createdAt: saved.created_at });
+  }
+
+  find(projectId: string, id: string): Promise<Redemption | null> {
+    return this.dataSource.getRepository(Redemption).findOneBy({ projectId, id });
+  }
+
+  /** A redemption read again under its card's lock (its status cannot change meanwhile). */
+  async findLocked(locked: LockedCards, projectId: string, id: string): Promise<Redemption | null> {
+    return locked.tx.getRepository(Redemption).findOneBy({ projectId, id });
+  }
+
+  /** A redemption rolled back, under its card's lock; false when it was not SUCCEEDED. */
+  async markRolledBack(locked: LockedCards, projectId: string, id: string): Promise<boolean> {
+    const [, affected] = (await locked.tx.query(`UPDATE redemptions SET status = 'ROLLED_BACK' WHERE project_id = $1 AND id = $2 AND status = 'SUCCEEDED'`, [projectId, id])) as [
+      unknown,
+      number,
+    ];
+    return affected > 0;
+  }
+
+  /** The rollbacks of redemptions, by the redemption's id. */
+  async rollbacksOf(projectId: string, ids: string[]): Promise<Map<string, Redemption>> {
+    if (!ids.length) return new Map();
+    const rows = await this.dataSource
+      .getRepository(Redemption)
+      .createQueryBuilder('r')
+      .where('r.project_id = :projectId AND r.redemption_id IN (:...ids)', { projectId, ids })
+      .getMany();
+    return new Map(rows.map((row) => [row.redemptionId as string, row]));
+  }
+
+  /** Redemptions and rollbacks, newest first, filtered; and how many match. */
+  async list(projectId: string, filter: RedemptionFilter, page: { limit: number; offset: number }): Promise<{ rows: Redemption[]; total: number }> {
+    const params = [
+      projectId,
+      filter.campaignId ?? null,
+      filter.customerId ?? null,
+      filter.orderId ?? null,
+      filter.voucherId ?? null,
+      filter.createdBefore ?? null,
+      filter.createdAfter ?? null,
+    ];
+    const ids = (await this.dataSource.query(`SELECT r.id ${FILTERED} ORDER BY r.seq DESC LIMIT $8 OFFSET $9`, [...params, page.limit, page.offset])) as { id: string }[];
+    const [{ total }] = (await this.dataSource.query(`SELECT count(*)::int AS total ${FILTERED}`, params)) as { total: number }[];
+    if (!ids.length) return { rows: [], total };
+    const rows = await this.dataSource
+      .getRepository(Redemption)
+      .createQueryBuilder('r')
+      .where('r.id IN (:...ids)', { ids: ids.map((row) => row.id) })
+      .getMany();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return { rows: ids.map((row) => byId.get(row.id)).filter((row): row is Redemption => row !== undefined), total };
+  }
+
+  /** Locked cards' columns the answers show, as they are now in the caller's transaction. */
+  async cardStates(locked: LockedCards, ids: string[]): Promise<Map<string, CardState>> {
+    locked.require(ids);
+    const rows = (await locked.tx.query(
+      `SELECT id, code, campaign_id, holder_id, points::float8 AS points, balance::float8 AS balance, redeemed_points::float8 AS redeemed_points, redeemed_quantity, created_at, updated_at
+       FROM vouchers WHERE id = ANY($1::text[])`,
+      [ids],
+    )) as { id: string; code: string; campaign_id: string; holder_id: string | null; points: number; balance: number; redeemed_points: number; redeemed_quantity: number; created_at: Date; updated_at: Date | null }[];
+    return new Map(
+      rows.map((row) => [
+        row.id,
+        {
+          id: row.id,
+          code: row.code,
+          campaignId: row.campaign_id,
+          holderId: row.holder_id,
+          points: row.points,
+          balance: row.balance,
+          redeemedPoints: row.redeemed_points,
+          redeemedQuantity: row.redeemed_quantity,
+          createdAt: row.created_at,
+          updatedAt: row.updated_at,
+        },
+      ]),
+    );
+  }
+}
