@@ -15,8 +15,7 @@ function quantiles(sorted) {
 
 /**
  * POST `path` at `connections` connections for `seconds`, each request's body from `body()` (called once per
- * request), or its path and body from `next()` ({ path, body }: bench/redemptions.mjs, where the card's code is
- * in the path). It does not stop on errors: every status is counted. Latencies from autocannon's per-response
+ * request), or its path and body from `next()`. It does not stop on errors: every status is counted. Latencies from autocannon's per-response
  * timings: `p50_ms`/`p99_ms` over 2xx responses, `all` over every response. `orders_per_s` counts 2xx only.
  */
 export function postLoad({ base, path, headers, seconds, connections, body, next }) {
@@ -30,6 +29,7 @@ export function postLoad({ base, path, headers, seconds, connections, body, next
         duration: seconds,
         timeout: 10,
         headers: { ...headers, 'content-type': 'application/json' },
+        // `next()` ({ path, body }) when each request has a path of its own (bench/redemptions.mjs: the card's code).
         requests: [{ method: 'POST', setupRequest: (request) => ({ ...request, method: 'POST', ...(next ? next() : { body: body() }) }) }],
       },
       (error, result) => {
