@@ -1,7 +1,7 @@
 // Screenshots of the dashboard's main pages for the README and docs/dashboard.md (docs/screenshots/*.png).
 //
 // Seeds a running instance through its API (a campaign with a pending-points rule, members with orders, points
-// added and removed by hand, distributions to a receiver this script runs on 127.0.0.1), then drives Debian's
+// added and removed by hand, rewards offered in the campaign and redeemed (one redemption rolled back), distributions to a receiver this script runs on 127.0.0.1), then drives Debian's
 // Chromium through it:
 //
 //   WEBHOOK_ALLOWED_CIDRS=127.0.0.1/32 BOOTSTRAP_APP_ID=demo BOOTSTRAP_APP_TOKEN=demo-token-0123456789 npm start
@@ -85,6 +85,19 @@ await until('settled deliveries', async () => {
   return list.data.length >= 3 && list.data.every((d) => d.status !== 'PENDING');
 });
 
+// Rewards: a mug with a stock offered for 100 points, a pay-with-points reward; the first member redeems the mug
+// twice and one redemption is rolled back, so the catalogue shows redeemed units and the card its redemptions.
+const mug = await api('POST', '/v1/rewards', { name: 'Logo mug', parameters: { product: { id: 'prod_mug', sku_id: 'sku_mug_blue' } }, stock: 40, attributes: { description: 'A blue mug with the shop logo' } });
+const coin = await api('POST', '/v1/rewards', { name: 'Pay with points', parameters: { coin: { exchange_ratio: 1, points_ratio: 100 } } });
+await api('POST', `/v1/rewards/${mug.id}/assignments`, { campaign: campaign.id, parameters: { loyalty: { points: 100 } } });
+await api('POST', `/v1/rewards/${coin.id}/assignments`, { campaign: campaign.id });
+{
+  const code = members[0].cards[0].card.code;
+  const first = await api('POST', `/v1/loyalties/${campaign.id}/members/${code}/redemption`, { reward: { id: mug.id } });
+  await api('POST', `/v1/loyalties/${campaign.id}/members/${code}/redemption`, { reward: { id: mug.id } }).catch(() => undefined);
+  await api('POST', `/v1/redemptions/${first.id}/rollback?reason=${encodeURIComponent('Out of blue, customer refunded')}`, {});
+}
+
 mkdirSync(outDir, { recursive: true });
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-dev-shm-usage'] });
 const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -138,6 +151,14 @@ await page.goto(`${base}/dashboard#/loyalty/programs/${campaign.program_id}/memb
 await page.getByRole('button', { name: 'Activate' }).first().waitFor();
 await page.locator('tr[data-bucket]').first().waitFor();
 await shot('member-card');
+
+await page.getByRole('link', { name: 'Rewards', exact: true }).click();
+await page.locator('tr[data-reward]').first().waitFor();
+await shot('rewards');
+
+await page.getByRole('link', { name: 'Logo mug' }).click();
+await page.locator('tr[data-assignment]').first().waitFor();
+await shot('reward');
 
 await browser.close();
 receiver.close();

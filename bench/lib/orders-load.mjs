@@ -15,10 +15,10 @@ function quantiles(sorted) {
 
 /**
  * POST `path` at `connections` connections for `seconds`, each request's body from `body()` (called once per
- * request). It does not stop on errors: every status is counted. Latencies from autocannon's per-response
+ * request), or its path and body from `next()`. It does not stop on errors: every status is counted. Latencies from autocannon's per-response
  * timings: `p50_ms`/`p99_ms` over 2xx responses, `all` over every response. `orders_per_s` counts 2xx only.
  */
-export function postLoad({ base, path, headers, seconds, connections, body }) {
+export function postLoad({ base, path, headers, seconds, connections, body, next }) {
   return new Promise((resolve, reject) => {
     const ok = [];
     const all = [];
@@ -29,7 +29,8 @@ export function postLoad({ base, path, headers, seconds, connections, body }) {
         duration: seconds,
         timeout: 10,
         headers: { ...headers, 'content-type': 'application/json' },
-        requests: [{ method: 'POST', setupRequest: (request) => ({ ...request, method: 'POST', body: body() }) }],
+        // `next()` ({ path, body }) when each request has a path of its own (bench/redemptions.mjs: the card's code).
+        requests: [{ method: 'POST', setupRequest: (request) => ({ ...request, method: 'POST', ...(next ? next() : { body: body() }) }) }],
       },
       (error, result) => {
         if (error) return reject(error);

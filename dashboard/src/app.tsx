@@ -8,6 +8,9 @@ import { DistributionsPage } from './pages/distributions';
 import { EventPage, EventsPage } from './pages/events';
 import { MemberCardPage } from './pages/member-card';
 import { MembersPage } from './pages/members';
+import { RewardPage } from './pages/reward';
+import { RewardFormPage } from './pages/reward-form';
+import { RewardsPage } from './pages/rewards';
 import { SecretPage } from './pages/secret';
 import { SignIn } from './pages/sign-in';
 import { type AppKey, forgetKey, onKeyChange, readKey } from './session';
@@ -19,6 +22,7 @@ const NAV = [
   { to: '/secret', label: 'Signing secret' },
   { to: '/events', label: 'Events' },
   { to: '/loyalty', label: 'Loyalty' },
+  { to: '/rewards', label: 'Rewards' },
 ];
 
 export function App() {
@@ -84,6 +88,10 @@ function Page({ path }: { path: string }) {
   if (match('/loyalty', path)) return <CampaignsPage />;
   if ((p = match('/loyalty/programs/:programId', path))) return <MembersPage programId={p.programId} />;
   if ((p = match('/loyalty/programs/:programId/members/:memberId', path))) return <MemberCardPage programId={p.programId} memberId={p.memberId} />;
+  if (match('/rewards', path)) return <RewardsPage />;
+  if (match('/rewards/new', path)) return <RewardFormPage />;
+  if ((p = match('/rewards/:id/edit', path))) return <RewardFormPage id={p.id} />;
+  if ((p = match('/rewards/:id', path))) return <RewardPage id={p.id} />;
   return (
     <>
       <h1 tabIndex={-1}>Page not found</h1>

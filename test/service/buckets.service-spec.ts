@@ -12,7 +12,8 @@ import { ActivationService } from '../../src/points/pending/activation.service.j
 import { PointsModule } from '../../src/points/points.module.js';
 import { waitFor } from '../support/harness.js';
 import { PointsDb, addDueBuckets, bucketViolations, unique } from '../support/points.js';
-import { enrolCustomer, payOrder, pointsProgram } from '../support/service-points.js';
+import { builders } from '../support/builders.js';
+import { payOrder } from '../support/service-points.js';
 import { body, useServices } from '../support/services.js';
 
 /** A pending period of one "day" comes due within the test. */
@@ -52,23 +53,22 @@ describe('point buckets per day and their bounded expiry (services on PostgreSQL
       [cardId],
     );
 
+  const build = builders(services);
   /** A member of a campaign with `initial` points, an accrual rule of 5 and a pending rule of 7 (one day), and the campaign's rules: a month. */
   async function member(initial = 10) {
-    const project = await services.project();
-    const { programId } = await pointsProgram(services, project, [{ points: 5 }, { points: 7, days: 1 }], initial, { period_type: 'MONTH', period_value: 1 });
-    const customer = unique('bucket-holder');
-    const card = (await enrolCustomer(services, project, programId, customer)).cards[0];
+    const built = await build.member({ rules: [{ points: 5 }, { points: 7, days: 1 }], initialPoints: initial, expiration: build.monthly }, unique('bucket-holder'));
     const [{ month }] = await db.query<{ month: string }>(`SELECT to_char((now() AT TIME ZONE 'UTC')::date + interval '1 month', 'YYYY-MM-DD') AS month`);
-    return { project, customer, card: { id: card.id, code: card.code }, month };
+    return { ...built, month };
   }
 
   it('every credit path adds to the card\'s bucket of its day: the initial points, accruals, additions by hand, activations (two of one card in one batch)', async () => {
-    const { project, customer, card, month } = await member(10);
+    const holder = await member(10);
+    const { project, customer, card, month } = holder;
     expect(await buckets(card.id)).toEqual([{ day: month, total: 10, remaining: 10, status: 'ACTIVE' }]);
     for (let i = 0; i < 2; i += 1) await payOrder(services, project, { source_id: unique('bucket-order'), customer });
     await change(project, card.code, { points: 3 });
-    await change(project, card.code, { points: 4, expiration_type: 'CUSTOM_DATE', expiration_date: month });
-    await change(project, card.code, { points: 2, expiration_type: 'NON_EXPIRING' });
+    expect(await build.bucket(holder, { points: 4, expires: month })).toMatchObject({ day: month, total: 27, remaining: 27 });
+    expect(await build.bucket(holder, { points: 2, expires: null })).toMatchObject({ day: null, total: 2, remaining: 2 });
     await change(project, card.code, { points: 1, expiration_type: 'NON_EXPIRING' });
     expect(await buckets(card.id)).toEqual([
       { day: month, total: 10 + 5 + 5 + 3 + 4, remaining: 27, status: 'ACTIVE' },
@@ -126,10 +126,10 @@ describe('point buckets per day and their bounded expiry (services on PostgreSQL
   });
 
   it('one statement expires at most POINTS_EXPIRY_STATEMENT_BUCKETS buckets, whole chunks of cards in id order; the next batch takes the rest', async () => {
-    const project = await services.project();
-    const { programId } = await pointsProgram(services, project, []);
+    const program = await build.program();
+    const { project } = program;
     const cards: string[] = [];
-    for (let i = 0; i < 60; i += 1) cards.push((await enrolCustomer(services, project, programId, unique('budget-holder'))).cards[0].id);
+    for (let i = 0; i < 60; i += 1) cards.push((await build.member(program, unique('budget-holder'))).card.id);
     for (const id of cards) await addDueBuckets(db, id, CHUNK);
     const expiry = services.get(ExpiryService);
     const first = await expiry.expireBatch(1_000, internalCause());

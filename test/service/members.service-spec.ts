@@ -1,6 +1,7 @@
 import { MembersModule } from '../../src/members/members.module.js';
 import { unique } from '../support/points.js';
-import { enrolCustomer, pointsProgram } from '../support/service-points.js';
+import { builders } from '../support/builders.js';
+import { enrolCustomer } from '../support/service-points.js';
 import { useServices } from '../support/services.js';
 
 describe('MembersService enrolment on PostgreSQL (no worker, no HTTP)', () => {
@@ -8,8 +9,7 @@ describe('MembersService enrolment on PostgreSQL (no worker, no HTTP)', () => {
   const { db } = services;
 
   it('enrols a customer: one member, a card made with the initial points, one ledger row of them and no event', async () => {
-    const project = await services.project();
-    const { campaignId, programId } = await pointsProgram(services, project, [], 25);
+    const { project, campaignId, programId } = await builders(services).program({ initialPoints: 25 });
     const customer = unique('enrolled');
     const { member, cards } = await enrolCustomer(services, project, programId, customer);
     expect(member).toMatchObject({ status: 'ACTIVE', programId });

@@ -2,22 +2,21 @@ import { CreateEarningRuleDto } from '../../src/points/earning/dto/earning-rule.
 import { EarningRulesService } from '../../src/points/earning/earning-rules.service.js';
 import { PointsModule } from '../../src/points/points.module.js';
 import { unique } from '../support/points.js';
-import { enrolCustomer, payOrder, pointsProgram } from '../support/service-points.js';
+import { builders } from '../support/builders.js';
 import { body, useServices } from '../support/services.js';
 
 describe('OrdersService on PostgreSQL (no worker, no HTTP)', () => {
   const services = useServices({ imports: [PointsModule] });
   const { db } = services;
+  const build = builders(services);
 
   it('a paid order earns once under each rule: points to the card, a pending entry; the same order sent again earns nothing more', async () => {
-    const project = await services.project();
-    const { programId } = await pointsProgram(services, project, [{ points: 10 }, { points: 25, days: 30 }]);
-    const customer = unique('order-holder');
-    const { cards } = await enrolCustomer(services, project, programId, customer);
-    const code = cards[0].code;
+    const holder = await build.member({ rules: [{ points: 10 }, { points: 25, days: 30 }] }, unique('order-holder'));
+    const { project } = holder;
+    const code = holder.card.code;
     const sourceId = unique('order');
 
-    const first = await payOrder(services, project, { source_id: sourceId, customer });
+    const first = await build.paidOrder(holder, { sourceId });
     expect(first).toMatchObject({ source_id: sourceId, status: 'PAID', amount: 1000 });
     const earned = async () => ({
       card: await db.card(code),
@@ -28,22 +27,22 @@ describe('OrdersService on PostgreSQL (no worker, no HTTP)', () => {
     const once = { card: expect.objectContaining({ balance: 10, points: 10, pending_points: 25 }), accruals: 1, entries: [{ status: 'PENDING', points: 25 }], earnings: 2 };
     expect(await earned()).toEqual(once);
 
-    const again = await payOrder(services, project, { source_id: sourceId, customer });
+    const again = await build.paidOrder(holder, { sourceId });
     expect(again.id).toBe(first.id);
     expect(await earned()).toEqual(once);
     expect(await db.count('SELECT 1 FROM orders WHERE project_id = $1 AND source_id = $2', [project.id, sourceId])).toBe(1);
   });
 
   it("an order's added event shows the card with the order's accruals and their next expiration, and names a rule without a banner by an empty one", async () => {
-    const project = await services.project();
-    const { campaignId, programId } = await pointsProgram(services, project, []);
+    const program = await build.program();
+    const { project, campaignId } = program;
     await services.get(EarningRulesService).create(project, campaignId, [
       await body(CreateEarningRuleDto, { loyalty: { type: 'FIXED', points: 10 }, expiration_rules: { period_type: 'MONTH', period_value: 12 } }),
       await body(CreateEarningRuleDto, { loyalty: { type: 'FIXED', points: 25 }, pending_points: { period_type: 'DAY', period_value: 30 } }),
     ]);
-    const customer = unique('order-event-holder');
-    const { cards } = await enrolCustomer(services, project, programId, customer);
-    const order = await payOrder(services, project, { source_id: unique('order'), customer });
+    const holder = await build.member(program, unique('order-event-holder'));
+    const cards = [holder.card];
+    const order = await build.paidOrder(holder);
 
     const [bucket] = await db.query<{ day: string }>(`SELECT to_char(expires_at, 'YYYY-MM-DD') AS day FROM loyalty_points_buckets WHERE voucher_id = $1`, [cards[0].id]);
     const [event] = await db.query<{ data: { voucher: { loyalty_card: object }; pending_points: { details: { earning_rule: { source: object } } } } }>(

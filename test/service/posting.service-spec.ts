@@ -11,7 +11,7 @@ import { balanceDetails, balanceJsonSql } from '../../src/points/ledger/ledger.r
 import { type Movement, PointsExceeded, PointsPosting, type PostingCard, RefundNotRestorable } from '../../src/points/ledger/posting.service.js';
 import { PointsModule } from '../../src/points/points.module.js';
 import { addDueBuckets, bucketViolations, projectViolations, unique } from '../support/points.js';
-import { enrolCustomer, pointsProgram } from '../support/service-points.js';
+import { builders } from '../support/builders.js';
 import { useServices } from '../support/services.js';
 
 /**
@@ -24,20 +24,16 @@ describe('PointsPosting on PostgreSQL (no worker, no HTTP)', () => {
   const services = useServices({ imports: [PointsModule, CardsModule, DatabaseKitModule], providers: [ExpiryRepository, ExpiryService] });
   const { db } = services;
 
+  const build = builders(services);
   /** A published card of a new project's campaign, `initial` points on it, expiring under the campaign's rules: a month. */
   async function card(initial = 0): Promise<{ project: ProjectContext; on: PostingCard; code: string; month: string }> {
-    const project = await services.project();
-    const { campaignId, programId } = await pointsProgram(services, project, [], initial, { period_type: 'MONTH', period_value: 1 });
-    const { cards } = await enrolCustomer(services, project, programId, unique('posting-holder'));
+    const { project, campaignId, card: made } = await build.member({ initialPoints: initial, expiration: build.monthly }, unique('posting-holder'));
     const [{ month }] = await db.query<{ month: string }>(`SELECT to_char((now() AT TIME ZONE 'UTC')::date + interval '1 month', 'YYYY-MM-DD') AS month`);
-    return { project, on: { id: cards[0].id, projectId: project.id, campaignId }, code: cards[0].code, month };
+    return { project, on: { id: made.id, projectId: project.id, campaignId }, code: made.code, month };
   }
 
   /** `days` from today (UTC, the project's zone), as a bucket's last day. */
-  async function day(days: number): Promise<string> {
-    const [row] = await db.query<{ day: string }>(`SELECT to_char((now() AT TIME ZONE 'UTC')::date + $1::int, 'YYYY-MM-DD') AS day`, [days]);
-    return row.day;
-  }
+  const day = build.day;
 
   const post = (movements: Movement[]) =>
     services.get(TransactionRunner).run(async (tx) => services.get(PointsPosting).post(await services.get(CardRepository).lock(tx, movements.map((m) => m.card.id)), movements));

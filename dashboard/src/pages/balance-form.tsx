@@ -15,7 +15,7 @@ const EXPIRIES: { value: Expiry; label: string }[] = [
 ];
 
 /** A random UUID v4; randomUUID exists only on https and localhost, getRandomValues everywhere. */
-function newKey(): string {
+export function newKey(): string {
   if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   bytes[6] = (bytes[6] & 0x0f) | 0x40;

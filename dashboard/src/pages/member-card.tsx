@@ -5,6 +5,7 @@ import { segment } from '../router';
 import { useLoad } from '../ui/hooks';
 import { Badge, Code, Empty, ErrorNotice, Link, Loading, PageTitle } from '../ui/parts';
 import { BalanceForm } from './balance-form';
+import { CardRedemptions } from './card-redemptions';
 import { Ledger } from './ledger';
 import { PendingEntries } from './pending-entries';
 import { PointBuckets } from './point-buckets';
@@ -13,7 +14,7 @@ type Card = Schemas['CardDto'];
 
 /**
  * A member and its card: balance, points added or removed by hand, the point buckets, pending entries to
- * activate or cancel by hand, and the ledger.
+ * activate or cancel by hand, its redemptions with a rollback, and the ledger.
  */
 export function MemberCardPage({ programId, memberId }: { programId: string; memberId: string }) {
   const member = useLoad(() => call(api.GET('/v2/loyalties/programs/{programId}/members/{memberId}', { params: { path: { programId, memberId } } })), [programId, memberId]);
@@ -86,6 +87,7 @@ function CardView({ card, version, onChanged }: { card: Card; version: number; o
       <BalanceForm campaignId={card.campaign_id} code={card.code} onChanged={onChanged} />
       <PointBuckets campaignId={card.campaign_id} code={card.code} version={version} />
       <PendingEntries code={card.code} version={version} onChanged={onChanged} />
+      <CardRedemptions code={card.code} version={version} onChanged={onChanged} />
       <Ledger code={card.code} version={version} />
     </section>
   );

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useId, useRef } from 'preact/hooks';
 
 /**
  * A modal confirmation on the native <dialog>: the browser traps focus inside, Escape cancels, and focus
@@ -7,6 +7,8 @@ import { useEffect, useRef } from 'preact/hooks';
  */
 export function ConfirmDialog(props: { open: boolean; title: string; confirmLabel: string; danger?: boolean; busy?: boolean; onConfirm: () => void; onCancel: () => void; children: ComponentChildren }) {
   const ref = useRef<HTMLDialogElement>(null);
+  // Several dialogs can sit on one page (a card's pending entries and its redemptions): each its own title id.
+  const titleId = `confirm-title-${useId()}`;
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
@@ -14,7 +16,7 @@ export function ConfirmDialog(props: { open: boolean; title: string; confirmLabe
     if (!props.open && dialog.open) dialog.close();
   }, [props.open]);
   return (
-    <dialog ref={ref} aria-labelledby="confirm-title" onCancel={(event) => (event.preventDefault(), props.onCancel())}>
+    <dialog ref={ref} aria-labelledby={titleId} onCancel={(event) => (event.preventDefault(), props.onCancel())}>
       <form
         method="dialog"
         onSubmit={(event) => {
@@ -22,7 +24,7 @@ export function ConfirmDialog(props: { open: boolean; title: string; confirmLabe
           props.onConfirm();
         }}
       >
-        <h2 id="confirm-title">{props.title}</h2>
+        <h2 id={titleId}>{props.title}</h2>
         {props.children}
         <div class="actions">
           <button type="button" onClick={props.onCancel}>
