@@ -1,14 +1,15 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dropDatabase } from '../../src/database/ensure-database.js';
 import { Child, RequestStream } from '../support/child.js';
+import { BINARIES, startHaproxy } from '../support/fleet.js';
 import { freePort, testConfig, waitFor } from '../support/harness.js';
 import { PointsDb, unique } from '../support/points.js';
 
-const HAPROXY = '/usr/sbin/haproxy';
+const HAPROXY = BINARIES.haproxy;
 const available = existsSync(HAPROXY);
 if (!available) process.stderr.write(`test/e2e/balancer.e2e-spec.ts skipped: ${HAPROXY} is missing (apt-get install haproxy; .ci/run installs it)\n`);
 
@@ -81,38 +82,7 @@ const DRAIN_MS = 2_000;
     const worker = new Child(process.execPath, ['dist/worker.js'], env());
     children.push(worker);
     await worker.waitFor('Worker ready');
-    const frontPort = await freePort();
-    const file = join(dir, 'haproxy.cfg');
-    writeFileSync(
-      file,
-      [
-        'global',
-        '  maxconn 2000',
-        'defaults',
-        '  mode http',
-        '  timeout connect 2s',
-        '  timeout client 30s',
-        '  timeout server 30s',
-        '  timeout http-keep-alive 30s',
-        '  option http-keep-alive',
-        // Connections to the servers are shared between client connections and kept idle between requests.
-        '  http-reuse always',
-        'frontend api',
-        `  bind 127.0.0.1:${frontPort}`,
-        '  default_backend apis',
-        'backend apis',
-        '  balance roundrobin',
-        '  option httpchk GET /health/ready',
-        '  http-check expect status 200',
-        '  default-server inter 300ms fall 2 rise 2',
-        ...ports.map((port, i) => `  server api${i} 127.0.0.1:${port} check`),
-        '',
-      ].join('\n'),
-    );
-    const haproxy = new Child(HAPROXY, ['-f', file, '-db']);
-    children.push(haproxy);
-    front = `http://127.0.0.1:${frontPort}`;
-    await waitFor(async () => ((await fetch(`${front}/health/ready`).catch(() => null))?.status === 200 ? true : undefined), { timeoutMs: 15_000, intervalMs: 100 });
+    front = await startHaproxy(dir, ports, children);
     db = new PointsDb(database.toString());
     await db.connect();
   }, 120_000);

@@ -1,17 +1,17 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Redis } from 'ioredis';
 import { dropDatabase } from '../../src/database/ensure-database.js';
 import { Child, RequestStream } from '../support/child.js';
+import { BINARIES, askRedis, startSentinelRedis } from '../support/fleet.js';
 import { freePort, testConfig, waitFor } from '../support/harness.js';
 import { PointsDb, unique } from '../support/points.js';
 import { Receiver } from '../support/receiver.js';
 
-const REDIS_SERVER = '/usr/bin/redis-server';
-const REDIS_SENTINEL = '/usr/bin/redis-sentinel';
+const REDIS_SERVER = BINARIES.redis;
+const REDIS_SENTINEL = BINARIES.sentinel;
 const MASTER = 'loyalty-test';
 const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated';
 const run = promisify(execFile);
@@ -36,7 +36,6 @@ if (missing.length) process.stderr.write(`test/e2e/redis-sentinel.e2e-spec.ts sk
   database.pathname = `${database.pathname}_sentinel`;
   const dir = mkdtempSync(join(tmpdir(), 'loyalty-sentinel-'));
   const receiver = new Receiver();
-  const servers = new Map<number, Child>();
   const children: Child[] = [];
   const sentinelPorts: number[] = [];
   const prefix = `${config.queuePrefix}_sentinel`;
@@ -79,66 +78,23 @@ if (missing.length) process.stderr.write(`test/e2e/redis-sentinel.e2e-spec.ts sk
     return res.body;
   };
 
-  const startRedis = async (port: number, replicaOf?: number) => {
-    const child = new Child(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--dbfilename', `dump-${port}.rdb`, ...(replicaOf ? ['--replicaof', '127.0.0.1', String(replicaOf)] : [])]);
-    servers.set(port, child);
-    await child.waitFor('Ready to accept connections', 10_000);
-  };
-  const ask = async <T>(port: number, ...args: (string | number)[]): Promise<T> => {
-    const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1_000 });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      return (await client.call(String(args[0]), ...args.slice(1).map(String))) as T;
-    } finally {
-      client.disconnect();
-    }
-  };
-  /** The master's port, as every sentinel sees it (undefined while they disagree). */
-  const masterPort = async (): Promise<number | undefined> => {
-    const seen = await Promise.all(sentinelPorts.map((port) => ask<[string, string]>(port, 'SENTINEL', 'get-master-addr-by-name', MASTER).catch(() => null)));
-    const ports = new Set(seen.map((address) => (address ? Number(address[1]) : 0)));
-    return ports.size === 1 && !ports.has(0) ? [...ports][0] : undefined;
-  };
-  /** Whether every sentinel knows a replica in sync and the other two sentinels (a failover can then be made). */
-  const settled = async (): Promise<boolean> => {
-    for (const port of sentinelPorts) {
-      const replicas = await ask<string[][]>(port, 'SENTINEL', 'replicas', MASTER).catch(() => []);
-      const others = await ask<string[][]>(port, 'SENTINEL', 'sentinels', MASTER).catch(() => []);
-      const inSync = replicas.some((fields) => {
-        const info = Object.fromEntries(fields.flatMap((_, i) => (i % 2 === 0 ? [[fields[i], fields[i + 1]]] : [])));
-        return info['master-link-status'] === 'ok' && !String(info.flags).includes('down');
-      });
-      if (!inSync || others.length < 2) return false;
-    }
-    return true;
-  };
+  let masterPort: () => Promise<number | undefined>;
+  let settled: () => Promise<boolean>;
+  let servers: Map<number, Child>;
+  const ask = askRedis;
 
   beforeAll(async () => {
     await dropDatabase(database.toString());
     await receiver.start();
-    const [master, replica] = [await freePort(), await freePort()];
-    await startRedis(master);
-    await startRedis(replica, master);
-    for (let i = 0; i < 3; i++) {
-      const port = await freePort();
-      sentinelPorts.push(port);
-      const file = join(dir, `sentinel-${port}.conf`);
-      writeFileSync(
-        file,
-        [`port ${port}`, 'bind 127.0.0.1', `dir ${dir}`, `sentinel monitor ${MASTER} 127.0.0.1 ${master} 2`, `sentinel down-after-milliseconds ${MASTER} 1000`, `sentinel failover-timeout ${MASTER} 4000`, `sentinel parallel-syncs ${MASTER} 1`, ''].join('\n'),
-      );
-      const sentinel = new Child(REDIS_SENTINEL, [file]);
-      children.push(sentinel);
-    }
-    await waitFor(async () => ((await settled()) ? true : undefined), { timeoutMs: 30_000, intervalMs: 200 });
+    const redis = await startSentinelRedis(dir, MASTER, children);
+    ({ masterPort, settled, servers } = redis);
+    sentinelPorts.push(...redis.sentinels.split(',').map((address) => Number(address.split(':')[1])));
     db = new PointsDb(database.toString());
   }, 60_000);
 
   afterAll(async () => {
     await db?.end().catch(() => undefined);
     for (const child of children.reverse()) await child.stop();
-    for (const server of servers.values()) await server.stop();
     await receiver.stop();
     await dropDatabase(database.toString());
     rmSync(dir, { recursive: true, force: true });
