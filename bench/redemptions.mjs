@@ -15,7 +15,8 @@
 // included), transactions and rows per redemption (pg_stat_database), the statements the API sends per
 // redemption (a short sample with log_statement = all, bench/lib/statement-log.mjs), and checks of the data:
 // every card's balance = Σ its ledger = Σ the points left in its ACTIVE buckets, the reward's `redeemed` = its
-// SUCCEEDED redemptions, and (b) `redeemed` never above the stock.
+// SUCCEEDED redemptions, and (b) `redeemed` never above the stock; and where the sessions wait for a lock (the
+// card's row, the reward's row: bench/lib/lock-waits.mjs).
 //
 // Not yet here: part (c), the ratio to a plain node:http + pg server sending the same statements (the method
 // of bench/orders.mjs); see bench/README.md, "Redemptions".
@@ -35,6 +36,7 @@ import pg from 'pg';
 import { freePort, run, startProcess, stopProcess } from './lib/processes.mjs';
 import { positive } from './lib/args.mjs';
 import { sampleStatements } from './lib/statement-log.mjs';
+import { sampleLockWaits } from './lib/lock-waits.mjs';
 import { apiWarnings, drain, measureOrders, postLoad } from './lib/orders-load.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -252,12 +254,14 @@ function statementSample(db, headers, next) {
 async function window(db, processes, run) {
   assertAlive('before a measured window');
   const from = (await stat(apiLog).catch(() => ({ size: 0 }))).size;
+  const waits = await sampleLockWaits(config.databaseUrl);
   const measured = await measureOrders(db, processes, run);
+  const lockWaits = await waits.stop();
   assertAlive('during a measured window');
   const drained = await drain(db);
   await sleep(200);
   const { orders_per_s: perSecond, cpu_ms_per_order: cpu, database_per_order: perRedemption, ...rest } = measured;
-  return { ...rest, redemptions_per_s: perSecond, cpu_ms_per_redemption: cpu, database_per_redemption: perRedemption, drain_s: drained, api_warnings: await apiWarnings(apiLog, from) };
+  return { ...rest, redemptions_per_s: perSecond, cpu_ms_per_redemption: cpu, database_per_redemption: perRedemption, lock_waits: lockWaits, drain_s: drained, api_warnings: await apiWarnings(apiLog, from) };
 }
 
 /**
@@ -309,6 +313,7 @@ function printPart(label, r) {
   console.log(`    statuses ${JSON.stringify(r.status_codes)}, socket errors ${r.errors}, timeouts ${r.timeouts}, unanswered at the window's end ${r.unanswered}${r.drain_s >= 30 ? ' (still not drained after 30 s)' : ` (drained in ${r.drain_s} s)`}`);
   if (r.api_warnings && Object.keys(r.api_warnings).length) console.log(`    API log, warn and above: ${Object.entries(r.api_warnings).map(([k, n]) => `${n} × ${k}`).join('; ')}`);
   console.log(`    CPU ms per redemption (2xx): ${cpu}`);
+  console.log(`    sessions in a transaction, mean ${r.lock_waits.sessions_busy_mean}; waiting for a lock, mean: ${JSON.stringify(r.lock_waits.waiting_for_a_lock_mean)} (${r.lock_waits.samples} samples, bench/lib/lock-waits.mjs)`);
   console.log(`    per redemption (pg_stat_database): ${Object.entries(r.database_per_redemption).map(([k, v]) => `${k} ${v}`).join(', ')}; deadlocks ${r.database.deadlocks}`);
 }
 

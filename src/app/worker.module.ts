@@ -52,7 +52,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
     private readonly jobs: JobQueueService,
     private readonly metrics: Metrics,
   ) {
-    this.heartbeat = new WorkerHeartbeat(config.redisUrl, config.queuePrefix);
+    this.heartbeat = new WorkerHeartbeat(config.redis, config.queuePrefix);
   }
 
   onApplicationBootstrap(): void {

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
+import { type RedisTopology, redisTopology, redisTopologyProblems } from './redis-topology.js';
 import { EnvironmentVariables, parseDataKey, parseTrustProxy, splitList, type LOG_LEVELS } from './environment.js';
 
 export class ConfigError extends Error {
@@ -30,6 +31,14 @@ export class AppConfig {
   /** Connections per process, and how long a request waits for a free one before it is answered 503 database_busy. */
   readonly databasePool: { size: number; waitMs: number };
   readonly redisUrl: string;
+  /**
+   * Where Redis is (docs/scaling.md "Redis"): one server (REDIS_URL), a master found through sentinels
+   * (REDIS_SENTINELS, REDIS_SENTINEL_NAME, REDIS_SENTINEL_PASSWORD; REDIS_URL gives the credentials, database and TLS),
+   * or a cluster (REDIS_CLUSTER_NODES). Every client is made by src/queue/redis-client.ts from this.
+   */
+  readonly redis: RedisTopology;
+  /** SIGTERM: `drainMs`, the API's time serving with /health/ready at 503 before its listener closes; `timeoutMs`, the whole shutdown at most. */
+  readonly shutdown: { drainMs: number; timeoutMs: number };
   readonly bootstrapKey: { appId: string; appToken: string } | null;
   readonly pendingPointsDayMs: number;
   /** How often the worker's sweeps run (in-process timers of each worker process). */
@@ -101,6 +110,8 @@ export class AppConfig {
     };
     this.databasePool = { size: env.DATABASE_POOL_SIZE, waitMs: env.DATABASE_POOL_WAIT_MS };
     this.redisUrl = env.REDIS_URL;
+    this.redis = redisTopology(env);
+    this.shutdown = { drainMs: env.SHUTDOWN_DRAIN_MS, timeoutMs: env.SHUTDOWN_TIMEOUT_MS };
     this.bootstrapKey =
       env.BOOTSTRAP_APP_ID && env.BOOTSTRAP_APP_TOKEN
         ? { appId: env.BOOTSTRAP_APP_ID, appToken: env.BOOTSTRAP_APP_TOKEN }
@@ -166,6 +177,8 @@ export function loadConfig(overrides: Record<string, string | undefined> = {}): 
   if (env.DATABASE_POOLER === 'transaction' && env.DATABASE_SESSION_URL === undefined) {
     throw new ConfigError(['DATABASE_POOLER=transaction needs DATABASE_SESSION_URL: migrations, the webhook relay\'s LISTEN and the dispatcher need a session of their own, on PostgreSQL itself (docs/scaling.md)']);
   }
+  const redisProblems = redisTopologyProblems(env);
+  if (redisProblems.length > 0) throw new ConfigError(redisProblems);
   // A worker listening only to refuse every scrape is a mistake to say at start, not a port to find closed.
   if (env.WORKER_METRICS_PORT !== undefined && env.METRICS_TOKEN === undefined && env.METRICS_PUBLIC !== 'true') {
     throw new ConfigError(['WORKER_METRICS_PORT needs METRICS_TOKEN (Prometheus sends it as a bearer token) or METRICS_PUBLIC=true: /metrics is closed without either']);

@@ -16,7 +16,7 @@ import {
   Validate,
   type ValidationArguments,
 } from 'class-validator';
-import { DatabaseEnvironmentVariables } from './database-environment.js';
+import { RedisEnvironmentVariables } from './redis-environment.js';
 
 const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
@@ -112,7 +112,7 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
  * The process environment as the README's configuration table lists it. Every variable has its default here, so the
  * defaults are documented in one place and validated like user input.
  */
-export class EnvironmentVariables extends DatabaseEnvironmentVariables {
+export class EnvironmentVariables extends RedisEnvironmentVariables {
   @Transform(toInt)
   @IsInt({ message: 'PORT must be an integer between 1 and 65535' })
   @Min(1, { message: 'PORT must be an integer between 1 and 65535' })
@@ -361,7 +361,8 @@ export class EnvironmentVariables extends DatabaseEnvironmentVariables {
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
 
   @IsOptional()
-  @Matches(/^[A-Za-z0-9_.-]{1,64}$/, { message: 'QUEUE_PREFIX must be 1-64 characters of letters, digits, ".", "_" or "-"' })
+  // A Redis Cluster hash tag ({…}, once) keeps every key of the service in one slot, as BullMQ needs there.
+  @Matches(/^(?=.{1,64}$)[A-Za-z0-9_.-]*(\{[A-Za-z0-9_.-]+\}[A-Za-z0-9_.-]*)?$/, { message: 'QUEUE_PREFIX must be 1-64 characters of letters, digits, ".", "_" or "-", with at most one hash tag such as {loyalty}' })
   QUEUE_PREFIX: string = 'loyalty';
 
   // The two secrets below travel in an Authorization header, so they are limited to characters a header carries

@@ -920,6 +920,9 @@ INSERT INTO order_earnings (order_id, earning_rule_id, project_id, voucher_id, p
 SELECT $1, c.rule, $2, c.card, c.points FROM unnest($3::text[], $4::text[], $5::int[]) AS c(rule, card, points)
 ON CONFLICT (order_id, earning_rule_id) DO NOTHING RETURNING earning_rule_id;
 
+-- points/orders/order.repository.ts: DISCOUNT (prepared orders_discount)
+UPDATE orders SET discount_amount = greatest(discount_amount + $3, 0), updated_at = now() WHERE id = $1 AND project_id = $2 RETURNING id, project_id, source_id, status, amount, discount_amount, customer_id, items, metadata, created_at, updated_at;
+
 -- points/orders/order.repository.ts: OrderRepository.save (per call)
 UPDATE orders SET ${[...set, 'updated_at = now()'].join(', ')} WHERE id = $1 AND project_id = $2 RETURNING ${ORDER_COLUMNS};
 

@@ -20,7 +20,7 @@ export class HealthController {
   }
 
   @Get('ready')
-  @ApiOperation({ operationId: 'getReadiness', summary: 'Readiness: PostgreSQL and Redis answer' })
+  @ApiOperation({ operationId: 'getReadiness', summary: 'Readiness: PostgreSQL answers and the process is not shutting down (Redis reported)' })
   @ApiOkResponse({ type: ReadinessDto })
   @ApiErrorResponses(503)
   ready(): Promise<ReadinessDto> {

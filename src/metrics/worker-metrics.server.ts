@@ -5,11 +5,12 @@ import { ApiError } from '../common/errors/api-error.js';
 import { bearerTokenMatches } from '../common/http/credentials.js';
 import { AppConfig } from '../config/app-config.js';
 import { AuthFailureLimiter } from '../rate-limit/auth-failure-limiter.js';
+import { RedisConnectionLog } from '../queue/redis-connection-log.js';
 import { Metrics } from './metrics.js';
 import { METRICS_CHALLENGE } from './metrics-token.guard.js';
 
 /**
- * GET /metrics of the worker, on WORKER_METRICS_PORT when it is set (the worker has no HTTP otherwise). A
+ * GET /metrics (and GET /health, open) of the worker, on WORKER_METRICS_PORT when it is set (the worker has no HTTP otherwise). A
  * plain node:http server: one route, so Express and Nest's HTTP layer would add nothing but start-up time and
  * memory. It answers like the API does: the same bearer token (METRICS_TOKEN; none with METRICS_PUBLIC=true),
  * wrong tokens counted against the TCP peer's address as failed authentications (429 past AUTH_FAILURE_LIMIT;
@@ -26,6 +27,7 @@ export class WorkerMetricsServer implements OnApplicationBootstrap, OnApplicatio
     private readonly config: AppConfig,
     private readonly metrics: Metrics,
     @Optional() @Inject(AuthFailureLimiter) failures?: AuthFailureLimiter,
+    @Optional() @Inject(RedisConnectionLog) private readonly connections?: RedisConnectionLog,
   ) {
     this.failures = failures?.enabled ? failures : undefined;
   }
@@ -47,7 +49,7 @@ export class WorkerMetricsServer implements OnApplicationBootstrap, OnApplicatio
     // Errors after the start (a broken client connection) are not the worker's problem; without a listener they would crash it.
     server.on('error', (error) => this.logger.warn({ err: error }, 'metrics server error'));
     this.server = server;
-    this.logger.log(`Worker metrics on port ${port} at /metrics`);
+    this.logger.log(`Worker metrics on port ${port} at /metrics, health at /health`);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -63,6 +65,7 @@ export class WorkerMetricsServer implements OnApplicationBootstrap, OnApplicatio
 
   private async answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
+    if (path === '/health' && (req.method === 'GET' || req.method === 'HEAD')) return this.health(req, res);
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
       return this.error(res, new ApiError(404, 'not_found', 'Resource not found', { details: `Cannot find route ${req.method ?? ''} ${path.slice(0, 200)}` }));
     }
@@ -85,6 +88,16 @@ export class WorkerMetricsServer implements OnApplicationBootstrap, OnApplicatio
       this.logger.error({ err: error }, 'metrics could not be rendered');
       this.error(res, new ApiError(500, 'internal_server_error', 'Internal server error'));
     }
+  }
+
+  /**
+   * GET /health: liveness of the worker (a probe; no token, it tells nothing but that). 200 while the process runs;
+   * `redis` says whether its queue connections are up (a Redis outage is waited out, not a reason to restart).
+   */
+  private health(req: IncomingMessage, res: ServerResponse): void {
+    const body = JSON.stringify({ status: 'ok', redis: this.connections?.isDown ? 'down' : 'up' });
+    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
+    res.end(req.method === 'HEAD' ? undefined : body);
   }
 
   private error(res: ServerResponse, error: ApiError): void {

@@ -4,7 +4,7 @@ import { AppConfig } from '../config/app-config.js';
 import { JobQueueService } from './job-queue.service.js';
 import { DEFAULT_JOB_OPTIONS, QueueName } from './queue.definitions.js';
 import { RedisConnectionLog } from './redis-connection-log.js';
-import { redisOptions } from './redis-options.js';
+import { bullConnection } from '../common/redis/redis-client.js';
 
 /** Gives every queue of the process an 'error' listener and connection logging (see RedisConnectionLog). */
 @Injectable()
@@ -34,7 +34,7 @@ export class QueueModule {
         BullModule.forRootAsync({
           inject: [AppConfig],
           useFactory: (config: AppConfig) => ({
-            connection: redisOptions(config.redisUrl, role === 'api'),
+            connection: bullConnection(config.redis, role === 'api'),
             prefix: config.queuePrefix,
             defaultJobOptions: DEFAULT_JOB_OPTIONS,
           }),

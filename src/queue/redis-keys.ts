@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { createRedisClient } from '../common/redis/redis-client.js';
 
 /** Every key matching the SCAN `pattern`, read in pages (never KEYS, which blocks the server). */
 export async function scanKeys(redis: Redis, pattern: string): Promise<string[]> {
@@ -12,9 +13,9 @@ export async function scanKeys(redis: Redis, pattern: string): Promise<string[]>
   return keys;
 }
 
-/** Deletes every Redis key that starts with `prefix` (a test run's or a benchmark's queues). */
+/** Deletes every Redis key that starts with `prefix` (a test run's or a benchmark's queues; one server, not a cluster). */
 export async function deleteKeysWithPrefix(redisUrl: string, prefix: string): Promise<void> {
-  const redis = new Redis(redisUrl);
+  const redis = createRedisClient({ kind: 'standalone', url: redisUrl }, { failFast: false }) as Redis;
   try {
     const keys = await scanKeys(redis, `${prefix}*`);
     for (let i = 0; i < keys.length; i += 1000) await redis.del(...keys.slice(i, i + 1000));

@@ -1,13 +1,14 @@
 import { hostname } from 'node:os';
-import { Redis } from 'ioredis';
 import { WORKER_ID } from '../common/process/worker-id.js';
-import { scanKeys } from './redis-keys.js';
+import type { RedisTopology } from '../config/redis-topology.js';
+import { createRedisClient, type RedisClient } from '../common/redis/redis-client.js';
 
 /** How often a worker writes its heartbeat, and how long one lasts without the next. */
 export const HEARTBEAT_EVERY_MS = 5_000;
 export const HEARTBEAT_TTL_MS = 15_000;
 
-const keyPrefix = (queuePrefix: string) => `${queuePrefix}:heartbeat:worker:`;
+/** One hash for every worker's heartbeat: one key, so one command reads them all, on one slot of a cluster too. */
+const heartbeatKey = (queuePrefix: string) => `${queuePrefix}:heartbeats`;
 
 export interface Heartbeat {
   host: string;
@@ -17,27 +18,63 @@ export interface Heartbeat {
   at: string;
 }
 
+interface StoredHeartbeat extends Heartbeat {
+  /** Epoch milliseconds after which the heartbeat no longer counts (its worker is gone or hung). */
+  expires: number;
+}
+
 /**
- * A worker's sign of life for health checks (the worker serves no HTTP): a Redis key per process that
- * expires unless rewritten, so a hung or killed worker disappears within HEARTBEAT_TTL_MS, and a worker
- * that stops cleanly removes its own. `node dist/cli.js worker-health` reads them.
+ * Writes and removes one beat, and drops the expired ones, in one script: a field per process in one hash
+ * (HGETALL reads them all), and the hash's own expiry pushed to the newest beat's, so the key goes away
+ * once every worker is gone. Times are Redis's (TIME), so workers on different hosts agree.
+ */
+const BEAT = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local all = redis.call('HGETALL', KEYS[1])
+for i = 1, #all, 2 do
+  local ok, value = pcall(cjson.decode, all[i + 1])
+  if not ok or type(value) ~= 'table' or tonumber(value.expires) == nil or tonumber(value.expires) < now then redis.call('HDEL', KEYS[1], all[i]) end
+end
+if ARGV[2] == '' then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+else
+  local beat = cjson.decode(ARGV[2])
+  beat.expires = now + tonumber(ARGV[3])
+  redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(beat))
+  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
+end
+return now
+`;
+
+type Beat = (key: string, field: string, value: string, ttlMs: number) => Promise<number>;
+
+/**
+ * A worker's sign of life for health checks: a field per process in one Redis hash, counted only until its
+ * `expires` (Redis time), so a hung or killed worker disappears within HEARTBEAT_TTL_MS, and a worker that stops cleanly
+ * removes its own. `node dist/cli.js worker-health` reads them; `GET /health` on WORKER_METRICS_PORT is the
+ * HTTP probe.
  */
 export class WorkerHeartbeat {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient & { beat: Beat };
   private readonly key: string;
+  private readonly field = `${hostname()}:${process.pid}`;
   private timer: NodeJS.Timeout | null = null;
+  /** When the last beat was written (epoch ms), null before the first. */
+  lastBeatAt: number | null = null;
 
-  constructor(redisUrl: string, queuePrefix: string) {
+  constructor(topology: RedisTopology, queuePrefix: string) {
     // Its own connection, failing fast: a beat while Redis is down is skipped, not queued.
-    this.redis = new Redis(redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 });
+    this.redis = createRedisClient(topology, { failFast: true, lazyConnect: true, name: `${queuePrefix}:heartbeat` }) as RedisClient & { beat: Beat };
+    this.redis.defineCommand('beat', { numberOfKeys: 1, lua: BEAT });
     this.redis.on('error', () => undefined); // Reported by the queues' connection log already.
-    this.key = `${keyPrefix(queuePrefix)}${hostname()}:${process.pid}`;
+    this.key = heartbeatKey(queuePrefix);
   }
 
   start(): void {
     const beat = () => {
       const value: Heartbeat = { host: hostname(), pid: process.pid, worker_id: WORKER_ID, at: new Date().toISOString() };
-      this.redis.set(this.key, JSON.stringify(value), 'PX', HEARTBEAT_TTL_MS).catch(() => undefined);
+      this.redis.beat(this.key, this.field, JSON.stringify(value), HEARTBEAT_TTL_MS).then(() => (this.lastBeatAt = Date.now()), () => undefined);
     };
     void this.redis.connect().then(beat, () => undefined);
     this.timer = setInterval(beat, HEARTBEAT_EVERY_MS);
@@ -47,7 +84,7 @@ export class WorkerHeartbeat {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     if (this.redis.status === 'ready') {
-      await this.redis.del(this.key).catch(() => undefined);
+      await this.redis.beat(this.key, this.field, '', HEARTBEAT_TTL_MS).catch(() => undefined);
       await this.redis.quit().catch(() => undefined);
     } else {
       // quit() would wait for a connection that may never come back.
@@ -56,16 +93,28 @@ export class WorkerHeartbeat {
   }
 }
 
-/** The live heartbeats: every worker's, or only those of workers on `host`. */
-export async function workerHeartbeats(redisUrl: string, queuePrefix: string, host?: string): Promise<Heartbeat[]> {
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2_000 });
+/** The live heartbeats (one HGETALL): every worker's, or only those of workers on `host`. */
+export async function workerHeartbeats(topology: RedisTopology, queuePrefix: string, host?: string): Promise<Heartbeat[]> {
+  const redis = createRedisClient(topology, { failFast: true, lazyConnect: true });
   redis.on('error', () => undefined);
   try {
     await redis.connect();
-    const keys = await scanKeys(redis, `${keyPrefix(queuePrefix)}${host ?? '*'}:*`);
-    const values = keys.length ? await redis.mget(...keys) : [];
-    return values.filter((v): v is string => v !== null).map((v) => JSON.parse(v) as Heartbeat);
+    const [all, [seconds, micros]] = await Promise.all([redis.hgetall(heartbeatKey(queuePrefix)), redis.time()]);
+    const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    return Object.values(all)
+      .map((text) => parse(text))
+      .filter((beat): beat is StoredHeartbeat => beat !== null && beat.expires >= now && (host === undefined || beat.host === host))
+      .map(({ host: h, pid, worker_id, at }) => ({ host: h, pid, worker_id, at }));
   } finally {
     redis.disconnect();
+  }
+}
+
+function parse(text: string): StoredHeartbeat | null {
+  try {
+    const value = JSON.parse(text) as StoredHeartbeat;
+    return typeof value.expires === 'number' ? value : null;
+  } catch {
+    return null;
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { AppConfig } from '../config/app-config.js';
+import { createRedisClient } from '../common/redis/redis-client.js';
 
 /**
  * A token bucket kept as one number per project (GCRA, "generic cell rate algorithm"): the time at which
@@ -55,7 +56,7 @@ export class TokenBucketStore implements OnModuleInit, OnModuleDestroy {
   constructor(config: AppConfig) {
     // No offline queue: while Redis is unreachable a request must not wait for it (the guard then lets
     // requests through); the command timeout covers a connection that hangs without closing.
-    this.redis = new Redis(config.redisUrl, { connectionName: `${config.queuePrefix}:rate-limit`, enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 2_000, commandTimeout: 1_000, lazyConnect: true }) as Redis & {
+    this.redis = createRedisClient(config.redis, { failFast: true, name: `${config.queuePrefix}:rate-limit`, commandTimeoutMs: 1_000, retries: 0, lazyConnect: true }) as Redis & {
       takeTokens: TakeTokens;
     };
     this.redis.defineCommand('takeTokens', { numberOfKeys: 1, lua: TAKE_TOKENS });

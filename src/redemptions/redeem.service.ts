@@ -13,7 +13,7 @@ import { type IdempotentDone, IdempotencyService } from '../idempotency/idempote
 import type { LoyaltyMemberDto } from '../members/dto/loyalty-member.dto.js';
 import { MembersService } from '../members/members.service.js';
 import { toOrderDto } from '../points/orders/dto/order.dto.js';
-import type { Order } from '../points/orders/order.entity.js';
+import { type Order, totalAmount } from '../points/orders/order.entity.js';
 import { OrderRepository } from '../points/orders/order.repository.js';
 import { type Movement, PointsExceeded, PointsPosting } from '../points/ledger/posting.service.js';
 import { toRewardDto } from '../rewards/dto/reward.dto.js';
@@ -131,7 +131,10 @@ export class RedeemService {
     return { cardId, campaignId, points: balance };
   }
 
-  /** A COIN redemption's order, upserted by id or source_id (no earning: docs/rewards.md), its row held until the commit. */
+  /**
+   * A COIN redemption's order, upserted by id or source_id, its row held until the commit. No earning here: a PAID
+   * order earns when it is sent to POST /v1/orders, on its amount after the discount (docs/rewards.md).
+   */
   private async saveOrder(tx: Parameters<OrderRepository['save']>[0], project: ProjectContext, found: NonNullable<Prepared['order']>, dto: RedeemRewardDto): Promise<Order> {
     const order = dto.order as NonNullable<RedeemRewardDto['order']>;
     const { existing, customerId } = found;
@@ -160,9 +163,13 @@ export class RedeemService {
     let points = assignment.points ?? 0;
     let discount = 0;
     if (reward.type === 'COIN') {
-      if (dto.reward?.points === undefined && !((order?.amount ?? 0) > 0)) throw ApiError.invalidPayload('order.amount: the order has nothing to pay (amount 0); send reward.points, or an order with an amount');
+      // What is left to pay: the order's amount less the discount of its earlier COIN redemptions.
+      const due = order ? totalAmount(order) : 0;
+      if (dto.reward?.points === undefined && !(due > 0)) {
+        throw ApiError.invalidPayload(`order.amount: the order has nothing to pay (amount ${order?.amount ?? 0}, discount ${order?.discountAmount ?? 0}); send reward.points, or an order with an amount`);
+      }
       const [current] = [...(await this.cards.current(locked, [card.id])).values()];
-      const coin = coinPoints((reward.parameters as CoinRewardParameters).coin, order?.amount ?? 0, dto.reward?.points, current.balance);
+      const coin = coinPoints((reward.parameters as CoinRewardParameters).coin, due, dto.reward?.points, current.balance);
       if (coin === null) throw RedemptionErrors.pointsExceeded(card.code, dto.reward?.points ?? (reward.parameters as CoinRewardParameters).coin.points_ratio, current.balance);
       ({ points, discount } = coin);
     }
@@ -199,13 +206,12 @@ export class RedeemService {
         object: 'voucher',
       };
     }
-    const orderJson = order
+    // The discount becomes the order's (its row, locked since saveOrder): its answers and its earning count it.
+    const discounted = order && discount > 0 ? ((await this.orders.discount(locked.tx, project.id, order.id, discount)) ?? order) : order;
+    const orderJson = discounted
       ? {
-          ...toOrderDto(order),
-          discount_amount: discount,
-          total_discount_amount: discount,
+          ...toOrderDto(discounted),
           applied_discount_amount: discount,
-          total_amount: order.amount - discount,
           redemptions: { [id]: { date: posting.movements[0].transaction.createdAt.toISOString(), related_object_type: 'voucher', related_object_id: card.id, related_object_parent_id: card.campaign_id } },
         }
       : null;

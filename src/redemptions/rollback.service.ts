@@ -7,6 +7,8 @@ import { TransactionRunner } from '../database/transaction-runner.js';
 import { requestCause } from '../events/recording/event-recording.js';
 import { IdempotencyService } from '../idempotency/idempotency.service.js';
 import { type Movement, PointsExceeded, PointsPosting, RefundNotRestorable } from '../points/ledger/posting.service.js';
+import { toOrderDto } from '../points/orders/dto/order.dto.js';
+import { OrderRepository } from '../points/orders/order.repository.js';
 import { RewardAssignmentRepository } from '../rewards/reward-assignment.repository.js';
 import { RewardRepository } from '../rewards/reward.repository.js';
 import type { RedemptionRollbackDto, RollbackBodyDto, RollbackQueryDto } from './dto/redemption.dto.js';
@@ -16,6 +18,18 @@ import { RedemptionErrors } from './redemption-errors.js';
 import { RedemptionEventsRepository } from './redemption-events.repository.js';
 import { RedemptionRepository } from './redemption.repository.js';
 import type { LoyaltyMemberDto } from '../members/dto/loyalty-member.dto.js';
+
+/** The discount a COIN redemption gave its order (its answer's `applied_discount_amount`; 0 for other rewards). */
+function appliedDiscount(order: unknown): number {
+  const applied = (order as { applied_discount_amount?: unknown } | null)?.applied_discount_amount;
+  return typeof applied === 'number' && applied > 0 ? applied : 0;
+}
+
+/** A rollback's order: the redemption's, with the order's amounts as the rollback left them (its discount given back). */
+function orderAfter(before: unknown, after: ReturnType<typeof toOrderDto>): Record<string, unknown> {
+  const { discount_amount, total_discount_amount, total_amount, status, updated_at } = after;
+  return { ...(before as Record<string, unknown>), status, discount_amount, total_discount_amount, total_amount, updated_at };
+}
 
 /**
  * Rolling a redemption back (POST /v1/redemptions/{redemptionId}/rollback): an exact undo, once. One transaction:
@@ -36,6 +50,7 @@ export class RollbackService {
     private readonly rewardRows: RewardRepository,
     private readonly assignments: RewardAssignmentRepository,
     private readonly idempotency: IdempotencyService,
+    private readonly orders: OrderRepository,
   ) {}
 
   async rollback(project: ProjectContext, redemptionId: string, query: RollbackQueryDto, dto: RollbackBodyDto, key: string | undefined): Promise<RedemptionRollbackDto> {
@@ -46,7 +61,12 @@ export class RollbackService {
       if (found.status === 'ROLLED_BACK') throw RedemptionErrors.alreadyRolledBack();
       const assignment = await this.assignments.find(project.id, found.assignmentId);
       const cause = requestCause(project);
+      const applied = found.orderId ? appliedDiscount(found.snapshot.order) : 0;
       return this.transactions.run(async (tx) => {
+        // A COIN redemption's discount back off its order: the order's row first, before the cards, as every
+        // writer of an order and a card locks them (docs/architecture.md). Undone with the rest if this rollback
+        // finds the redemption rolled back already.
+        const order = found.orderId && applied > 0 ? await this.orders.discount(tx, project.id, found.orderId, -applied) : null;
         const locked = await this.cards.lock(tx, [found.voucherId, ...(found.targetCardId ? [found.targetCardId] : [])]);
         const redemption = locked.has(found.voucherId) ? await this.redemptions.findLocked(locked, project.id, redemptionId) : null;
         if (!redemption) throw ApiError.notFound('redemption', redemptionId);
@@ -89,7 +109,7 @@ export class RollbackService {
           reason: query.reason ?? null,
           metadata: dto.metadata ?? null,
           transactionId: posting.movements[0].transaction.id,
-          snapshot: { ...redemption.snapshot, voucher, channel: { channel_id: project.apiKey?.appId ?? 'API', channel_type: 'API' } },
+          snapshot: { ...redemption.snapshot, ...(order && redemption.snapshot.order ? { order: orderAfter(redemption.snapshot.order, toOrderDto(order)) } : {}), voucher, channel: { channel_id: project.apiKey?.appId ?? 'API', channel_type: 'API' } },
         });
         const answer = toRollbackDto(row);
         await this.events.rolledBack(locked, redemption, row, answer, toRedemptionDto({ ...redemption, status: 'ROLLED_BACK' }, row), assignment, cause);

@@ -18,14 +18,6 @@ const text = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 
 const DEFAULTS = new EnvironmentVariables() as unknown as Record<string, unknown>;
 const KNOWN = new Set(Object.keys(DEFAULTS));
-/**
- * Settings of issue 39 that branch `redis` adds to the config service, and the worker's route it adds. Used by
- * deploy/ already; the second test fails once the config service knows one, to have it removed from here.
- */
-const PENDING = ['REDIS_SENTINELS', 'REDIS_SENTINEL_NAME', 'REDIS_SENTINEL_PASSWORD', 'REDIS_CLUSTER_NODES', 'SHUTDOWN_DRAIN_MS', 'SHUTDOWN_TIMEOUT_MS'];
-const PENDING_WORKER_ROUTES = ['/health'];
-/** Their defaults on branch `redis` (src/config/redis-environment.ts), while the config service does not have them. */
-const PENDING_DEFAULTS: Record<string, number> = { SHUTDOWN_DRAIN_MS: 0, SHUTDOWN_TIMEOUT_MS: 25_000 };
 /** Passwords (inside the URLs), keys and tokens: only ever from a Secret. */
 const SECRET_SETTINGS = ['DATABASE_URL', 'DATABASE_SESSION_URL', 'REDIS_URL', 'REDIS_SENTINEL_PASSWORD', 'DATA_ENCRYPTION_KEY', 'DATA_ENCRYPTION_PREVIOUS_KEYS', 'METRICS_TOKEN', 'ADMIN_TOKEN', 'BOOTSTRAP_APP_ID', 'BOOTSTRAP_APP_TOKEN'];
 
@@ -76,23 +68,18 @@ function filledIn(env: Record<string, string>): Record<string, string> {
   return filled;
 }
 
-const setting = (env: Record<string, string>, name: string) => Number(env[name] || (DEFAULTS[name] ?? PENDING_DEFAULTS[name]));
+const setting = (env: Record<string, string>, name: string) => Number(env[name] || DEFAULTS[name]);
 const plain = (env: Map<string, { value: string }>) => Object.fromEntries([...env].map(([name, { value }]) => [name, value]));
 
 describe('deploy/: the settings', () => {
-  it('every variable set anywhere is a setting the config service knows (or one of branch redis, PENDING)', () => {
-    const allowed = new Set([...KNOWN, ...PENDING]);
+  it('every variable set anywhere is a setting the config service knows', () => {
+    const allowed = KNOWN;
     const unknown = new Set<string>();
     for (const resource of [...base, ...overlay]) {
       if (resource.kind === 'ConfigMap' || resource.kind === 'Secret') Object.keys(resource.data as object).forEach((name) => allowed.has(name) || unknown.add(`${resource.kind} ${resource.metadata.name}: ${name}`));
     }
     for (const container of containersOf(overlay)) for (const name of environmentOf(container, overlay).keys()) if (!allowed.has(name)) unknown.add(`${container.name}: ${name}`);
     expect([...unknown]).toEqual([]);
-  });
-
-  it('PENDING names only what the config service and the worker do not have yet (remove the rest)', () => {
-    expect(PENDING.filter((name) => KNOWN.has(name))).toEqual([]);
-    expect(PENDING_WORKER_ROUTES.filter((route) => workerRoutes().includes(route))).toEqual([]);
   });
 
   it('the config service accepts the environment of every process, once the placeholders are replaced', () => {
@@ -168,7 +155,7 @@ describe('deploy/: the processes', () => {
   ] as const)('%s: the probes ask the routes it serves, on the port it listens on (%s)', (name, portSetting, expected) => {
     const container = only(pod(name));
     const env = plain(environmentOf(container, overlay));
-    const routes = name === 'loyalty-api' ? apiHealthRoutes() : [...workerRoutes(), ...PENDING_WORKER_ROUTES];
+    const routes = name === 'loyalty-api' ? apiHealthRoutes() : workerRoutes();
     for (const [probe, path] of Object.entries(expected)) {
       const httpGet = container[probe as 'startupProbe']?.httpGet;
       if (!httpGet) throw new Error(`${name}: no ${probe} over HTTP`);
@@ -260,7 +247,7 @@ describe('docker/compose.scale.yml', () => {
     for (const [name, service] of app) {
       const env = interpolated(service.environment ?? {});
       expect([name, Object.keys(env).filter((setting) => !k8s.has(setting))]).toEqual([name, []]);
-      expect([name, Object.keys(env).filter((setting) => !KNOWN.has(setting) && !PENDING.includes(setting))]).toEqual([name, []]);
+      expect([name, Object.keys(env).filter((setting) => !KNOWN.has(setting))]).toEqual([name, []]);
       expect(() => configOf(env)).not.toThrow();
       expect(env).toMatchObject({ DATABASE_POOLER: 'transaction', DATABASE_PREPARED_STATEMENTS: 'false', MIGRATE_ON_START: 'false', REDIS_SENTINEL_NAME: 'mymaster' });
       expect(env.REDIS_SENTINELS.split(',').map((s) => s.split(':')[0])).toEqual(['sentinel1', 'sentinel2', 'sentinel3']);

@@ -25,6 +25,8 @@ describe('orders and earning (/v1/orders)', () => {
         source_id: expect.stringMatching(/^order-/),
         status: 'CREATED',
         amount: 2499,
+        discount_amount: 0,
+        total_discount_amount: 0,
         total_amount: 2499,
         items: [{ product_id: 'prod_1', quantity: 2, price: 500, amount: 1000, object: 'order_item' }],
         metadata: { channel: 'web' },

@@ -1,5 +1,5 @@
-import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -8,11 +8,13 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import { dataSourceOptions } from '../../src/app/database/database.options.js';
 import { dropDatabase } from '../../src/database/ensure-database.js';
 import { prepared, runPrepared } from '../../src/database/prepared.js';
+import { Child } from '../support/child.js';
+import { BINARIES, startPgBouncer } from '../support/fleet.js';
 import { freePort, testConfig, waitFor } from '../support/harness.js';
 import { PointsDb, unique } from '../support/points.js';
 import { Receiver } from '../support/receiver.js';
 
-const PGBOUNCER = '/usr/sbin/pgbouncer';
+const PGBOUNCER = BINARIES.pgbouncer;
 const run = promisify(execFile);
 const root = new URL('../../', import.meta.url).pathname;
 const ACTIVATED = 'customer.voucher.loyalty_card.pending_points.activated';
@@ -21,50 +23,6 @@ const POINTS_ADDED = 'customer.voucher.loyalty_card.points_added';
 const POOL_SIZE = 4;
 /** PgBouncer's server connections for the database, at most (default_pool_size): fewer than the clients' 12. */
 const SERVER_POOL = 6;
-
-/** A child process with its output kept (for the failure message) and a bounded wait for a line of it. */
-class Child {
-  output = '';
-  readonly process: ChildProcess;
-
-  constructor(command: string, args: string[], env: NodeJS.ProcessEnv) {
-    this.process = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    this.process.stdout?.on('data', (chunk) => (this.output += chunk));
-    this.process.stderr?.on('data', (chunk) => (this.output += chunk));
-  }
-
-  get alive(): boolean {
-    return this.process.exitCode === null && this.process.signalCode === null;
-  }
-
-  async waitFor(text: string, timeoutMs = 60_000): Promise<void> {
-    await waitFor(async () => {
-      if (this.output.includes(text)) return true;
-      if (!this.alive) throw new Error(`exited (${this.process.exitCode ?? this.process.signalCode}) before "${text}":\n${this.output}`);
-      return undefined;
-    }, { timeoutMs, intervalMs: 100 }).catch((error: Error) => {
-      throw new Error(`${error.message}\n--- output ---\n${this.output}`);
-    });
-  }
-
-  async stop(): Promise<void> {
-    if (!this.alive) return;
-    const exited = new Promise((resolve) => this.process.once('exit', resolve));
-    this.process.kill('SIGTERM');
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
-    if (this.alive) this.process.kill('SIGKILL');
-  }
-}
-
-/** A user for PgBouncer to run as when the tests run as root: PostgreSQL's, else nobody. */
-function unixUser(): string {
-  try {
-    execFileSync('id', ['postgres'], { stdio: 'ignore' });
-    return 'postgres';
-  } catch {
-    return 'nobody';
-  }
-}
 
 const available = existsSync(PGBOUNCER);
 if (!available) process.stderr.write(`test/e2e/pgbouncer.e2e-spec.ts skipped: ${PGBOUNCER} is missing (apt-get install pgbouncer; .ci/run installs it)\n`);
@@ -87,7 +45,6 @@ if (!available) process.stderr.write(`test/e2e/pgbouncer.e2e-spec.ts skipped: ${
   const dir = mkdtempSync(join(tmpdir(), 'loyalty-pgbouncer-'));
   const receiver = new Receiver();
   const children: Child[] = [];
-  let bouncerPort = 0;
   let pooled = '';
   let db: PointsDb;
   let apis: string[] = [];
@@ -130,56 +87,14 @@ if (!available) process.stderr.write(`test/e2e/pgbouncer.e2e-spec.ts skipped: ${
     return res.body;
   };
 
-  /** PgBouncer's admin console (simple protocol only): the server connections of the service's database. */
-  const servers = async (): Promise<{ active: number; idle: number; used: number; tested: number; login: number; total: number }> => {
-    const console = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${bouncerPort}/pgbouncer` });
-    await console.connect();
-    try {
-      const { rows } = await console.query<Record<string, string>>('SHOW POOLS');
-      const pool = rows.filter((row) => row.database === database);
-      const sum = (column: string) => pool.reduce((total, row) => total + Number(row[column] ?? 0), 0);
-      const counts = { active: sum('sv_active'), idle: sum('sv_idle'), used: sum('sv_used'), tested: sum('sv_tested'), login: sum('sv_login') };
-      return { ...counts, total: counts.active + counts.idle + counts.used + counts.tested + counts.login };
-    } finally {
-      await console.end();
-    }
-  };
+  let serverConnections: () => Promise<number>;
 
   beforeAll(async () => {
     await dropDatabase(direct.toString());
     await receiver.start();
-    bouncerPort = await freePort();
-    chmodSync(dir, 0o755);
-    writeFileSync(join(dir, 'users.txt'), '"postgres" ""\n');
-    writeFileSync(
-      join(dir, 'pgbouncer.ini'),
-      [
-        '[databases]',
-        `* = host=${direct.hostname} port=${direct.port || 5432}`,
-        '[pgbouncer]',
-        'listen_addr = 127.0.0.1',
-        `listen_port = ${bouncerPort}`,
-        'unix_socket_dir =',
-        'auth_type = trust',
-        `auth_file = ${join(dir, 'users.txt')}`,
-        'admin_users = postgres',
-        'pool_mode = transaction',
-        `default_pool_size = ${SERVER_POOL}`,
-        'max_client_conn = 200',
-        // PgBouncer refuses to run as root: it changes to this user after reading its files.
-        ...(process.getuid?.() === 0 ? [`user = ${unixUser()}`] : []),
-        '',
-      ].join('\n'),
-    );
-    const bouncer = new Child(PGBOUNCER, [join(dir, 'pgbouncer.ini')], process.env);
-    children.push(bouncer);
-    await waitFor(async () => {
-      if (!bouncer.alive) throw new Error(`pgbouncer exited: ${bouncer.output}`);
-      return (await servers().catch(() => null)) ? true : undefined;
-    }, { timeoutMs: 10_000, intervalMs: 100 });
-    const url = new URL(direct);
-    url.port = String(bouncerPort);
-    pooled = url.toString();
+    const bouncer = await startPgBouncer(dir, direct, SERVER_POOL, children);
+    serverConnections = bouncer.serverConnections;
+    pooled = bouncer.url;
     db = new PointsDb(direct.toString());
   }, 30_000);
 
@@ -297,9 +212,9 @@ if (!available) process.stderr.write(`test/e2e/pgbouncer.e2e-spec.ts skipped: ${
 
     expect(await db.brokenCards()).toEqual([]);
     // PgBouncer never opened more server connections than its pool, for 3 processes × 4 client connections.
-    const counts = await servers();
-    expect(counts.total).toBeGreaterThan(0);
-    expect(counts.total).toBeLessThanOrEqual(SERVER_POOL);
+    const held = await serverConnections();
+    expect(held).toBeGreaterThan(0);
+    expect(held).toBeLessThanOrEqual(SERVER_POOL);
     // PostgreSQL's side of the budget (docs/scaling.md): PgBouncer's pool, the worker's 5 session connections, this test's own.
     const [backends] = await db.query<{ n: number; session: number }>(
       "SELECT count(*)::int AS n, (count(*) FILTER (WHERE application_name IN ('loyalty-webhook-relay', 'loyalty-webhook-dispatcher', 'loyalty-webhook-payloads')))::int AS session FROM pg_stat_activity WHERE datname = $1",
@@ -307,7 +222,7 @@ if (!available) process.stderr.write(`test/e2e/pgbouncer.e2e-spec.ts skipped: ${
     );
     expect(backends.session).toBeLessThanOrEqual(5);
     expect(backends.n).toBeLessThanOrEqual(SERVER_POOL + 5 + 1);
-    process.stderr.write(`pgbouncer e2e: PgBouncer server connections ${counts.total} (pool ${SERVER_POOL}), PostgreSQL backends of the database ${backends.n} (of which worker sessions ${backends.session})\n`);
+    process.stderr.write(`pgbouncer e2e: PgBouncer server connections ${held} (pool ${SERVER_POOL}), PostgreSQL backends of the database ${backends.n} (of which worker sessions ${backends.session})\n`);
     for (const child of children.slice(1)) expect(child.output).not.toMatch(/unsupported startup parameter|prepared statement/);
   }, 120_000);
 });

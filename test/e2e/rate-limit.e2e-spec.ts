@@ -195,7 +195,7 @@ describe('rate limits per project', () => {
       if (cut) await proxy.restore();
       // The queues' clients reconnect on their own schedule; one closed while still reconnecting would
       // go on reconnecting in this process (and keep jest from exiting).
-      await waitFor(async () => ((await http(app).get('/health/ready')).status === 200 ? true : undefined)).catch(() => undefined);
+      await waitFor(async () => ((await http(app).get('/health/ready')).body.checks?.redis === 'up' ? true : undefined)).catch(() => undefined);
       await app.close();
       await proxy.cut();
     }

@@ -187,4 +187,56 @@ describe('redemptions under concurrency', () => {
     expect(await projectViolations(db, stack.a.project.id)).toEqual([]);
     expect(await db.brokenCards()).toEqual([]);
   }, 90_000);
+
+  it('COIN redemptions of orders paid at the same moment (8 orders, each sent PAID 3 times and redeemed once, then rolled back while sent PAID again): one earning per order and rule, on the amount the order had then', async () => {
+    // 1 point per 1.00 of the order's total and 5 a paid order; COIN: 1 point = 1.00.
+    const { campaign, ruleIds } = await pointsCampaign(stack.app, stack.a, [{ every: 100, points: 1 }, { points: 5 }]);
+    const customer = unique('coin-race');
+    const code = await enrol(stack.app, stack.a, campaign, customer);
+    expect((await api().post(`/v1/loyalties/members/${code}/balance`).set(headers()).send({ points: 1000 })).status).toBe(200);
+    const coin = await reward({ name: 'Coin race', parameters: { coin: { exchange_ratio: 1, points_ratio: 1 } } });
+    expect((await api().post(`/v1/rewards/${coin}/assignments`).set(headers()).send({ campaign: campaign.id })).status).toBe(200);
+    const orders = Array.from({ length: 8 }, (_, i) => unique(`coin-race-order-${i}`));
+    const pay = (sourceId: string) => payOrder(stack.app, stack.a, { source_id: sourceId, customer, amount: 10000 });
+    const answers = new Answers();
+    const redemptions: string[] = [];
+    const tasks = orders.flatMap((sourceId) => [
+      ...Array.from({ length: 3 }, () => async () => answers.add(await pay(sourceId))),
+      async () => {
+        const res = await redeem(code, { reward: { id: coin, points: 20 }, order: { source_id: sourceId, amount: 10000 } });
+        if (res.status === 200) redemptions.push(res.body.id as string);
+        return answers.add(res);
+      },
+    ]);
+    // Interleaved: the redemption of an order among its payments (a fixed shuffle).
+    await inParallel(tasks.map((_, i) => tasks[(i * 13) % tasks.length]), 16);
+    expect(answers.report(['200'])).toEqual({ histogram: { '200': 32 }, unexpected: {} });
+    const rows = () =>
+      db.query<{ source_id: string; status: string; discount_amount: string; earnings: number; proportional: number | null; accruals: number }>(
+        `SELECT o.source_id, o.status, o.discount_amount::text AS discount_amount,
+                (SELECT count(*)::int FROM order_earnings e WHERE e.order_id = o.id) AS earnings,
+                (SELECT e.points FROM order_earnings e WHERE e.order_id = o.id AND e.earning_rule_id = $2) AS proportional,
+                (SELECT count(*)::int FROM voucher_transactions t WHERE t.order_id = o.id AND t.type = 'POINTS_ACCRUAL') AS accruals
+           FROM orders o WHERE o.project_id = $1 AND o.source_id = ANY($3) ORDER BY o.source_id`,
+        [stack.a.project.id, ruleIds[0], orders],
+      );
+    const after = await rows();
+    expect(after).toHaveLength(8);
+    for (const order of after) {
+      expect(order).toMatchObject({ status: 'PAID', discount_amount: '2000', earnings: 2, accruals: 2 });
+      // Paid before the redemption: on 100.00; after it: on 80.00. Never twice, never on anything else.
+      expect([100, 80]).toContain(order.proportional);
+    }
+    const earned = after.reduce((sum, o) => sum + (o.proportional ?? 0) + 5, 0);
+    expect((await db.card(code)).balance).toBe(1000 - 8 * 20 + earned);
+
+    // Rolled back while the orders are sent PAID again: the discounts go back, nothing more is earned.
+    const more = new Answers();
+    await inParallel([...redemptions.map((id) => async () => more.add(await api().post(`/v1/redemptions/${id}/rollback`).set(headers()).send({}))), ...orders.map((sourceId) => async () => more.add(await pay(sourceId)))], 16);
+    expect(more.report(['200'])).toEqual({ histogram: { '200': 16 }, unexpected: {} });
+    const rolledBack = await rows();
+    for (const [i, order] of rolledBack.entries()) expect(order).toEqual({ ...after[i], discount_amount: '0' });
+    expect((await db.card(code)).balance).toBe(1000 + earned);
+    expect(await db.brokenCards()).toEqual([]);
+  }, 90_000);
 });

@@ -61,7 +61,11 @@ describe('shutdown while Redis is unreachable', () => {
     const port = await freePort();
     const api = await start('dist/main.js', 'API ready', { PORT: String(port) });
     // Ready means Redis answered through the proxy, so that the cut is an outage and not a failed connect.
-    await waitFor(async () => ((await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => null))?.status === 200 ? true : undefined), { timeoutMs: 15_000, intervalMs: 100 });
+    const redisUp = async () => {
+      const res = await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => null);
+      return res?.status === 200 && ((await res.json()) as { checks?: { redis?: string } }).checks?.redis === 'up' ? true : undefined;
+    };
+    await waitFor(redisUp, { timeoutMs: 15_000, intervalMs: 100 });
     const result = await stopDuringOutage(api);
     expect(result.code).toBe(0);
   });

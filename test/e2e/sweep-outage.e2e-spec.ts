@@ -98,7 +98,7 @@ describe('sweeps across Redis outages', () => {
     await waitFor(async () => ((await activated(duringOutage)) ? true : undefined), { timeoutMs: 10_000 });
 
     // After recovery too: an entry whose job Redis lost is still activated (by the sweep, its only path).
-    await waitFor(async () => ((await http(app).get('/health/ready')).status === 200 ? true : undefined), { timeoutMs: 15_000 });
+    await waitFor(async () => ((await http(app).get('/health/ready')).body.checks?.redis === 'up' ? true : undefined), { timeoutMs: 15_000 });
     const afterRecovery = await pendingEntry();
     // Removed before it was due (300 ms): the sweep is then the only way it can be activated.
     expect(await direct.zrem(`${real.queuePrefix}:pending-points:delayed`, afterRecovery)).toBe(1);

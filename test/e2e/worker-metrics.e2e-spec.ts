@@ -81,6 +81,15 @@ describe('GET /metrics on the worker (WORKER_METRICS_PORT)', () => {
     expect((await get('/metrics', `Bearer ${TOKEN}`)).status).toBe(200);
   });
 
+  it('answers GET /health without a token (the worker\'s liveness probe, issue 39)', async () => {
+    await waitFor(async () => {
+      const res = await get('/health');
+      return res.status === 200 && ((await res.json()) as { redis?: string }).redis === 'up' ? true : undefined;
+    });
+    const res = await get('/health');
+    expect(await res.json()).toEqual({ status: 'ok', redis: 'up' });
+  });
+
   it('answers 404 in the API\'s error shape anywhere else', async () => {
     const res = await get('/v1/loyalties', `Bearer ${TOKEN}`);
     expect(res.status).toBe(404);

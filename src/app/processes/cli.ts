@@ -262,7 +262,7 @@ async function encryptSecrets(): Promise<void> {
 async function workerHealth(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { any: { type: 'boolean', default: false } } });
   const config = loadConfigOrExit();
-  const live = await workerHeartbeats(config.redisUrl, config.queuePrefix, values.any ? undefined : hostname());
+  const live = await workerHeartbeats(config.redis, config.queuePrefix, values.any ? undefined : hostname());
   process.stdout.write(`${JSON.stringify({ workers: live })}\n`);
   process.exitCode = live.length ? 0 : 1;
 }

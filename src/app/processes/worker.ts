@@ -27,5 +27,5 @@ export async function startWorker(): Promise<void> {
     logger.log(`${signal} received: finishing the current jobs, then closing`);
     await app.close();
     logger.log({ signal }, 'Worker stopped');
-  });
+  }, config.shutdown.timeoutMs);
 }

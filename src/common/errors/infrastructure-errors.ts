@@ -37,6 +37,19 @@ const MESSAGE_PATTERNS = [
   /Query read timeout/i,
 ];
 
+/**
+ * Redis answers but cannot take the command now: a master demoted to a replica by a failover (READONLY, until
+ * the client has reconnected to the new master), a replica without its master, a server loading its data, a
+ * cluster without a master for a slot; or the client cannot find a server (sentinels, cluster nodes).
+ */
+const REDIS_UNAVAILABLE = [
+  /^(READONLY|MASTERDOWN|LOADING|CLUSTERDOWN|TRYAGAIN|NOREPLICAS|BUSY)\b/,
+  /All sentinels are unreachable/i,
+  /None of startup nodes is available/i,
+  /Failed to refresh slots cache/i,
+  /Command timed out/i,
+];
+
 export type Dependency = 'postgres' | 'redis';
 
 /**
@@ -60,6 +73,7 @@ export function unavailableDependency(error: unknown, depth = 0): Dependency | n
   const e = error as { code?: unknown; message?: unknown; name?: unknown; cause?: unknown; driverError?: unknown; stack?: unknown };
   const message = typeof e.message === 'string' ? e.message : '';
   const code = typeof e.code === 'string' ? e.code : '';
+  if (REDIS_UNAVAILABLE.some((p) => p.test(message))) return 'redis';
   if (NETWORK_CODES.has(code) || MESSAGE_PATTERNS.some((p) => p.test(message)) || e.name === 'MaxRetriesPerRequestError') {
     return looksLikeRedis(e) ? 'redis' : 'postgres';
   }

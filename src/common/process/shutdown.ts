@@ -1,7 +1,7 @@
 /**
  * Runs `close` once on the first SIGINT or SIGTERM (Ctrl-C reaches every process of the group, and the
  * launcher forwards signals too, so a second signal must not start a second shutdown). A shutdown that
- * takes longer than `timeoutMs` is cut short with exit code 1.
+ * takes longer than `timeoutMs` (SHUTDOWN_TIMEOUT_MS) is cut short with exit code 1.
  */
 export function onShutdownSignal(close: (signal: NodeJS.Signals) => Promise<void>, timeoutMs = 25_000): void {
   let closing = false;

@@ -9,6 +9,10 @@ export class ReadinessDto {
   @ApiProperty({ enum: ['ok'] })
   status: 'ok';
 
-  @ApiProperty({ description: 'Each dependency checked, all "up" (otherwise the answer is 503).', example: { postgres: 'up', redis: 'up' } })
-  checks: Record<string, 'up'>;
+  @ApiProperty({
+    description:
+      'Each dependency checked, "up" or "down". PostgreSQL decides readiness (down: the answer is 503); Redis is reported but does not make the process unready (the routes that need it answer 503 themselves while it is down).',
+    example: { postgres: 'up', redis: 'down' },
+  })
+  checks: { postgres: 'up'; redis: 'up' | 'down' };
 }

@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
 import { BIGINT_AS_NUMBER } from '../../database/bigint-as-number.js';
 
 export const ORDER_STATUSES = ['CREATED', 'PAID', 'CANCELED', 'FULFILLED'] as const;
@@ -23,6 +23,7 @@ export interface OrderItem {
 @Entity({ name: 'orders' })
 @Index('uq_orders_project_source', ['projectId', 'sourceId'], { unique: true, where: '"source_id" IS NOT NULL' })
 @Index('idx_orders_customer', ['customerId'])
+@Check('chk_orders_discount', `"discount_amount" >= 0`)
 export class Order {
   @PrimaryColumn({ type: 'text' })
   id: string;
@@ -39,6 +40,13 @@ export class Order {
   @Column({ type: 'bigint', transformer: BIGINT_AS_NUMBER })
   amount: number;
 
+  /**
+   * The discount its COIN redemptions not rolled back gave it, minor units (docs/rewards.md, "Redeeming"). Only
+   * redemptions write it (`OrderRepository.discount`); `total_amount` = amount − this, never below 0.
+   */
+  @Column({ name: 'discount_amount', type: 'bigint', default: 0, transformer: BIGINT_AS_NUMBER })
+  discountAmount: number;
+
   @Column({ name: 'customer_id', type: 'text', nullable: true })
   customerId: string | null;
 
@@ -53,4 +61,9 @@ export class Order {
 
   @Column({ name: 'updated_at', type: 'timestamptz', precision: 3, nullable: true })
   updatedAt: Date | null;
+}
+
+/** What the order costs after its discount (Voucherify's `total_amount`), which earning counts. */
+export function totalAmount(order: Pick<Order, 'amount' | 'discountAmount'>): number {
+  return Math.max(order.amount - order.discountAmount, 0);
 }

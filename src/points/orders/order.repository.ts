@@ -30,7 +30,7 @@ export const CUSTOMER_TOTALS = prepared(
 );
 
 const JSON_COLUMNS = new Set(['items', 'metadata']);
-const ORDER_COLUMNS = 'id, project_id, source_id, status, amount, customer_id, items, metadata, created_at, updated_at';
+const ORDER_COLUMNS = 'id, project_id, source_id, status, amount, discount_amount, customer_id, items, metadata, created_at, updated_at';
 
 interface OrderRow {
   id: string;
@@ -38,6 +38,7 @@ interface OrderRow {
   source_id: string | null;
   status: OrderStatus;
   amount: string;
+  discount_amount: string;
   customer_id: string | null;
   items: OrderItem[];
   metadata: Record<string, unknown>;
@@ -52,6 +53,7 @@ function orderFromRow(row: OrderRow): Order {
     sourceId: row.source_id,
     status: row.status,
     amount: Number(row.amount),
+    discountAmount: Number(row.discount_amount),
     customerId: row.customer_id,
     items: row.items,
     metadata: row.metadata,
@@ -85,6 +87,10 @@ export const CLAIM = prepared(
   `INSERT INTO order_earnings (order_id, earning_rule_id, project_id, voucher_id, points)
    SELECT $1, c.rule, $2, c.card, c.points FROM unnest($3::text[], $4::text[], $5::int[]) AS c(rule, card, points)
    ON CONFLICT (order_id, earning_rule_id) DO NOTHING RETURNING earning_rule_id`,
+);
+export const DISCOUNT = prepared(
+  'orders_discount',
+  `UPDATE orders SET discount_amount = greatest(discount_amount + $3, 0), updated_at = now() WHERE id = $1 AND project_id = $2 RETURNING ${ORDER_COLUMNS}`,
 );
 const COLUMN: Record<keyof OrderFields, string> = { status: 'status', amount: 'amount', customerId: 'customer_id', items: 'items', metadata: 'metadata' };
 
@@ -142,6 +148,17 @@ export class OrderRepository implements CustomerOrderStats {
       ],
     );
     return orderFromRow(row);
+  }
+
+  /**
+   * Adds `delta` minor units (negative: gives them back, never below 0) to the order's discount, in the caller's
+   * transaction, and returns the order as it is then. A COIN redemption calls it on the row it saved (already
+   * locked); a rollback calls it first thing in its transaction, so the order's row is locked before the cards, as
+   * everywhere (docs/architecture.md, "How the engine locks"). Null: no such order (deleted since).
+   */
+  async discount(tx: Tx, projectId: string, orderId: string, delta: number): Promise<Order | null> {
+    const [[row]] = await runPrepared<[OrderRow[], number]>(tx, DISCOUNT, [orderId, projectId, delta]);
+    return row ? orderFromRow(row) : null;
   }
 
   /** Claims (order, rule) pairs that never earned; returns the rule ids this call won. */

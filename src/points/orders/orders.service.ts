@@ -13,7 +13,7 @@ import type { PendingPointsDetails } from '../pending/pending-points.entity.js';
 import type { PendingPoints } from '../pending/pending-points.entity.js';
 import { pendingDeltas, PendingPointsService } from '../pending/pending-points.service.js';
 import { type CreateOrderDto, type OrderDto, type OrderFieldsDto, toOrderDto } from './dto/order.dto.js';
-import type { Order } from './order.entity.js';
+import { type Order, totalAmount } from './order.entity.js';
 import { type OrderFields, OrderRepository } from './order.repository.js';
 
 /** A rule of the plan and the points it earns on this order. */
@@ -93,7 +93,9 @@ export class OrdersService {
       let created: PendingPoints[] = [];
       if (saved.status === 'PAID' && saved.customerId !== null) {
         const earning = (saved.customerId === customerId ? plan : [])
-          .map((planned) => ({ planned, points: earnedPoints(planned, saved.amount) }))
+          // On what the order costs after its COIN discount (docs/rewards.md, "Redeeming"): the row as saved here,
+          // locked, so a redemption of the same order is wholly before or wholly after this earning.
+          .map((planned) => ({ planned, points: earnedPoints(planned, totalAmount(saved)) }))
           .filter((e) => e.points > 0);
         if (earning.length) {
           const locked = await this.cards.lock(tx, earning.map((e) => e.planned.cardId));

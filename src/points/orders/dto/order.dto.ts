@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { UpsertCustomerDto } from '../../../customers/dto/customer.dto.js';
 import { IsMetadata, Nested, Optional } from '../../../common/validation/decorators.js';
-import { ORDER_STATUSES, type Order, type OrderStatus } from '../order.entity.js';
+import { ORDER_STATUSES, type Order, type OrderStatus, totalAmount } from '../order.entity.js';
 import { EXAMPLE_IDS, patternExample } from '../../../common/openapi/examples.js';
 
 export const ORDER_ID = /^ord_[a-f0-9]+$/;
@@ -74,7 +74,7 @@ export class OrderFieldsDto {
   @Nested(() => UpsertCustomerDto, { optional: true, object: true })
   customer?: UpsertCustomerDto;
 
-  @ApiPropertyOptional({ type: [OrderItemDto], description: 'Stored and returned as sent; earning uses `amount`.' })
+  @ApiPropertyOptional({ type: [OrderItemDto], description: 'Stored and returned as sent; earning uses `amount` (less the discount of COIN redemptions).' })
   @Nested(() => OrderItemDto, { optional: true, each: true, maxItems: 500 })
   items?: OrderItemDto[];
 
@@ -120,7 +120,13 @@ export class OrderDto {
   @ApiProperty({ description: 'Minor units.' })
   amount: number;
 
-  @ApiProperty({ description: 'Equal to amount (discounts are not applied by this service).' })
+  @ApiProperty({ description: 'The discount that COIN ("pay with points") redemptions not rolled back gave the order, minor units; 0 without one.' })
+  discount_amount: number;
+
+  @ApiProperty({ description: 'Equal to discount_amount (the order has no item-level discounts).' })
+  total_discount_amount: number;
+
+  @ApiProperty({ description: 'amount − discount_amount, never below 0: what earning rules proportional to the amount count.' })
   total_amount: number;
 
   @ApiProperty({ type: [OrderItemResponseDto], description: 'The items as sent, each marked `object: "order_item"`.' })
@@ -154,7 +160,9 @@ export function toOrderDto(order: Order): OrderDto {
     source_id: order.sourceId,
     status: order.status,
     amount: order.amount,
-    total_amount: order.amount,
+    discount_amount: order.discountAmount,
+    total_discount_amount: order.discountAmount,
+    total_amount: totalAmount(order),
     items: order.items,
     metadata: order.metadata,
     customer_id: order.customerId,

@@ -1,0 +1,166 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { Child } from './child.js';
+import { freePort, waitFor } from './harness.js';
+
+/** The servers a deployment puts around the service (docs/scaling.md), from Debian's packages. */
+export const BINARIES = { pgbouncer: '/usr/sbin/pgbouncer', redis: '/usr/bin/redis-server', sentinel: '/usr/bin/redis-sentinel', haproxy: '/usr/sbin/haproxy' };
+
+/** A user for PgBouncer to run as when the tests run as root (it refuses root): PostgreSQL's, else nobody. */
+function unixUser(): string {
+  try {
+    execFileSync('id', ['postgres'], { stdio: 'ignore' });
+    return 'postgres';
+  } catch {
+    return 'nobody';
+  }
+}
+
+/** PgBouncer in transaction mode in front of `direct`'s server, without ignore_startup_parameters, as docs/scaling.md configures it. */
+export async function startPgBouncer(dir: string, direct: URL, serverPool: number, children: Child[]) {
+  const port = await freePort();
+  chmodSync(dir, 0o755);
+  writeFileSync(join(dir, 'users.txt'), '"postgres" ""\n');
+  writeFileSync(
+    join(dir, 'pgbouncer.ini'),
+    [
+      '[databases]',
+      `* = host=${direct.hostname} port=${direct.port || 5432}`,
+      '[pgbouncer]',
+      'listen_addr = 127.0.0.1',
+      `listen_port = ${port}`,
+      'unix_socket_dir =',
+      'auth_type = trust',
+      `auth_file = ${join(dir, 'users.txt')}`,
+      'admin_users = postgres',
+      'pool_mode = transaction',
+      `default_pool_size = ${serverPool}`,
+      'max_client_conn = 500',
+      ...(process.getuid?.() === 0 ? [`user = ${unixUser()}`] : []),
+      '',
+    ].join('\n'),
+  );
+  const bouncer = new Child(BINARIES.pgbouncer, [join(dir, 'pgbouncer.ini')]);
+  children.push(bouncer);
+  const database = decodeURIComponent(direct.pathname.slice(1));
+  /** The server connections PgBouncer holds for the database, from its admin console. */
+  const serverConnections = async (): Promise<number> => {
+    const console = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/pgbouncer` });
+    await console.connect();
+    try {
+      const { rows } = await console.query<Record<string, string>>('SHOW POOLS');
+      return rows.filter((row) => row.database === database).reduce((n, row) => n + ['sv_active', 'sv_idle', 'sv_used', 'sv_tested', 'sv_login'].reduce((s, c) => s + Number(row[c] ?? 0), 0), 0);
+    } finally {
+      await console.end();
+    }
+  };
+  await waitFor(async () => {
+    if (!bouncer.alive) throw new Error(`pgbouncer exited: ${bouncer.output}`);
+    return (await serverConnections().catch(() => null)) !== null ? true : undefined;
+  }, { timeoutMs: 10_000, intervalMs: 100 });
+  const pooled = new URL(direct);
+  pooled.port = String(port);
+  return { url: pooled.toString(), serverConnections };
+}
+
+/** Asks one Redis or sentinel port a command on a connection of its own. */
+export async function askRedis<T>(port: number, ...args: (string | number)[]): Promise<T> {
+  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1_000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return (await client.call(String(args[0]), ...args.slice(1).map(String))) as T;
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** A Redis master, its replica and three sentinels watching them as `name`, on free ports; resolves once a failover could be made. */
+export async function startSentinelRedis(dir: string, name: string, children: Child[]) {
+  const servers = new Map<number, Child>();
+  const sentinels: number[] = [];
+  const startRedis = async (port: number, replicaOf?: number) => {
+    const child = new Child(BINARIES.redis, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--dbfilename', `dump-${port}.rdb`, ...(replicaOf ? ['--replicaof', '127.0.0.1', String(replicaOf)] : [])]);
+    servers.set(port, child);
+    children.push(child);
+    await child.waitFor('Ready to accept connections', 10_000);
+  };
+  const [master, replica] = [await freePort(), await freePort()];
+  await startRedis(master);
+  await startRedis(replica, master);
+  for (let i = 0; i < 3; i++) {
+    const port = await freePort();
+    sentinels.push(port);
+    const file = join(dir, `sentinel-${port}.conf`);
+    writeFileSync(file, [`port ${port}`, 'bind 127.0.0.1', `dir ${dir}`, `sentinel monitor ${name} 127.0.0.1 ${master} 2`, `sentinel down-after-milliseconds ${name} 1000`, `sentinel failover-timeout ${name} 4000`, `sentinel parallel-syncs ${name} 1`, ''].join('\n'));
+    children.push(new Child(BINARIES.sentinel, [file]));
+  }
+  /** The master's port as every sentinel sees it (undefined while they disagree). */
+  const masterPort = async (): Promise<number | undefined> => {
+    const seen = await Promise.all(sentinels.map((port) => askRedis<[string, string]>(port, 'SENTINEL', 'get-master-addr-by-name', name).catch(() => null)));
+    const ports = new Set(seen.map((address) => (address ? Number(address[1]) : 0)));
+    return ports.size === 1 && !ports.has(0) ? [...ports][0] : undefined;
+  };
+  /** Every sentinel knows a replica in sync and the two other sentinels. */
+  const settled = async (): Promise<boolean> => {
+    for (const port of sentinels) {
+      const replicas = await askRedis<string[][]>(port, 'SENTINEL', 'replicas', name).catch(() => []);
+      const others = await askRedis<string[][]>(port, 'SENTINEL', 'sentinels', name).catch(() => []);
+      const inSync = replicas.some((fields) => {
+        const info = Object.fromEntries(fields.flatMap((_, i) => (i % 2 === 0 ? [[fields[i], fields[i + 1]]] : [])));
+        return info['master-link-status'] === 'ok' && !String(info.flags).includes('down');
+      });
+      if (!inSync || others.length < 2) return false;
+    }
+    return true;
+  };
+  await waitFor(async () => ((await settled()) ? true : undefined), { timeoutMs: 30_000, intervalMs: 200 });
+  /** A failover through the sentinels; resolves with the new master's port once all of them agree on it. */
+  const failover = async (): Promise<number> => {
+    const before = await masterPort();
+    await askRedis(sentinels[0], 'SENTINEL', 'failover', name);
+    return waitFor(async () => {
+      const now = await masterPort();
+      return now !== undefined && now !== before ? now : undefined;
+    }, { timeoutMs: 20_000, intervalMs: 100 });
+  };
+  return { sentinels: sentinels.map((port) => `127.0.0.1:${port}`).join(','), servers, masterPort, settled, failover };
+}
+
+/** haproxy over the given API ports, checking `/health/ready` every 300 ms; resolves with its front address once it answers. */
+export async function startHaproxy(dir: string, apiPorts: number[], children: Child[]): Promise<string> {
+  const port = await freePort();
+  const file = join(dir, 'haproxy.cfg');
+  writeFileSync(
+    file,
+    [
+      'global',
+      '  maxconn 2000',
+      'defaults',
+      '  mode http',
+      '  timeout connect 2s',
+      '  timeout client 30s',
+      '  timeout server 30s',
+      '  timeout http-keep-alive 30s',
+      '  option http-keep-alive',
+      '  http-reuse always',
+      'frontend api',
+      `  bind 127.0.0.1:${port}`,
+      '  default_backend apis',
+      'backend apis',
+      '  balance roundrobin',
+      '  option httpchk GET /health/ready',
+      '  http-check expect status 200',
+      '  default-server inter 300ms fall 2 rise 2',
+      ...apiPorts.map((api, i) => `  server api${i} 127.0.0.1:${api} check`),
+      '',
+    ].join('\n'),
+  );
+  children.push(new Child(BINARIES.haproxy, ['-f', file, '-db']));
+  const front = `http://127.0.0.1:${port}`;
+  await waitFor(async () => ((await fetch(`${front}/health/ready`).catch(() => null))?.status === 200 ? true : undefined), { timeoutMs: 15_000, intervalMs: 100 });
+  return front;
+}
