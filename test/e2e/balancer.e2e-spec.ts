@@ -1,3 +1,6 @@
+/**
+ * @serial real servers and several processes through failovers and restarts, with bounds on time: runs alone (test/setup/file-environment.mjs).
+ */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,6 @@
+/**
+ * @serial real servers and several processes through failovers and restarts, with bounds on time: runs alone (test/setup/file-environment.mjs).
+ */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
