@@ -2,13 +2,11 @@
  * @serial real servers and several processes through failovers and restarts, with bounds on time: runs alone (test/setup/file-environment.mjs).
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { dropDatabase } from '../../src/database/ensure-database.js';
 import { Child, RequestStream } from '../support/child.js';
-import { BINARIES, startHaproxy } from '../support/fleet.js';
+import { BINARIES, idleKeepAliveStatuses, startHaproxy } from '../support/fleet.js';
 import { freePort, testConfig, waitFor } from '../support/harness.js';
 import { PointsDb, unique } from '../support/points.js';
 
@@ -147,27 +145,7 @@ const DRAIN_MS = 2_000;
   }, 120_000);
 
   it('client connections kept idle through the balancer past 5 s: 0 × 502', async () => {
-    const agent = new Agent({ keepAlive: true, maxSockets: 20 });
-    const url = new URL(`${front}/health/ready`);
-    const get = () =>
-      new Promise<number>((resolve, reject) => {
-        const req = request({ host: url.hostname, port: url.port, path: url.pathname, agent }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        });
-        req.on('error', reject);
-        req.end();
-      });
-    const statuses: number[] = [];
-    try {
-      for (let round = 0; round < 3; round++) {
-        statuses.push(...(await Promise.all(Array.from({ length: 20 }, get))));
-        // The point of the test is an idle period longer than Node's default keep-alive (5 s): a fixed wait, on purpose.
-        if (round < 2) await sleep(6_000);
-      }
-    } finally {
-      agent.destroy();
-    }
+    const statuses = await idleKeepAliveStatuses(new URL(`${front}/health/ready`), 20, 3);
     process.stderr.write(`balancer e2e: ${statuses.length} requests on connections idle 6 s between rounds: ${JSON.stringify(statuses.reduce<Record<number, number>>((n, s) => ({ ...n, [s]: (n[s] ?? 0) + 1 }), {}))}\n`);
     expect(statuses.filter((status) => status !== 200)).toEqual([]);
   }, 60_000);

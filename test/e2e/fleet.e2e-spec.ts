@@ -2,13 +2,11 @@
  * @serial real servers and several processes through failovers and restarts, with bounds on time: runs alone (test/setup/file-environment.mjs).
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { dropDatabase } from '../../src/database/ensure-database.js';
 import { Child, RequestStream } from '../support/child.js';
-import { BINARIES, startHaproxy, startPgBouncer, startSentinelRedis } from '../support/fleet.js';
+import { BINARIES, idleKeepAliveStatuses, startHaproxy, startPgBouncer, startSentinelRedis } from '../support/fleet.js';
 import { freePort, testConfig, waitFor } from '../support/harness.js';
 import { PointsDb, unique } from '../support/points.js';
 import { Receiver } from '../support/receiver.js';
@@ -171,27 +169,7 @@ if (missing.length) process.stderr.write(`test/e2e/fleet.e2e-spec.ts skipped: ${
     }
 
     // 4. Client connections kept idle through the balancer past Node's old 5 s keep-alive.
-    const agent = new Agent({ keepAlive: true, maxSockets: 10 });
-    const url = new URL(`${front}/health/ready`);
-    const get = () =>
-      new Promise<number>((resolve, reject) => {
-        const req = request({ host: url.hostname, port: url.port, path: url.pathname, agent }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        });
-        req.on('error', reject);
-        req.end();
-      });
-    const idle: number[] = [];
-    try {
-      for (let round = 0; round < 2; round++) {
-        idle.push(...(await Promise.all(Array.from({ length: 10 }, get))));
-        // An idle period longer than Node's default keep-alive (5 s) is the point: a fixed wait, on purpose.
-        if (round === 0) await sleep(6_000);
-      }
-    } finally {
-      agent.destroy();
-    }
+    const idle = await idleKeepAliveStatuses(new URL(`${front}/health/ready`), 10, 2);
     expect(idle.filter((status) => status !== 200)).toEqual([]);
 
     const histogram: Record<string, number> = {};

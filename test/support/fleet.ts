@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { Child } from './child.js';
@@ -163,4 +165,32 @@ export async function startHaproxy(dir: string, apiPorts: number[], children: Ch
   const front = `http://127.0.0.1:${port}`;
   await waitFor(async () => ((await fetch(`${front}/health/ready`).catch(() => null))?.status === 200 ? true : undefined), { timeoutMs: 15_000, intervalMs: 100 });
   return front;
+}
+
+/**
+ * `connections` kept-alive requests to `url` at once, `rounds` times, the connections left idle 6 s between
+ * rounds (past Node's old 5 s keep-alive); the statuses answered (0 for a connection reset).
+ */
+export async function idleKeepAliveStatuses(url: URL, connections: number, rounds: number): Promise<number[]> {
+  const agent = new Agent({ keepAlive: true, maxSockets: connections });
+  const get = () =>
+    new Promise<number>((resolve) => {
+      const req = request({ host: url.hostname, port: url.port, path: url.pathname, agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', () => resolve(0));
+      req.end();
+    });
+  const statuses: number[] = [];
+  try {
+    for (let round = 0; round < rounds; round++) {
+      statuses.push(...(await Promise.all(Array.from({ length: connections }, get))));
+      // The idle period longer than Node's default keep-alive is the point: a fixed wait, on purpose.
+      if (round < rounds - 1) await sleep(6_000);
+    }
+  } finally {
+    agent.destroy();
+  }
+  return statuses;
 }
