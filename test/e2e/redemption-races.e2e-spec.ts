@@ -181,6 +181,9 @@ describe('redemptions under concurrency', () => {
     // The workers did their part on the card: pending points activated, due buckets expired.
     await waitFor(async () => ((await db.count(`SELECT 1 FROM voucher_transactions WHERE voucher_id = $1 AND type = 'PENDING_POINTS_ACTIVATION'`, [card.id])) > 0 ? true : undefined), { timeoutMs: 15_000 });
     await waitFor(async () => ((await db.count(`SELECT 1 FROM voucher_transactions WHERE voucher_id = $1 AND type = 'POINTS_EXPIRATION'`, [card.id])) > 0 ? true : undefined), { timeoutMs: 15_000 });
+    // Every entry activated before the counts below: they are read statement by statement, and an activation
+    // between two of them would count an event without its entry.
+    await waitFor(async () => ((await db.count(`SELECT 1 FROM loyalty_pending_points WHERE project_id = $1 AND status = 'PENDING'`, [stack.a.project.id])) === 0 ? true : undefined), { timeoutMs: 30_000 });
     expect(await redemptionRows(card.id)).toBe(redeemed.length);
     expect(await db.count(`SELECT 1 FROM redemptions WHERE voucher_id = $1 AND status = 'ROLLED_BACK'`, [card.id])).toBe(rolledBack);
     expect(await db.count(`SELECT 1 FROM redemptions WHERE voucher_id = $1 AND object = 'redemption_rollback'`, [card.id])).toBe(rolledBack);
