@@ -9,7 +9,8 @@
  * - e2e: test/**\/*.e2e-spec.ts, the API, the worker and real processes.
  * The service and e2e files run in test/setup/file-environment.mjs: a database copied from the run's
  * migrated template and a queue prefix per file, so files run in parallel workers (`--maxWorkers`);
- * a file whose docblock says `@serial` runs alone.
+ * a file whose docblock says `@serial` runs alone, one that says `@heavy` never beside another heavy one, in
+ * the order test/setup/sequencer.mjs plans.
  */
 const swc = [
   '@swc/jest',
@@ -46,6 +47,7 @@ export default {
     project('e2e', ['<rootDir>/test/**/*.e2e-spec.ts'], '<rootDir>/test/setup/file-environment.mjs'),
   ],
   reporters: ['default', '<rootDir>/test/setup/summary-reporter.mjs'],
+  testSequencer: '<rootDir>/test/setup/sequencer.mjs',
   testTimeout: 60_000,
   verbose: true,
 };

@@ -1,6 +1,3 @@
-/**
- * @serial timing under measurement: runs alone (test/setup/file-environment.mjs).
- */
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import pg from 'pg';
 import { DataSource } from 'typeorm';

@@ -1,5 +1,5 @@
 /**
- * @serial real servers and several processes through failovers and restarts, with bounds on time: runs alone (test/setup/file-environment.mjs).
+ * @heavy real servers and several processes through failovers and restarts: never beside another heavy file (test/setup/file-environment.mjs).
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

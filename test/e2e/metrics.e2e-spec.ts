@@ -1,6 +1,3 @@
-/**
- * @serial timing under measurement: runs alone (test/setup/file-environment.mjs).
- */
 import { JobQueueService } from '../../src/queue/job-queue.service.js';
 import { ScrapeGauges } from '../../src/metrics/scrape-gauges.js';
 import { QueueName } from '../../src/queue/queue.definitions.js';

@@ -10,7 +10,10 @@
 // result written for global-teardown.mjs to report over the whole run, then its database and keys are dropped.
 //
 // A file whose first docblock carries `@serial` (timing, fairness or load under measurement) runs alone: it
-// takes an exclusive advisory lock that every other file holds shared while it runs.
+// takes an exclusive advisory lock that every other file holds shared while it runs. A file that says `@heavy`
+// (several real servers and processes of its own) runs beside ordinary files but never beside another heavy
+// one: it takes the heavy lane's lock exclusive first. test/setup/sequencer.mjs orders the files so that a
+// worker rarely waits for either lock.
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -27,6 +30,7 @@ export default class FileEnvironment extends TestEnvironment {
     const root = config.projectConfig.rootDir;
     this.file = relative(root, context.testPath);
     this.serial = Object.hasOwn(context.docblockPragmas ?? {}, 'serial');
+    this.heavy = Object.hasOwn(context.docblockPragmas ?? {}, 'heavy');
     const tag = createHash('sha1').update(this.file).digest('hex').slice(0, 7);
     const template = new URL(process.env.TEST_TEMPLATE_DATABASE_URL);
     this.databaseUrl = Object.assign(new URL(template), { pathname: `${template.pathname}_${tag}` }).toString();
@@ -39,7 +43,10 @@ export default class FileEnvironment extends TestEnvironment {
     await super.setup();
     this.lock = new pg.Client({ connectionString: serverUrl(), application_name: 'loyalty-test-lock' });
     await this.lock.connect();
+    const asked = Date.now();
+    if (this.heavy) await this.lock.query('SELECT pg_advisory_lock($1)', [serialLockKey() ^ 1]);
     await this.lock.query(this.serial ? 'SELECT pg_advisory_lock($1)' : 'SELECT pg_advisory_lock_shared($1)', [serialLockKey()]);
+    this.timing = { waitedMs: Date.now() - asked, startedAt: Date.now() };
     const admin = new pg.Client({ connectionString: serverUrl() });
     await admin.connect();
     try {
@@ -64,7 +71,8 @@ export default class FileEnvironment extends TestEnvironment {
       }
       const dir = runDirectory();
       mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, `${this.database}.json`), JSON.stringify({ file: this.file, ...result }));
+      const timing = { ...this.timing, ranMs: Date.now() - (this.timing?.startedAt ?? Date.now()) };
+      writeFileSync(join(dir, `${this.database}.json`), JSON.stringify({ file: this.file, ...result, timing }));
       const admin = new pg.Client({ connectionString: serverUrl() });
       await admin.connect();
       try {

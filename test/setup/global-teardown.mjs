@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../../dist/config/app-config.js';
@@ -10,6 +10,33 @@ import { runDirectory, runId, serverUrl } from './test-run.mjs';
 const NO_SUCH_TABLE = '42P01';
 
 /**
+ * Where the database-backed files' time went: each one's own run (from its locks to its teardown) summed per
+ * tier, and the time files waited for a `@serial` or `@heavy` lock; TEST_TIMINGS=1 lists the slowest files,
+ * TEST_TIMINGS_FILE=test/setup/durations.json writes each file's seconds for test/setup/sequencer.mjs.
+ */
+function reportTimings(timings) {
+  if (!timings.length) return;
+  const seconds = (ms) => (ms / 1000).toFixed(0);
+  const tiers = {};
+  let waited = 0;
+  for (const t of timings) {
+    const tier = t.file.includes('.service-spec.') ? 'service' : 'e2e';
+    tiers[tier] = (tiers[tier] ?? 0) + t.ranMs;
+    waited += t.waitedMs;
+  }
+  const own = Object.entries(tiers).map(([tier, ms]) => `${tier} ${seconds(ms)} s`).join(', ');
+  process.stdout.write(`\nDatabase-backed files' own time: ${own}; waited for @serial/@heavy locks: ${seconds(waited)} s\n`);
+  const out = process.env.TEST_TIMINGS_FILE;
+  if (out) {
+    const durations = Object.fromEntries(timings.sort((a, b) => a.file.localeCompare(b.file)).map((t) => [t.file, Math.round(t.ranMs / 100) / 10]));
+    writeFileSync(out, `${JSON.stringify(durations, null, 2)}\n`);
+  }
+  if (process.env.TEST_TIMINGS === '1') {
+    for (const t of timings.sort((a, b) => b.ranMs - a.ranMs).slice(0, 25)) process.stdout.write(`  ${seconds(t.ranMs).padStart(4)} s  (waited ${seconds(t.waitedMs)} s)  ${t.file}\n`);
+  }
+}
+
+/**
  * Every event the run recorded keeps its type's contract: each file's environment checked its own database
  * before dropping it (file-environment.mjs) and wrote the result here; a database a file left behind (its
  * worker died) is checked now. Then the run's databases (the template included) and Redis keys go.
@@ -19,6 +46,7 @@ export default async function globalTeardown() {
   const dir = runDirectory();
   let checked = 0;
   const lines = [];
+  const timings = [];
   try {
     let files = [];
     try {
@@ -30,7 +58,9 @@ export default async function globalTeardown() {
       const result = JSON.parse(readFileSync(join(dir, name), 'utf8'));
       checked += result.checked;
       lines.push(...result.lines.map((line) => `${line}  (${result.file})`));
+      if (result.timing) timings.push({ file: result.file, ...result.timing });
     }
+    reportTimings(timings);
     const admin = new pg.Client({ connectionString: serverUrl() });
     await admin.connect();
     try {

@@ -1,0 +1,60 @@
+// The order in which jest hands the test files to its workers (`--maxWorkers`), planned so that the run ends
+// soon: `@serial` files first (they run alone whatever their place, and a worker that picks one later stops
+// the others mid-run), then a simulated schedule, longest file first, in which a `@heavy` file starts only
+// once the heavy lane (file-environment.mjs) is free, so that no worker sits waiting for it.
+//
+// A file's expected duration is the one jest measured in an earlier run on this machine (its cache) or else
+// the one in test/setup/durations.json (seconds of the database-backed files, written by a whole run with
+// TEST_TIMINGS_FILE=test/setup/durations.json: global-teardown.mjs); a file in neither counts as
+// DEFAULT_SECONDS, or UNIT_SECONDS in the unit tier (no database). Durations only order the files: a wrong one makes the run slower, never wrong.
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import Sequencer from '@jest/test-sequencer';
+
+const DEFAULT_SECONDS = 8;
+const UNIT_SECONDS = 1;
+const WORKERS_GUESS = 3;
+
+function pragmas(path) {
+  const head = readFileSync(path, 'utf8').slice(0, 1_000);
+  const docblock = head.startsWith('/**') ? head.slice(0, head.indexOf('*/') + 2) : '';
+  return { serial: /@serial\b/.test(docblock), heavy: /@heavy\b/.test(docblock) };
+}
+
+export default class PlannedSequencer extends Sequencer {
+  sort(tests) {
+    let committed = {};
+    try {
+      committed = JSON.parse(readFileSync(new URL('./durations.json', import.meta.url), 'utf8'));
+    } catch {
+      // No committed durations: every file counts as DEFAULT_SECONDS unless jest's cache knows better.
+    }
+    const planned = tests.map((test) => {
+      const cached = this._getCache(test)[test.path]?.[1];
+      const file = relative(test.context.config.rootDir, test.path);
+      const fallback = test.context.config.displayName?.name === 'unit' ? UNIT_SECONDS : DEFAULT_SECONDS;
+      const seconds = cached != null ? cached / 1000 : (committed[file] ?? fallback);
+      return { test, file, seconds, ...pragmas(test.path) };
+    });
+    const byLength = (a, b) => b.seconds - a.seconds || a.file.localeCompare(b.file);
+    const serial = planned.filter((p) => p.serial).sort(byLength);
+    const heavy = planned.filter((p) => p.heavy && !p.serial).sort(byLength);
+    const ordinary = planned.filter((p) => !p.heavy && !p.serial).sort(byLength);
+
+    // List scheduling on WORKERS_GUESS workers: the next free worker takes a heavy file if the lane is free
+    // by then, else the longest ordinary file left.
+    const order = [];
+    const freeAt = Array(WORKERS_GUESS).fill(0);
+    let laneFreeAt = 0;
+    while (heavy.length || ordinary.length) {
+      const worker = freeAt.indexOf(Math.min(...freeAt));
+      const now = freeAt[worker];
+      const next = heavy.length && (laneFreeAt <= now || !ordinary.length) ? heavy.shift() : ordinary.shift();
+      const start = next.heavy ? Math.max(now, laneFreeAt) : now;
+      freeAt[worker] = start + next.seconds;
+      if (next.heavy) laneFreeAt = freeAt[worker];
+      order.push(next);
+    }
+    return [...serial, ...order].map((p) => p.test);
+  }
+}
