@@ -1,18 +1,18 @@
-// Runs shell commands side by side (`npm test`: the build and lint beside the type-check, which needs no
-// build): each one's output is printed in one piece when it ends, then the exit code is the first failure's
-// (0 when all succeed). `node scripts/run-parallel.mjs '<command>' '<command>' …`
+// Runs shell commands side by side (`npm test`: the tests beside the lint and the type-check, which need no
+// build): the first command's output is shown as it comes, each other one's in one piece when it ends; the
+// exit code is the first failure's (0 when all succeed). `node scripts/run-parallel.mjs '<command>' '<command>' …`
 import { spawn } from 'node:child_process';
 
 const commands = process.argv.slice(2);
 const started = Date.now();
 const results = await Promise.all(
   commands.map(
-    (command) =>
+    (command, i) =>
       new Promise((resolve) => {
-        const child = spawn(command, { shell: true, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(command, { shell: true, stdio: ['ignore', i === 0 ? 'inherit' : 'pipe', i === 0 ? 'inherit' : 'pipe'] });
         let output = '';
-        child.stdout.on('data', (chunk) => (output += chunk));
-        child.stderr.on('data', (chunk) => (output += chunk));
+        child.stdout?.on('data', (chunk) => (output += chunk));
+        child.stderr?.on('data', (chunk) => (output += chunk));
         child.on('close', (code, signal) => {
           const seconds = ((Date.now() - started) / 1000).toFixed(0);
           process.stdout.write(output);

@@ -1,7 +1,7 @@
 // The order in which jest hands the test files to its workers (`--maxWorkers`), planned so that the run ends
-// soon: `@serial` files first (they run alone whatever their place, and a worker that picks one later stops
-// the others mid-run), then a simulated schedule, longest file first, in which a `@heavy` file starts only
-// once the heavy lane (file-environment.mjs) is free, so that no worker sits waiting for it.
+// soon: a simulated schedule, longest file first, in which a `@heavy` file starts only once the heavy lane
+// (file-environment.mjs) is free, so that no worker sits waiting for it; then the `@serial` files, which run
+// alone whatever their place: last, they wait only for the run's tail instead of stopping the workers mid-run.
 //
 // A file's expected duration is the one jest measured in an earlier run on this machine (its cache) or else
 // the one in test/setup/durations.json (seconds of the database-backed files, written by a whole run with
@@ -13,7 +13,6 @@ import Sequencer from '@jest/test-sequencer';
 
 const DEFAULT_SECONDS = 8;
 const UNIT_SECONDS = 1;
-const WORKERS_GUESS = 3;
 
 function pragmas(path) {
   const head = readFileSync(path, 'utf8').slice(0, 1_000);
@@ -22,6 +21,11 @@ function pragmas(path) {
 }
 
 export default class PlannedSequencer extends Sequencer {
+  constructor(options) {
+    super(options);
+    this.workers = Math.max(1, options.globalConfig?.maxWorkers ?? 1);
+  }
+
   sort(tests) {
     let committed = {};
     try {
@@ -41,10 +45,10 @@ export default class PlannedSequencer extends Sequencer {
     const heavy = planned.filter((p) => p.heavy && !p.serial).sort(byLength);
     const ordinary = planned.filter((p) => !p.heavy && !p.serial).sort(byLength);
 
-    // List scheduling on WORKERS_GUESS workers: the next free worker takes a heavy file if the lane is free
+    // List scheduling on the run's workers (--maxWorkers): the next free worker takes a heavy file if the lane is free
     // by then, else the longest ordinary file left.
     const order = [];
-    const freeAt = Array(WORKERS_GUESS).fill(0);
+    const freeAt = Array(this.workers).fill(0);
     let laneFreeAt = 0;
     while (heavy.length || ordinary.length) {
       const worker = freeAt.indexOf(Math.min(...freeAt));
@@ -55,6 +59,6 @@ export default class PlannedSequencer extends Sequencer {
       if (next.heavy) laneFreeAt = freeAt[worker];
       order.push(next);
     }
-    return [...serial, ...order].map((p) => p.test);
+    return [...order, ...serial].map((p) => p.test);
   }
 }
