@@ -86,7 +86,10 @@ describe('webhook attempts that cannot be sent are still recorded', () => {
       const [d] = await deliveries(dist);
       return d.status === 'FAILED' ? d : undefined;
     });
-    expect(failed).toMatchObject({ attempts_count: 13, next_attempt_at: null });
+    // 13 attempts: the twelfth set here, then the last one; 14 when an attempt claimed before the update
+    // was still in flight (it adds its own to the 12 set here, and the next one is the last).
+    expect(failed).toMatchObject({ next_attempt_at: null });
+    expect([13, 14]).toContain(failed.attempts_count);
     expect((await stack.http().get(`/v1/distributions/${dist}`).set(stack.a.headers)).body.status).toBe('PAUSED');
   });
 
