@@ -3,30 +3,13 @@ import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { NestFactory } from '@nestjs/core';
 import { Module } from '@nestjs/common';
-import { createApiApp } from '../http-app.js';
-import { buildOpenApiDocument, serializeOpenApi } from '../openapi.js';
 import { AuthModule } from '../../auth/auth.module.js';
 import { FIRST_KEY_NAME } from '../../auth/app-key.entity.js';
 import { AuthService } from '../../auth/auth.service.js';
-import { CampaignsModule } from '../../campaigns/campaigns.module.js';
 import { loadConfigOrExit } from '../../config/app-config.js';
 import { AppConfigModule } from '../../config/config.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { migrateDatabase, migrateOnStart } from '../database/migrate.js';
-import { CardsModule } from '../../cards/cards.module.js';
-import { DataCipher, keyId } from '../../common/crypto/data-cipher.js';
-import { DatabaseKitModule } from '../../database/database-kit.module.js';
-import { BucketRepository } from '../../points/buckets/bucket.repository.js';
-import { BucketScheduleService } from '../../points/buckets/bucket-schedule.service.js';
-import { ExpiryRepository } from '../../points/buckets/expiry.repository.js';
-import { ExpiryService } from '../../points/buckets/expiry.service.js';
-import { MemberSeedRepository } from '../../members/member-seed.repository.js';
-import { MAX_SEED_MEMBERS, MemberSeedService } from '../../members/member-seed.service.js';
-import { DistributionRepository } from '../../events/distributions/distribution.repository.js';
-import { SecretsAtRestService } from '../../events/secrets/secrets-at-rest.service.js';
-import { WebhookSecretRepository } from '../../events/secrets/webhook-secret.repository.js';
-import { QueueModule } from '../../queue/queue.module.js';
-import { workerHeartbeats } from '../../queue/worker-heartbeat.js';
 
 const USAGE = `Usage: node dist/cli.js <command>
 
@@ -69,6 +52,9 @@ Commands:
                                    inserted; prints {project_id, app_id, app_token, campaign_id,
                                    program_id, members, seconds} as one JSON line (progress on stderr)
 `;
+
+// Each command imports the modules it wires when it runs (`await import`): loading the whole API for a
+// command that needs the auth module alone cost most of a short command's start.
 
 /** Runs `work` with the auth module on a migrated database. */
 async function withAuth(work: (auth: AuthService) => Promise<void>): Promise<void> {
@@ -153,6 +139,12 @@ async function setFeature(argv: string[]): Promise<void> {
 async function setTimeZone(argv: string[]): Promise<void> {
   const [projectId, zone] = argv;
   if (!projectId || !zone) throw new Error('usage: set-time-zone <project_id> <zone>');
+  const [{ DatabaseKitModule }, { CardsModule }, { BucketRepository }, { BucketScheduleService }] = await Promise.all([
+    import('../../database/database-kit.module.js'),
+    import('../../cards/cards.module.js'),
+    import('../../points/buckets/bucket.repository.js'),
+    import('../../points/buckets/bucket-schedule.service.js'),
+  ]);
   const config = loadConfigOrExit();
   await migrateOnStart(config);
   @Module({ imports: [AppConfigModule.forRoot(config), DatabaseModule, DatabaseKitModule, CardsModule, AuthModule], providers: [BucketRepository, BucketScheduleService] })
@@ -174,6 +166,12 @@ async function expirySetAside(argv: string[]): Promise<void> {
     options: { project: { type: 'string' }, release: { type: 'string', multiple: true }, 'release-all': { type: 'boolean', default: false } },
   });
   if (values.release?.length && values['release-all']) throw new Error('usage: expiry-set-aside [--project <project_id>] [--release <card_id>]... [--release-all]');
+  const [{ DatabaseKitModule }, { CardsModule }, { ExpiryRepository }, { ExpiryService }] = await Promise.all([
+    import('../../database/database-kit.module.js'),
+    import('../../cards/cards.module.js'),
+    import('../../points/buckets/expiry.repository.js'),
+    import('../../points/buckets/expiry.service.js'),
+  ]);
   const config = loadConfigOrExit();
   await migrateOnStart(config);
   @Module({ imports: [AppConfigModule.forRoot(config), DatabaseModule, DatabaseKitModule, CardsModule], providers: [ExpiryRepository, ExpiryService] })
@@ -195,6 +193,7 @@ async function expirySetAside(argv: string[]): Promise<void> {
 }
 
 async function openapi(argv: string[]): Promise<void> {
+  const [{ createApiApp }, { buildOpenApiDocument, serializeOpenApi }] = await Promise.all([import('../http-app.js'), import('../openapi.js')]);
   const config = loadConfigOrExit({ LOG_LEVEL: 'warn' });
   await migrateOnStart(config);
   const app = await createApiApp(config);
@@ -209,6 +208,12 @@ async function openapi(argv: string[]): Promise<void> {
 
 async function seed(argv: string[]): Promise<void> {
   const { values } = parseArgs({ args: argv, options: { members: { type: 'string' }, 'project-name': { type: 'string', default: 'Seed' } } });
+  const [{ MAX_SEED_MEMBERS, MemberSeedService }, { MemberSeedRepository }, { QueueModule }, { CampaignsModule }] = await Promise.all([
+    import('../../members/member-seed.service.js'),
+    import('../../members/member-seed.repository.js'),
+    import('../../queue/queue.module.js'),
+    import('../../campaigns/campaigns.module.js'),
+  ]);
   const raw = values.members?.replace(/_/g, '');
   const members = raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isSafeInteger(members) || members < 1 || members > MAX_SEED_MEMBERS) {
@@ -240,6 +245,12 @@ async function seed(argv: string[]): Promise<void> {
 
 /** Secrets at rest: every stored secret rewritten under the current key (or plain without one). */
 async function encryptSecrets(): Promise<void> {
+  const [{ DataCipher, keyId }, { WebhookSecretRepository }, { DistributionRepository }, { SecretsAtRestService }] = await Promise.all([
+    import('../../common/crypto/data-cipher.js'),
+    import('../../events/secrets/webhook-secret.repository.js'),
+    import('../../events/distributions/distribution.repository.js'),
+    import('../../events/secrets/secrets-at-rest.service.js'),
+  ]);
   const config = loadConfigOrExit();
   await migrateOnStart(config);
   @Module({ imports: [AppConfigModule.forRoot(config), DatabaseModule], providers: [DataCipher, WebhookSecretRepository, DistributionRepository, SecretsAtRestService] })
@@ -261,6 +272,7 @@ async function encryptSecrets(): Promise<void> {
 /** For a container's health check: is a worker of this host (or of any, with --any) alive? */
 async function workerHealth(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { any: { type: 'boolean', default: false } } });
+  const { workerHeartbeats } = await import('../../queue/worker-heartbeat.js');
   const config = loadConfigOrExit();
   const live = await workerHeartbeats(config.redis, config.queuePrefix, values.any ? undefined : hostname());
   process.stdout.write(`${JSON.stringify({ workers: live })}\n`);
