@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dropDatabase } from '../../src/database/ensure-database.js';
 import { Child, RequestStream } from '../support/child.js';
-import { BINARIES, idleKeepAliveStatuses, startHaproxy } from '../support/fleet.js';
+import { BINARIES, idleKeepAliveStatuses, keyedCalls, startHaproxy } from '../support/fleet.js';
 import { freePort, testConfig, waitFor } from '../support/harness.js';
 import { PointsDb, unique } from '../support/points.js';
 
@@ -59,20 +59,7 @@ const DRAIN_MS = 2_000;
     await api.waitFor('API ready');
     return api;
   };
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${front}${path}`, {
-      method,
-      headers: { 'X-App-Id': appId, 'X-App-Token': appToken, 'Content-Type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text.startsWith('{') ? (JSON.parse(text) as Record<string, unknown>) : { text } };
-  };
-  const ok = async (method: string, path: string, body?: unknown) => {
-    const res = await call(method, path, body);
-    if (res.status !== 200) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
+  const { call, ok } = keyedCalls(appId, appToken, () => front);
 
   beforeAll(async () => {
     await dropDatabase(database.toString());

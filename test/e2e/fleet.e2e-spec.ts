@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dropDatabase } from '../../src/database/ensure-database.js';
 import { Child, RequestStream } from '../support/child.js';
-import { BINARIES, idleKeepAliveStatuses, startHaproxy, startPgBouncer, startSentinelRedis } from '../support/fleet.js';
+import { BINARIES, idleKeepAliveStatuses, keyedCalls, startHaproxy, startPgBouncer, startSentinelRedis } from '../support/fleet.js';
 import { freePort, testConfig, waitFor } from '../support/harness.js';
 import { PointsDb, unique } from '../support/points.js';
 import { Receiver } from '../support/receiver.js';
@@ -101,20 +101,7 @@ if (missing.length) process.stderr.write(`test/e2e/fleet.e2e-spec.ts skipped: ${
     db = new PointsDb(direct.toString());
     await db.connect();
 
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${front}${path}`, {
-        method,
-        headers: { 'X-App-Id': appId, 'X-App-Token': appToken, 'Content-Type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await res.text();
-      return { status: res.status, body: text.startsWith('{') ? (JSON.parse(text) as Record<string, unknown>) : { text } };
-    };
-    const ok = async (method: string, path: string, body?: unknown) => {
-      const res = await call(method, path, body);
-      if (res.status !== 200) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
-      return res.body;
-    };
+    const { call, ok } = keyedCalls(appId, appToken, () => front);
     const campaign = await ok('POST', '/v1/loyalties', { name: unique('Fleet campaign') });
     await waitFor(async () => ((await ok('GET', `/v1/loyalties/${String(campaign.id)}`)).vouchers_generation_status === 'DONE' ? true : undefined), { timeoutMs: 20_000 });
     await ok('POST', `/v1/loyalties/${String(campaign.id)}/earning-rules`, [{ loyalty: { type: 'FIXED', points: 10 }, pending_points: { period_type: 'DAY', period_value: 1 } }]);

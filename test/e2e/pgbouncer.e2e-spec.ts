@@ -9,7 +9,7 @@ import { dataSourceOptions } from '../../src/app/database/database.options.js';
 import { dropDatabase } from '../../src/database/ensure-database.js';
 import { prepared, runPrepared } from '../../src/database/prepared.js';
 import { Child } from '../support/child.js';
-import { BINARIES, startPgBouncer } from '../support/fleet.js';
+import { BINARIES, keyedCalls, startPgBouncer } from '../support/fleet.js';
 import { freePort, testConfig, waitFor } from '../support/harness.js';
 import { PointsDb, unique } from '../support/points.js';
 import { Receiver } from '../support/receiver.js';
@@ -72,20 +72,8 @@ if (!available) process.stderr.write(`test/e2e/pgbouncer.e2e-spec.ts skipped: ${
     return child;
   };
 
-  const call = async (base: string, method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { 'X-App-Id': appId, 'X-App-Token': appToken, 'Content-Type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-  };
-  const ok = async (base: string, method: string, path: string, body?: unknown) => {
-    const res = await call(base, method, path, body);
-    if (res.status !== 200) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
+  const call = (base: string, method: string, path: string, body?: unknown) => keyedCalls(appId, appToken, () => base).call(method, path, body);
+  const ok = (base: string, method: string, path: string, body?: unknown) => keyedCalls(appId, appToken, () => base).ok(method, path, body);
 
   let serverConnections: () => Promise<number>;
 

@@ -194,3 +194,32 @@ export async function idleKeepAliveStatuses(url: URL, connections: number, round
   }
   return statuses;
 }
+
+/** An answer of `keyedCalls`: the status, the headers and the JSON body (or `{ text }` when it is not JSON). */
+export interface KeyedAnswer {
+  status: number;
+  headers: Headers;
+  body: Record<string, unknown>;
+}
+
+/**
+ * Requests with one application key to whichever API `base()` names when each is sent (a balancer, or one API
+ * of several): `call` answers whatever the status, `ok` throws unless it is 200.
+ */
+export function keyedCalls(appId: string, appToken: string, base: () => string) {
+  const call = async (method: string, path: string, body?: unknown): Promise<KeyedAnswer> => {
+    const res = await fetch(`${base()}${path}`, {
+      method,
+      headers: { 'X-App-Id': appId, 'X-App-Token': appToken, 'Content-Type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: /^[{[]/.test(text) ? (JSON.parse(text) as Record<string, unknown>) : { text } };
+  };
+  const ok = async (method: string, path: string, body?: unknown) => {
+    const res = await call(method, path, body);
+    if (res.status !== 200) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  return { call, ok };
+}
