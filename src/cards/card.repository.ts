@@ -58,6 +58,9 @@ export const APPLY = prepared(
    RETURNING v.id, v.points, v.balance, v.pending_points`,
 );
 
+/** Locked cards' point columns as they are now (`$1`: their ids). */
+export const CURRENT = prepared('cards_current', 'SELECT id, points, balance, pending_points FROM vouchers WHERE id = ANY($1::text[])');
+
 /** The cards set aside by the point expiry for `$3` ms or longer (or the given ones), released in id order without waiting for a card another transaction holds. */
 const RELEASE_EXPIRY = `UPDATE vouchers v SET expiry_error = NULL, expiry_set_aside_at = NULL
    WHERE v.id IN (SELECT id FROM vouchers WHERE expiry_error IS NOT NULL AND ($1::text[] IS NULL OR id = ANY($1::text[])) AND ($2::text IS NULL OR project_id = $2)
@@ -156,7 +159,7 @@ export class CardRepository {
   /** Locked cards' point columns as they are now (the lock keeps them so until the transaction ends). */
   async current(locked: LockedCards, cardIds: string[]): Promise<Map<string, CardBalance>> {
     locked.require(cardIds);
-    const rows = (await locked.tx.query('SELECT id, points, balance, pending_points FROM vouchers WHERE id = ANY($1::text[])', [cardIds])) as CardBalanceRow[];
+    const rows = await runPrepared<CardBalanceRow[]>(locked.tx, CURRENT, [cardIds]);
     return new Map(rows.map((row) => [row.id, balanceOf(row)]));
   }
 

@@ -119,10 +119,15 @@ export class MembersService {
   }
 
   async getV1(project: ProjectContext, campaignIdOrName: string | null, code: string): Promise<LoyaltyMemberDto> {
+    return (await this.getV1WithCampaign(project, campaignIdOrName, code)).card;
+  }
+
+  /** `getV1`, with the card's campaign as stored (read with the card: what a redemption checks before it spends). */
+  async getV1WithCampaign(project: ProjectContext, campaignIdOrName: string | null, code: string): Promise<{ card: LoyaltyMemberDto; campaign: Campaign }> {
     const campaignId = campaignIdOrName === null ? undefined : (await this.campaigns.find(project, campaignIdOrName)).campaign.id;
     const card = await this.cards.findByCode(project.id, code, campaignId);
     if (!card) throw ApiError.notFound('voucher', code);
-    return toLoyaltyMember(card);
+    return { card: toLoyaltyMember(card), campaign: card.campaign };
   }
 
   async listV1(project: ProjectContext, campaignIdOrName: string, query: ListLoyaltyMembersQueryDto): Promise<LoyaltyMemberListDto> {

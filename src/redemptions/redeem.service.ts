@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { ProjectContext } from '../auth/auth.service.js';
 import type { Campaign } from '../campaigns/campaign.entity.js';
-import { CampaignsService } from '../campaigns/campaigns.service.js';
 import { CardRepository, type LockedCards } from '../cards/card.repository.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { hexId } from '../common/ids.js';
@@ -21,7 +20,6 @@ import type { StoredAssignment } from '../rewards/reward-assignment.repository.j
 import { RewardAssignmentRepository } from '../rewards/reward-assignment.repository.js';
 import type { CoinRewardParameters, Reward } from '../rewards/reward.entity.js';
 import { RewardRepository } from '../rewards/reward.repository.js';
-import { RewardsService } from '../rewards/rewards.service.js';
 import type { RedeemRewardDto, LoyaltyRedemptionDto } from './dto/redemption.dto.js';
 import { toRedemptionDto } from './dto/redemption-answers.js';
 import { coinPoints, customerJson, voucherAfter } from './redemption-parts.js';
@@ -58,11 +56,9 @@ export class RedeemService {
     private readonly posting: PointsPosting,
     private readonly redemptions: RedemptionRepository,
     private readonly events: RedemptionEventsRepository,
-    private readonly rewards: RewardsService,
     private readonly rewardRows: RewardRepository,
     private readonly assignments: RewardAssignmentRepository,
     private readonly members: MembersService,
-    private readonly campaigns: CampaignsService,
     private readonly customers: CustomersService,
     private readonly orders: OrderRepository,
     private readonly idempotency: IdempotencyService,
@@ -86,15 +82,15 @@ export class RedeemService {
 
   /** The card, its campaign, the reward and its offer there, the customer, and a CAMPAIGN reward's target card: every refusal that needs no lock. */
   private async prepare(project: ProjectContext, campaignIdOrName: string | null, code: string, dto: RedeemRewardDto): Promise<Prepared> {
-    const card = await this.members.getV1(project, campaignIdOrName, code);
+    const { card, campaign } = await this.members.getV1WithCampaign(project, campaignIdOrName, code);
     if (!dto.reward) throw RedemptionErrors.missingReward();
-    const { campaign } = await this.campaigns.find(project, card.campaign_id);
     if (!card.active) throw RedemptionErrors.voucherDisabled('its member is INACTIVE');
     if (!campaign.active) throw RedemptionErrors.voucherDisabled(`campaign ${campaign.id} is switched off`);
     const now = new Date();
     if (campaign.startDate && campaign.startDate > now) throw RedemptionErrors.notActive();
     if (campaign.expirationDate && campaign.expirationDate < now) throw RedemptionErrors.expired();
-    const reward = await this.rewards.find(project, dto.reward.id);
+    const reward = await this.rewardRows.findToRedeem(project.id, dto.reward.id);
+    if (!reward) throw ApiError.notFound('reward', dto.reward.id);
     const assignment = await this.assignments.findOffer(project.id, reward.id, card.campaign_id);
     if (!assignment) {
       throw new ApiError(404, 'not_found', 'Resource not found', {
@@ -107,6 +103,8 @@ export class RedeemService {
     const customer = card.holder_id ? await this.customers.requireById(project, card.holder_id) : null;
     // Before enrolling anyone in the target campaign: a price the card cannot pay now is refused first.
     if (assignment.points !== null && assignment.points > card.loyalty_card.balance) throw RedemptionErrors.pointsExceeded(code, assignment.points, card.loyalty_card.balance);
+    // A stock already used up is refused here, before the card's queue; the unit taken in the transaction stays the check that counts.
+    if (reward.stock !== null && reward.redeemed >= reward.stock) throw RedemptionErrors.outOfStock(reward.id);
     const target = reward.type === 'CAMPAIGN' ? await this.targetCard(project, reward, customer) : null;
     const order = reward.type === 'COIN' ? await this.findOrder(project, dto, customer) : null;
     return { card, campaign, customer, reward, assignment, target, order };
@@ -147,7 +145,7 @@ export class RedeemService {
 
   /**
    * Under the cards' lock: the points, the row, the events, the answer (stored with its Idempotency-Key), and the
-   * stock unit last: the reward's row, which every redemption of the reward updates, is held for the least time.
+   * stock unit last: the reward's row, which every redemption of a reward with a stock updates, is held for the least time.
    */
   private async write(
     locked: LockedCards,
@@ -240,7 +238,9 @@ export class RedeemService {
     const answer = toRedemptionDto(row, null);
     await this.events.redeemed(locked, row, answer, prepared.assignment, cause);
     await done(locked.tx, answer);
-    if (!(await this.rewardRows.takeUnit(locked.tx, project.id, reward.id))) throw RedemptionErrors.outOfStock(reward.id);
+    // A reward without a stock: its row only held FOR KEY SHARE, so its redemptions do not queue on it (its `redeemed` is counted from them).
+    const taken = reward.stock === null ? await this.rewardRows.takeUnlimited(locked.tx, project.id, reward.id) : (await this.rewardRows.takeUnit(locked.tx, project.id, reward.id)) !== null;
+    if (!taken) throw RedemptionErrors.outOfStock(reward.id);
     return answer;
   }
 }
