@@ -8,9 +8,9 @@
 //   - before the transaction: the campaign, the card by code, the reward, its offer in the card's campaign, the
 //     card's holder; the refusals the API makes there (the card's member or campaign not active, the price above
 //     the balance, no unit left of a stock);
-//   - in one transaction: the card locked, its balance checked, one update of the card, the ledger row, the
-//     buckets drained soonest-expiring first, the card's next expiration, the card as the answer shows it, the
-//     redemption's row, its three events (whose trigger writes the webhook outbox), the reward's row last (a unit
+//   - in one transaction: the card locked (its point columns read by the lock), its balance checked, one update
+//     of the card (its columns returned for the answer), the ledger row, the buckets drained soonest-expiring
+//     first, the card's next expiration, the redemption's row, its three events (whose trigger writes the webhook outbox), the reward's row last (a unit
 //     of a stock, or held FOR KEY SHARE without one), COMMIT;
 //   - the redemption as JSON, in the API's shape (the card's v1 voucher object, the reward, the customer).
 //
@@ -153,9 +153,9 @@ async function handle(req, res) {
   let answer;
   try {
     await client.query('START TRANSACTION');
-    const locked = (await client.query(SQL.lock, [[cardId]])).rows;
-    if (!locked.length) throw Object.assign(new Error('gone'), { answer: [404, error(404, 'not_found', 'Resource not found')] });
-    const [current] = (await client.query(SQL.current, [[cardId]])).rows;
+    // The lock reads the card's point columns: its balance is checked against them (nothing changed it since).
+    const [current] = (await client.query(SQL.lock, [[cardId]])).rows;
+    if (!current) throw Object.assign(new Error('gone'), { answer: [404, error(404, 'not_found', 'Resource not found')] });
     if (Number(current.balance) < points) throw Object.assign(new Error('exceeded'), { answer: [400, exceeded(Number(current.balance))] });
     const delta = { redeemed: points, redemptions: 1 };
     const [after] = (await client.query(SQL.apply, [[cardId], ...DELTA_COLUMNS.map((column) => [delta[column] ?? 0])])).rows;
@@ -187,7 +187,8 @@ async function handle(req, res) {
       .map((row) => ({ id: row.id, points: Number(row.taken), expiresAt: row.expires_at }))
       .sort((a, b) => (a.expiresAt ?? '9999-99-99').localeCompare(b.expiresAt ?? '9999-99-99'));
     await client.query(SQL.refreshNext, [[cardId]]);
-    const [state] = (await client.query(SQL.cardStates, [[cardId]])).rows;
+    // The card as the answer shows it: the point columns as the card's update returned them.
+    const state = { points: Number(after.points), balance: Number(after.balance), redeemed_points: Number(after.redeemed_points), redeemed_quantity: Number(after.redeemed_quantity), updated_at: after.updated_at };
     const snapshot = { customer: customerJson(customer), voucher: voucherJson(card, state), reward: rewardJson, order: null, channel: { channel_id: appId, channel_type: 'API' } };
     const [row] = (
       await client.query(SQL.redemption, [

@@ -7,14 +7,14 @@
 // PostgreSQL's log (a difference is reported).
 //
 // Before the transaction: the campaign, the card, the reward, its offer in the card's campaign, the holder. In
-// it: the card locked, its balance, the posting (one update of the card, the ledger row, the buckets drained
-// soonest-expiring first, the card's next expiration), the card as the answer shows it, the redemption's row, its
-// events (whose trigger writes the webhook outbox), and the reward's row last (a unit of a stock; held FOR KEY
+// it: the card locked (its point columns read by the lock), the posting (one update of the card, returning what
+// the answer shows, the ledger row, the buckets drained soonest-expiring first, the card's next expiration), the
+// redemption's row, its events (whose trigger writes the webhook outbox), and the reward's row last (a unit of a stock; held FOR KEY
 // SHARE without one).
-import { APPLY, CURRENT, DELTA_COLUMNS, LOCK } from '../dist/cards/card.repository.js';
+import { APPLY, DELTA_COLUMNS, LOCK } from '../dist/cards/card.repository.js';
 import { DRAIN, REFRESH_NEXT } from '../dist/points/buckets/bucket.repository.js';
 import { INSERT as LEDGER_INSERT } from '../dist/points/ledger/ledger.repository.js';
-import { CARD_STATES, INSERT as REDEMPTION_INSERT } from '../dist/redemptions/redemption.repository.js';
+import { INSERT as REDEMPTION_INSERT } from '../dist/redemptions/redemption.repository.js';
 import { RECORD as REDEMPTION_EVENTS } from '../dist/redemptions/redemption-events.repository.js';
 import { OFFER } from '../dist/rewards/reward-assignment.repository.js';
 import { FIND_TO_REDEEM, HOLD_UNLIMITED, TAKE_UNIT } from '../dist/rewards/reward.repository.js';
@@ -41,12 +41,10 @@ export const REDEMPTION_SQL = {
   offer: OFFER,
   customer: CUSTOMER,
   lock: LOCK,
-  current: CURRENT,
   apply: APPLY,
   ledger: LEDGER_INSERT,
   drain: DRAIN,
   refreshNext: REFRESH_NEXT,
-  cardStates: CARD_STATES,
   redemption: REDEMPTION_INSERT,
   events: REDEMPTION_EVENTS,
   holdUnlimited: HOLD_UNLIMITED,

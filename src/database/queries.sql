@@ -138,7 +138,7 @@ WITH ins AS (${insert} RETURNING 1) SELECT count(*)::int AS n FROM ins;
 UPDATE vouchers SET member_id = $1, holder_id = $2, published_at = now(), updated_at = now() WHERE project_id = $3 AND campaign_id = $4 AND code = $5 AND member_id IS NULL RETURNING id;
 
 -- cards/card.repository.ts: LOCK (prepared cards_lock)
-SELECT id FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE;
+SELECT id, points, balance, pending_points, redeemed_points, redeemed_quantity, updated_at FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE;
 
 -- cards/card.repository.ts: cardDeltasSql (per call)
 UPDATE vouchers v SET points = v.points + d.points, balance = v.balance + d.points - d.removed - d.expired - d.redeemed,
@@ -162,10 +162,10 @@ UPDATE vouchers v SET points = v.points + d.points, balance = v.balance + d.poin
   updated_at = now()
 FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[]) AS d(id, points, pending, removed, added, canceled, activated, expired, redeemed, redemptions)
 WHERE v.id = d.id
-RETURNING v.id, v.points, v.balance, v.pending_points;
+RETURNING v.id, v.points, v.balance, v.pending_points, v.redeemed_points, v.redeemed_quantity, v.updated_at;
 
 -- cards/card.repository.ts: CURRENT (prepared cards_current)
-SELECT id, points, balance, pending_points FROM vouchers WHERE id = ANY($1::text[]);
+SELECT id, points, balance, pending_points, redeemed_points, redeemed_quantity, updated_at FROM vouchers WHERE id = ANY($1::text[]);
 
 -- cards/card.repository.ts: RELEASE_EXPIRY
 UPDATE vouchers v SET expiry_error = NULL, expiry_set_aside_at = NULL

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ProjectContext } from '../auth/auth.service.js';
 import type { Campaign } from '../campaigns/campaign.entity.js';
-import { CardRepository, type LockedCards } from '../cards/card.repository.js';
+import { type CardBalance, CardRepository, type LockedCards } from '../cards/card.repository.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { hexId } from '../common/ids.js';
 import type { Customer } from '../customers/customer.entity.js';
@@ -25,7 +25,7 @@ import { toRedemptionDto } from './dto/redemption-answers.js';
 import { coinPoints, customerJson, voucherAfter } from './redemption-parts.js';
 import { RedemptionErrors } from './redemption-errors.js';
 import { RedemptionEventsRepository } from './redemption-events.repository.js';
-import { RedemptionRepository } from './redemption.repository.js';
+import { type CardState, RedemptionRepository } from './redemption.repository.js';
 
 /** What a redemption needs, read before its transaction. */
 interface Prepared {
@@ -177,11 +177,13 @@ export class RedeemService {
     if (target) {
       movements.push({ kind: 'ADDITION', card: { id: target.cardId, projectId: project.id, campaignId: target.campaignId }, points: target.points, expiry: { earningRuleId: null }, row: { details: { redemption: { id }, reward: { id: reward.id, name: reward.name } } } });
     }
-    const posting = await this.posting.post(locked, movements).catch((error: unknown) => {
+    // Nothing changed the cards since their lock: the debit is checked against the balance the lock read.
+    const posting = await this.posting.post(locked, movements, { unchangedSinceLock: true }).catch((error: unknown) => {
       if (error instanceof PointsExceeded) throw RedemptionErrors.pointsExceeded(card.code, error.points, error.balance);
       throw error;
     });
-    const states = await this.redemptions.cardStates(locked, [card.id, ...(target ? [target.cardId] : [])]);
+    // The card's columns as the posting's update returned them; a CAMPAIGN reward's target card is read whole.
+    const states = target ? await this.redemptions.cardStates(locked, [card.id, target.cardId]) : new Map([[card.id, stateOf(card, posting.cards.get(card.id))]]);
     const voucher = voucherAfter(card, states.get(card.id));
     // Voucherify's RedemptionRewardResult: the reward without its stock counts, with the assignment.
     const { stock: _stock, redeemed: _redeemed, attributes: _attributes, ...rewardDto } = toRewardDto(reward);
@@ -243,4 +245,21 @@ export class RedeemService {
     if (!taken) throw RedemptionErrors.outOfStock(reward.id);
     return answer;
   }
+}
+
+/** The card's state after the posting: its own columns (code, campaign, holder) as read before, its point columns as the posting left them. */
+function stateOf(card: LoyaltyMemberDto, after: CardBalance | undefined): CardState | undefined {
+  if (!after) return undefined;
+  return {
+    id: card.id,
+    code: card.code,
+    campaignId: card.campaign_id,
+    holderId: card.holder_id,
+    points: after.points,
+    balance: after.balance,
+    redeemedPoints: after.redeemedPoints,
+    redeemedQuantity: after.redeemedQuantity,
+    createdAt: new Date(card.created_at),
+    updatedAt: after.updatedAt,
+  };
 }
