@@ -5,7 +5,8 @@
 // service's own, imported from dist/), with the same ids, ledger details, row and events:
 //
 //   - the same application key check as the other baselines (bench/lib/raw-server.mjs);
-//   - before the transaction: the campaign, the card by code, the reward, its offer in the card's campaign, the
+//   - before the transaction: the card by code with its campaign (the campaign read only when it is not the one
+//     the path names by id), the reward, its offer in the card's campaign, the
 //     card's holder; the refusals the API makes there (the card's member or campaign not active, the price above
 //     the balance, no unit left of a stock);
 //   - in one transaction: the card locked (its point columns read by the lock), its balance checked, one update
@@ -112,10 +113,13 @@ async function handle(req, res) {
   const body = await jsonBody(req);
   if (typeof body?.reward?.id !== 'string' || body.order !== undefined) return send(res, 400, error(400, 'invalid_payload', 'Invalid payload', 'the baseline takes {reward: {id}}'));
 
-  const [campaign] = (await pool.query(SQL.campaign, [projectId, campaignIdOrName])).rows;
-  if (!campaign) return send(res, 404, error(404, 'not_found', 'Resource not found', `Cannot find campaign with id ${campaignIdOrName}`));
-  const [card] = (await pool.query(SQL.card, [projectId, code, campaign.c_id])).rows;
-  if (!card) return send(res, 404, error(404, 'not_found', 'Resource not found', `Cannot find voucher with id ${code}`));
+  // The card by its code (unique in a project), with its campaign; the campaign is read only when it is not the one named by id (as the API does).
+  const [card] = (await pool.query(SQL.card, [projectId, code])).rows;
+  if (card?.c_id !== campaignIdOrName) {
+    const [campaign] = (await pool.query(SQL.campaign, [projectId, campaignIdOrName])).rows;
+    if (!campaign) return send(res, 404, error(404, 'not_found', 'Resource not found', `Cannot find campaign with id ${campaignIdOrName}`));
+    if (card?.v_campaign_id !== campaign.c_id) return send(res, 404, error(404, 'not_found', 'Resource not found', `Cannot find voucher with id ${code}`));
+  }
   if (card.m_status !== 'ACTIVE' || !card.c_active) return send(res, 400, refused('voucher_disabled', 'voucher disabled'));
   const now = new Date();
   if (card.c_start_date && card.c_start_date > now) return send(res, 400, refused('voucher_not_active', 'voucher not active'));
