@@ -18,12 +18,13 @@
 // SUCCEEDED redemptions, and (b) `redeemed` never above the stock; and where the sessions wait for a lock (the
 // card's row, the reward's row: bench/lib/lock-waits.mjs).
 //
-// Not yet here: part (c), the ratio to a plain node:http + pg server sending the same statements (the method
-// of bench/orders.mjs); see bench/README.md, "Redemptions".
+//   (c) raw: part (a)'s load on the API and on a plain node:http + pg server sending the API's statements (from
+//       dist/) in the same transaction (bench/redemptions-raw-server.mjs), windows A B B A (the method of
+//       bench/orders.mjs), on 300 cards of their own with 6 buckets of 250 points (the windows spend more).
 //
-// Options: --duration S (10), --warmup S (2), --connections C (32; part b uses 20), --parts spread,hot,
-// --hot-stock N (100). A crash exits 1; so does a missed target ((a) p99 <= 200 ms; (b) no 5xx, no
-// oversell, p99 <= 500 ms). Results: bench/results/redemptions.json.
+// Options: --duration S (10), --warmup S (2), --connections C (32; part b uses 20), --parts spread,hot,raw,
+// --hot-stock N (100). A crash exits 1; so does a missed target ((a) >= 0.8 of the baseline's redemptions/s
+// (part c) and p99 <= 200 ms; (b) no 5xx, no oversell, p99 <= 500 ms). Results: bench/results/redemptions.json.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -37,7 +38,7 @@ import { freePort, run, startProcess, stopProcess } from './lib/processes.mjs';
 import { positive } from './lib/args.mjs';
 import { sampleStatements } from './lib/statement-log.mjs';
 import { sampleLockWaits } from './lib/lock-waits.mjs';
-import { apiWarnings, drain, measureOrders, postLoad } from './lib/orders-load.mjs';
+import { apiWarnings, drain, interleavedOrders, measureOrders, postLoad } from './lib/orders-load.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -45,7 +46,7 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '32' },
-    parts: { type: 'string', default: 'spread,hot' },
+    parts: { type: 'string', default: 'spread,hot,raw' },
     'hot-stock': { type: 'string', default: '100' },
   },
 });
@@ -53,18 +54,19 @@ const DURATION = positive(args.duration, '--duration');
 const WARMUP = args.warmup === '0' ? 0 : positive(args.warmup, '--warmup');
 const CONNECTIONS = positive(args.connections, '--connections');
 const PARTS = new Set(args.parts.split(',').filter(Boolean));
-for (const part of PARTS) if (!['spread', 'hot'].includes(part)) throw new Error(`--parts takes spread and hot; got '${part}'`);
+for (const part of PARTS) if (!['spread', 'hot', 'raw'].includes(part)) throw new Error(`--parts takes spread, hot and raw; got '${part}'`);
 const HOT_STOCK = positive(args['hot-stock'], '--hot-stock');
 const SPREAD_CARDS = 300;
 // Each spread card's points: BUCKETS additions of BUCKET_POINTS, each with its own last day (the last never expiring).
 const BUCKETS = 6;
 const BUCKET_POINTS = 50;
 const SPREAD_PRICE = 7;
+// Part (c)'s cards: as many, with bigger buckets (its six windows and warm-ups spend about five times what (a) does).
+const RAW_BUCKET_POINTS = 250;
 const HOT_CONNECTIONS = 20;
 const HOT_POINTS = 1_000_000;
 const SAMPLE_REDEMPTIONS = 20;
-// (a)'s ratio to a plain node:http + pg baseline (>= 0.8) is the issue's third target; that baseline is not written yet (README).
-const TARGETS = { spread: { p99_ms_at_most: 200 }, hot: { http_5xx: 0, oversold: 0, p99_ms_at_most: 500 } };
+const TARGETS = { spread: { p99_ms_at_most: 200, ratio_to_baseline_at_least: 0.8 }, hot: { http_5xx: 0, oversold: 0, p99_ms_at_most: 500 } };
 
 // dist/ must match the sources (a no-op when it does); `npm run bench` has built already.
 execFileSync(process.execPath, [join(root, 'scripts/build-if-needed.mjs')], { cwd: root, stdio: 'inherit' });
@@ -236,12 +238,12 @@ function redemptions(campaignId, codes, rewardId) {
 }
 
 /** The statements the API sends per redemption: a new API process, 3 redemptions to warm it, then SAMPLE_REDEMPTIONS one at a time. */
-function statementSample(db, headers, next) {
+function statementSample(db, headers, next, start = startApi) {
   return sampleStatements({
     db,
     dbName,
     orders: SAMPLE_REDEMPTIONS,
-    start: startApi,
+    start,
     stop: (api) => stopChild(api.child),
     send: (api) => {
       const { path, body } = next();
@@ -266,10 +268,10 @@ async function window(db, processes, run) {
 
 /**
  * The data after a part: cards whose balance is not Σ ledger or not Σ the points left in their ACTIVE buckets,
- * or below zero; the reward's stock, `redeemed` and SUCCEEDED redemptions (oversold: `redeemed` above the stock,
- * or SUCCEEDED redemptions above it).
+ * or below zero; the reward's stock, `redeemed` (as GET /v1/rewards/{id} answers it) and SUCCEEDED redemptions
+ * (oversold: `redeemed` above the stock, or SUCCEEDED redemptions above it).
  */
-async function checkData(db, campaignId, rewardId) {
+async function checkData(db, api, headers, campaignId, rewardId) {
   const [cards] = (
     await db.query(
       `SELECT count(*)::int AS cards,
@@ -283,10 +285,11 @@ async function checkData(db, campaignId, rewardId) {
   ).rows;
   const [stock] = (
     await db.query(
-      `SELECT w.stock, w.redeemed, (SELECT count(*)::int FROM redemptions r WHERE r.reward_id = w.id AND r.object = 'redemption' AND r.status = 'SUCCEEDED') AS succeeded FROM rewards w WHERE w.id = $1`,
+      `SELECT w.stock, (SELECT count(*)::int FROM redemptions r WHERE r.reward_id = w.id AND r.object = 'redemption' AND r.status = 'SUCCEEDED') AS succeeded FROM rewards w WHERE w.id = $1`,
       [rewardId],
     )
   ).rows;
+  stock.redeemed = (await call(api.base, headers, 'GET', `/v1/rewards/${rewardId}`)).redeemed;
   const oversold = stock.stock === null ? 0 : Math.max(0, stock.redeemed - stock.stock, stock.succeeded - stock.stock);
   return { cards: cards.cards, cards_off_their_ledger_or_buckets: cards.off, stock: stock.stock, redeemed: stock.redeemed, succeeded_redemptions: stock.succeeded, redeemed_matches_redemptions: stock.redeemed === stock.succeeded, oversold };
 }
@@ -340,13 +343,15 @@ async function main() {
   const spreadReward = await reward(api, headers, `spread_${runId}`, spread.id, SPREAD_PRICE, null);
   const hotReward = await reward(api, headers, `hot_${runId}`, hot.id, 1, HOT_STOCK);
   // The samples spend from a card of their own, so the measured parts start from the state set up here.
-  const [sampleCode] = await enrolAll(api, headers, spread.program_id, ['bench-sample-0']);
-  await fill(api, headers, spread.id, [sampleCode], 1000, [dayAhead(30), null]);
-  console.log(`set up: ${SPREAD_CARDS} cards × ${BUCKETS} buckets of ${BUCKET_POINTS} points, 1 hot card, 2 rewards, in ${((performance.now() - setupStarted) / 1000).toFixed(1)} s`);
+  const [sampleCode, rawSampleCode] = await enrolAll(api, headers, spread.program_id, ['bench-sample-0', 'bench-sample-raw-0']);
+  await fill(api, headers, spread.id, [sampleCode, rawSampleCode], 1000, [dayAhead(30), null]);
+  const rawCodes = PARTS.has('raw') ? await enrolAll(api, headers, spread.program_id, Array.from({ length: SPREAD_CARDS }, (_, i) => `bench-raw-${i}`)) : [];
+  await fill(api, headers, spread.id, rawCodes, RAW_BUCKET_POINTS, spreadDates);
+  console.log(`set up: ${SPREAD_CARDS} cards × ${BUCKETS} buckets of ${BUCKET_POINTS} points, 1 hot card, 2 rewards${rawCodes.length ? `, ${rawCodes.length} cards × ${BUCKETS} buckets of ${RAW_BUCKET_POINTS} points for (c)` : ''}, in ${((performance.now() - setupStarted) / 1000).toFixed(1)} s`);
 
   const db = new pg.Client({ connectionString: config.databaseUrl });
   await db.connect();
-  const results = { spread: null, hot: null };
+  const results = { spread: null, hot: null, raw: null };
   const checks = {};
   let sample;
   let info;
@@ -363,18 +368,19 @@ async function main() {
       await drain(db);
       assertAlive('after the warm-up of part (a)');
       results.spread = await window(db, processes, { base: api.base, path: '/', headers, seconds: DURATION, connections: CONNECTIONS, next });
-      checks.spread = await checkData(db, spread.id, spreadReward);
+      checks.spread = await checkData(db, api, headers, spread.id, spreadReward);
     }
     if (PARTS.has('hot')) {
       // No warm-up on the hot card: it would spend the stock the window is to exhaust.
       const next = redemptions(hot.id, [hotCode], hotReward);
       results.hot = await window(db, processes, { base: api.base, path: '/', headers, seconds: DURATION, connections: HOT_CONNECTIONS, next });
-      checks.hot = await checkData(db, hot.id, hotReward);
+      checks.hot = await checkData(db, api, headers, hot.id, hotReward);
       // What a refused redemption answers once the stock is gone (the window's 400s are counted, not read).
       const { path, body } = next();
       const refused = await fetch(api.base + path, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
       checks.hot.after_the_window = { status: refused.status, key: (await refused.json()).key };
     }
+    if (PARTS.has('raw')) results.raw = await rawBaseline(db, api, worker, headers, { spread, rawCodes, rawSampleCode, spreadReward, sample });
     assertAlive('at the end');
   } finally {
     await db.end();
@@ -395,8 +401,12 @@ async function main() {
     verdict(`(a) every answer 200 (${r.non2xx + r.errors + r.timeouts} of ${r.requests} not)`, r.non2xx + r.errors + r.timeouts === 0 && r.ok > 0);
     verdict(`(a) p99 <= ${TARGETS.spread.p99_ms_at_most} ms (${r.p99_ms})`, r.p99_ms <= TARGETS.spread.p99_ms_at_most);
     verdict(`(a) every card's balance = its ledger = its ACTIVE buckets (${checks.spread.cards_off_their_ledger_or_buckets} off)`, checks.spread.cards_off_their_ledger_or_buckets === 0 && checks.spread.redeemed_matches_redemptions);
-    console.log('    NOT MEASURED: (a) >= 0.8 of a plain node:http + pg baseline (not written yet)');
   }
+  if (results.raw) {
+    printRaw(results.raw);
+    verdict(`(a) >= ${TARGETS.spread.ratio_to_baseline_at_least} of the plain baseline's redemptions/s, part (c) (${results.raw.throughput_ratio})`, results.raw.throughput_ratio >= TARGETS.spread.ratio_to_baseline_at_least);
+    verdict(`(c) both sides send the same statements (${results.raw.same_statements.differences.length} differences) and leave the data whole (${results.raw.data.cards_off_their_ledger_or_buckets} cards off, redeemed ${results.raw.data.redeemed} = ${results.raw.data.succeeded_redemptions} SUCCEEDED)`, results.raw.same_statements.differences.length === 0 && results.raw.data.cards_off_their_ledger_or_buckets === 0 && results.raw.data.redeemed_matches_redemptions);
+  } else if (PARTS.has('spread')) console.log('    NOT MEASURED: (a) >= 0.8 of a plain node:http + pg baseline (run with --parts spread,raw)');
   if (results.hot) {
     const r = results.hot;
     printPart(`(b) hot card: 1 card, 1 reward of stock ${HOT_STOCK} at 1 point, ${HOT_CONNECTIONS} connections`, r);
@@ -422,12 +432,16 @@ async function main() {
         commit: commit(),
         machine: info,
         load: { duration_s: DURATION, warmup_s: WARMUP, connections: { spread: CONNECTIONS, hot: HOT_CONNECTIONS }, tool: 'autocannon 9.0.0 (in process), a path per request' },
-        setup: { spread: { cards: SPREAD_CARDS, buckets: BUCKETS, bucket_points: BUCKET_POINTS, dates: spreadDates, price: SPREAD_PRICE, campaign: spread, reward: spreadReward }, hot: { card: hotCode, points: HOT_POINTS, stock: HOT_STOCK, campaign: hot, reward: hotReward } },
+        setup: {
+          spread: { cards: SPREAD_CARDS, buckets: BUCKETS, bucket_points: BUCKET_POINTS, dates: spreadDates, price: SPREAD_PRICE, campaign: spread, reward: spreadReward },
+          hot: { card: hotCode, points: HOT_POINTS, stock: HOT_STOCK, campaign: hot, reward: hotReward },
+          raw: { cards: rawCodes.length, buckets: BUCKETS, bucket_points: RAW_BUCKET_POINTS },
+        },
         targets: TARGETS,
         spread: results.spread && { ...results.spread, data: checks.spread },
         hot: results.hot && { ...results.hot, data: checks.hot },
+        raw: results.raw,
         statement_sample: sample,
-        not_measured: '(a) the ratio to a plain node:http + pg baseline',
         verdicts,
         pass,
         total_seconds: Number(((performance.now() - started) / 1000).toFixed(1)),
@@ -438,6 +452,87 @@ async function main() {
   );
   console.log(`\n  results: ${out}`);
   process.exitCode = pass ? 0 : 1;
+}
+
+/** The plain node:http + pg baseline (bench/redemptions-raw-server.mjs) on a free port. */
+async function startRaw() {
+  const port = await freePort();
+  const child = await startProcess(['bench/redemptions-raw-server.mjs'], 'listening', { ...childEnv, PORT: String(port) });
+  children.push(watch(child, 'the baseline'));
+  return { child, base: `http://127.0.0.1:${port}` };
+}
+
+/** The statement shapes one side sends that the other does not (each as its first 120 characters). */
+function statementDifferences(api, raw) {
+  const texts = (sample) => new Set((sample.shapes ?? []).map((shape) => shape.text));
+  const [a, b] = [texts(api), texts(raw)];
+  return [...[...a].filter((t) => !b.has(t)).map((t) => `API only: ${t.slice(0, 120)}`), ...[...b].filter((t) => !a.has(t)).map((t) => `baseline only: ${t.slice(0, 120)}`)];
+}
+
+/**
+ * (c) Part (a)'s load on the API and on bench/redemptions-raw-server.mjs (node:http + pg, the API's statements in
+ * the same transaction), windows A B B A on the same cards, reward and worker, as bench/orders.mjs part (c).
+ */
+async function rawBaseline(db, api, worker, headers, { spread, rawCodes, rawSampleCode, spreadReward, sample: apiSample }) {
+  assertAlive('before the baseline');
+  const { child: raw, base: rawBase } = await startRaw();
+  try {
+    const next = redemptions(spread.id, rawCodes, spreadReward);
+    // Both answer one redemption with the same keys (a redemption, its card, its reward).
+    const keys = (answer) => JSON.stringify([Object.keys(answer).sort(), Object.keys(answer.voucher).sort(), Object.keys(answer.reward).sort()]);
+    const one = (base) => {
+      const { path, body } = next();
+      return call(base, headers, 'POST', path, JSON.parse(body));
+    };
+    const [fromApi, fromRaw] = await Promise.all([one(api.base), one(rawBase)]);
+    if (keys(fromApi) !== keys(fromRaw)) throw new Error(`the API and the baseline answer differently:\n${JSON.stringify(fromApi)}\n${JSON.stringify(fromRaw)}`);
+    const sample = await statementSample(db, headers, redemptions(spread.id, [rawSampleCode], spreadReward), startRaw);
+    const differences = statementDifferences(apiSample, sample);
+    // The API has served parts (a) and (b) by now; give the baseline the same chance, and both a warm-up.
+    await postLoad({ base: rawBase, path: '/', headers, seconds: Math.max(WARMUP, 2 * DURATION), connections: CONNECTIONS, next });
+    await postLoad({ base: api.base, path: '/', headers, seconds: WARMUP, connections: CONNECTIONS, next });
+    await drain(db);
+    assertAlive("after the baseline's warm-up");
+    const { a, b } = await interleavedOrders(
+      db,
+      { a: { base: api.base, processes: { api: api.child.pid, worker: worker.pid } }, b: { base: rawBase, processes: { raw: raw.pid, worker: worker.pid } } },
+      { path: '/', headers, seconds: DURATION, connections: CONNECTIONS, next },
+    );
+    await drain(db);
+    const data = await checkData(db, api, headers, spread.id, spreadReward);
+    const side = ({ orders_per_s: perSecond, cpu_ms_per_order: cpu, database_per_order: perRedemption, windows, ...rest }) => ({
+      ...rest,
+      redemptions_per_s: perSecond,
+      cpu_ms_per_redemption: cpu,
+      database_per_redemption: perRedemption,
+      windows: windows.map((w) => ({ redemptions_per_s: w.orders_per_s, p50_ms: w.p50_ms, p99_ms: w.p99_ms, status_codes: w.status_codes })),
+    });
+    return {
+      method: "part (a)'s load on cards of its own, windows A B B A (A = the API, B = bench/redemptions-raw-server.mjs), figures = means of each side's two windows",
+      statement_sample: sample,
+      same_statements: { api: apiSample.statements_per_order ?? null, baseline: sample.statements_per_order ?? null, differences },
+      api: side(a),
+      baseline: side(b),
+      throughput_ratio: Number((a.orders_per_s / b.orders_per_s).toFixed(3)),
+      p99_ratio: Number((a.p99_ms / b.p99_ms).toFixed(3)),
+      data,
+    };
+  } finally {
+    await stopChild(raw);
+  }
+}
+
+function printRaw(r) {
+  console.log(`  (c) the API against a plain node:http + pg server sending its statements (part a's load, windows A B B A)`);
+  for (const [label, side] of [['API', r.api], ['baseline', r.baseline]]) {
+    console.log(
+      `    ${label.padEnd(8)} ${side.redemptions_per_s.toFixed(0).padStart(5)} redemptions/s (windows ${side.windows.map((w) => w.redemptions_per_s.toFixed(0)).join(', ')}), p50 ${side.p50_ms} ms, p99 ${side.p99_ms} ms, ` +
+        `statuses ${JSON.stringify(side.status_codes)}; CPU ms per redemption ${Object.entries(side.cpu_ms_per_redemption).map(([k, v]) => `${k} ${v}`).join(', ')}; ` +
+        `per redemption ${Object.entries(side.database_per_redemption).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    );
+  }
+  console.log(`    statements per redemption (log samples of ${SAMPLE_REDEMPTIONS}): API ${r.same_statements.api}, baseline ${r.same_statements.baseline}${r.same_statements.differences.length ? `; DIFFERENT:\n      ${r.same_statements.differences.join('\n      ')}` : ', the same statements'}`);
+  console.log(`    API / baseline: throughput ${r.throughput_ratio}, p99 ${r.p99_ratio}; data ${JSON.stringify(r.data)}`);
 }
 
 try {

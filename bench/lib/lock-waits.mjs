@@ -7,6 +7,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** What a waiting session is waiting for, by the statement it runs (the service's own texts). */
 function waitingFor(query) {
   if (/^UPDATE rewards SET redeemed/.test(query)) return 'the reward row (its stock unit)';
+  if (/^SELECT stock FROM rewards .*FOR KEY SHARE/.test(query)) return 'the reward row (held FOR KEY SHARE, no stock)';
   if (/FROM vouchers .*FOR NO KEY UPDATE/.test(query)) return 'the card row (its lock)';
   return query.split(/\s+/).slice(0, 3).join(' ');
 }
@@ -14,8 +15,9 @@ function waitingFor(query) {
 /**
  * Starts sampling the client sessions of `connectionString`'s database; `stop()` resolves to the mean number of
  * sessions running a statement or in a transaction, and the mean number waiting for a lock by what they wait
- * for. A redemption waits for its card's row (taken first) and then, at its end, for its reward's row: every
- * redemption of a reward updates that row (`redeemed + 1`, with or without a stock) and holds it until COMMIT.
+ * for. A redemption waits for its card's row (taken first) and then, at its end, for its reward's row: a
+ * redemption of a reward with a stock updates that row (`redeemed + 1`) and holds it until COMMIT; one of a
+ * reward without a stock holds it FOR KEY SHARE, which the others share.
  */
 export async function sampleLockWaits(connectionString) {
   const client = new pg.Client({ connectionString, application_name: 'loyalty-bench-lock-waits' });
@@ -27,7 +29,7 @@ export async function sampleLockWaits(connectionString) {
   const loop = (async () => {
     while (running) {
       const { rows } = await client.query(
-        `SELECT state, wait_event_type, left(query, 120) AS query FROM pg_stat_activity
+        `SELECT state, wait_event_type, left(query, 400) AS query FROM pg_stat_activity
          WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'`,
       );
       samples += 1;

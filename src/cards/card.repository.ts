@@ -4,7 +4,11 @@ import type { DataSource } from 'typeorm';
 import { prepared, runPrepared } from '../database/prepared.js';
 import type { Tx } from '../database/transaction-runner.js';
 
-export const LOCK = prepared('cards_lock', 'SELECT id FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE');
+/** The point columns a change reads back (CardBalance). */
+const BALANCE_COLUMNS = 'points, balance, pending_points, redeemed_points, redeemed_quantity, updated_at';
+
+/** Cards locked in id order, with their point columns as the lock found them (a locking read sees the latest committed row). */
+export const LOCK = prepared('cards_lock', `SELECT id, ${BALANCE_COLUMNS} FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE`);
 
 /**
  * A change of cards' point columns, one row per card (`d`): what it adds to each counter. `points` reach the
@@ -55,8 +59,11 @@ export function nextExpirationSql(rows: string): string {
 export const APPLY = prepared(
   'cards_apply',
   `${cardDeltasSql(`unnest($1::text[], ${DELTA_COLUMNS.map((_, i) => `$${i + 2}::bigint[]`).join(', ')}) AS d(id, ${DELTA_COLUMNS.join(', ')})`)}
-   RETURNING v.id, v.points, v.balance, v.pending_points`,
+   RETURNING v.id, ${BALANCE_COLUMNS.split(', ').map((column) => `v.${column}`).join(', ')}`,
 );
+
+/** Locked cards' point columns as they are now (`$1`: their ids). */
+export const CURRENT = prepared('cards_current', `SELECT id, ${BALANCE_COLUMNS} FROM vouchers WHERE id = ANY($1::text[])`);
 
 /** The cards set aside by the point expiry for `$3` ms or longer (or the given ones), released in id order without waiting for a card another transaction holds. */
 const RELEASE_EXPIRY = `UPDATE vouchers v SET expiry_error = NULL, expiry_set_aside_at = NULL
@@ -71,6 +78,10 @@ export interface CardBalance {
   points: number;
   balance: number;
   pendingPoints: number;
+  /** The card's redemption counters (`redemption.redeemed_points`, `redeemed_quantity`). */
+  redeemedPoints: number;
+  redeemedQuantity: number;
+  updatedAt: Date | null;
 }
 
 /** A change of one card's point columns (DELTA_COLUMNS says what each does); several for one card are summed. */
@@ -82,10 +93,21 @@ interface CardBalanceRow {
   points: string;
   balance: string;
   pending_points: string;
+  redeemed_points: string;
+  redeemed_quantity: number;
+  updated_at: Date | null;
 }
 
 function balanceOf(row: CardBalanceRow): CardBalance {
-  return { id: row.id, points: Number(row.points), balance: Number(row.balance), pendingPoints: Number(row.pending_points) };
+  return {
+    id: row.id,
+    points: Number(row.points),
+    balance: Number(row.balance),
+    pendingPoints: Number(row.pending_points),
+    redeemedPoints: Number(row.redeemed_points),
+    redeemedQuantity: Number(row.redeemed_quantity),
+    updatedAt: row.updated_at,
+  };
 }
 
 /**
@@ -115,8 +137,8 @@ export class CardRepository {
   async lock(tx: Tx, cardIds: Iterable<string>): Promise<LockedCards> {
     const ids = [...new Set(cardIds)].sort();
     if (!ids.length) return new LockedCards(tx, []);
-    const rows = (await runPrepared(tx, LOCK, [ids])) as { id: string }[];
-    return new LockedCards(tx, rows.map((row) => row.id));
+    const rows = await runPrepared<CardBalanceRow[]>(tx, LOCK, [ids]);
+    return new LockedCards(tx, rows.map((row) => row.id), new Map(rows.map((row) => [row.id, balanceOf(row)])));
   }
 
   /** Locks the cards of the order's PENDING entries (the order's row is locked by the caller, so none are added meanwhile). */
@@ -156,7 +178,7 @@ export class CardRepository {
   /** Locked cards' point columns as they are now (the lock keeps them so until the transaction ends). */
   async current(locked: LockedCards, cardIds: string[]): Promise<Map<string, CardBalance>> {
     locked.require(cardIds);
-    const rows = (await locked.tx.query('SELECT id, points, balance, pending_points FROM vouchers WHERE id = ANY($1::text[])', [cardIds])) as CardBalanceRow[];
+    const rows = await runPrepared<CardBalanceRow[]>(locked.tx, CURRENT, [cardIds]);
     return new Map(rows.map((row) => [row.id, balanceOf(row)]));
   }
 
@@ -210,6 +232,11 @@ export class LockedCards {
   constructor(
     readonly tx: Tx,
     ids: string[],
+    /**
+     * The cards' point columns as `CardRepository.lock` read them (empty from the other locks): what a caller that
+     * has changed none of them since may use instead of reading them again (PointsPosting's `unchangedSinceLock`).
+     */
+    readonly atLock: ReadonlyMap<string, CardBalance> = new Map(),
   ) {
     this.ids = new Set(ids);
   }

@@ -138,7 +138,7 @@ WITH ins AS (${insert} RETURNING 1) SELECT count(*)::int AS n FROM ins;
 UPDATE vouchers SET member_id = $1, holder_id = $2, published_at = now(), updated_at = now() WHERE project_id = $3 AND campaign_id = $4 AND code = $5 AND member_id IS NULL RETURNING id;
 
 -- cards/card.repository.ts: LOCK (prepared cards_lock)
-SELECT id FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE;
+SELECT id, points, balance, pending_points, redeemed_points, redeemed_quantity, updated_at FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE;
 
 -- cards/card.repository.ts: cardDeltasSql (per call)
 UPDATE vouchers v SET points = v.points + d.points, balance = v.balance + d.points - d.removed - d.expired - d.redeemed,
@@ -162,7 +162,10 @@ UPDATE vouchers v SET points = v.points + d.points, balance = v.balance + d.poin
   updated_at = now()
 FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[]) AS d(id, points, pending, removed, added, canceled, activated, expired, redeemed, redemptions)
 WHERE v.id = d.id
-RETURNING v.id, v.points, v.balance, v.pending_points;
+RETURNING v.id, v.points, v.balance, v.pending_points, v.redeemed_points, v.redeemed_quantity, v.updated_at;
+
+-- cards/card.repository.ts: CURRENT (prepared cards_current)
+SELECT id, points, balance, pending_points, redeemed_points, redeemed_quantity, updated_at FROM vouchers WHERE id = ANY($1::text[]);
 
 -- cards/card.repository.ts: RELEASE_EXPIRY
 UPDATE vouchers v SET expiry_error = NULL, expiry_set_aside_at = NULL
@@ -183,9 +186,6 @@ DELETE FROM vouchers WHERE id = ANY($1::text[]) RETURNING member_id;
 
 -- cards/card.repository.ts: CardRepository.lockAvailable
 SELECT id FROM vouchers WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE SKIP LOCKED;
-
--- cards/card.repository.ts: CardRepository.current
-SELECT id, points, balance, pending_points FROM vouchers WHERE id = ANY($1::text[]);
 
 -- cards/card.repository.ts: CardRepository.setExpiryAside
 UPDATE vouchers v SET expiry_error = f.error, expiry_set_aside_at = now() FROM unnest($1::text[], $2::text[]) AS f(id, error) WHERE v.id = f.id;
@@ -1103,10 +1103,14 @@ CROSS JOIN ROWS FROM (jsonb_to_recordset($4::jsonb) AS (type text, data jsonb)) 
 WHERE v.id = $1
 ORDER BY e.n OFFSET 0) s;
 
--- redemptions/redemption.repository.ts: RedemptionRepository.insert
+-- redemptions/redemption.repository.ts: INSERT (prepared redemptions_insert)
 INSERT INTO redemptions (id, project_id, object, redemption_id, status, voucher_id, campaign_id, customer_id, reward_id, assignment_id, points, buckets,
                          target_card_id, target_points, order_id, tracking_id, reason, metadata, transaction_id, snapshot)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) RETURNING created_at;
+
+-- redemptions/redemption.repository.ts: CARD_STATES (prepared redemptions_card_states)
+SELECT id, code, campaign_id, holder_id, points::float8 AS points, balance::float8 AS balance, redeemed_points::float8 AS redeemed_points, redeemed_quantity, created_at, updated_at
+FROM vouchers WHERE id = ANY($1::text[]);
 
 -- redemptions/redemption.repository.ts: RedemptionRepository.markRolledBack
 UPDATE redemptions SET status = 'ROLLED_BACK' WHERE project_id = $1 AND id = $2 AND status = 'SUCCEEDED';
@@ -1121,9 +1125,8 @@ SELECT count(*)::int AS total FROM redemptions r WHERE r.project_id = $1 AND ($2
 AND ($4::text IS NULL OR r.order_id = $4) AND ($5::text IS NULL OR r.voucher_id = $5)
 AND ($6::timestamptz IS NULL OR r.created_at < $6) AND ($7::timestamptz IS NULL OR r.created_at > $7);
 
--- redemptions/redemption.repository.ts: RedemptionRepository.cardStates
-SELECT id, code, campaign_id, holder_id, points::float8 AS points, balance::float8 AS balance, redeemed_points::float8 AS redeemed_points, redeemed_quantity, created_at, updated_at
-FROM vouchers WHERE id = ANY($1::text[]);
+-- rewards/reward-assignment.repository.ts: OFFER (prepared reward_assignments_offer)
+SELECT a.id, a.project_id, a.reward_id, a.campaign_id, a.points, a.created_at, a.updated_at FROM reward_assignments a JOIN campaigns c ON c.id = a.campaign_id AND c.deleted_at IS NULL WHERE a.project_id = $1 AND a.reward_id = $2 AND a.campaign_id = $3;
 
 -- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.holdCampaign
 SELECT pg_advisory_xact_lock(hashtextextended('reward_assignments:' || $1, 0));
@@ -1142,9 +1145,6 @@ SELECT id FROM reward_assignments WHERE reward_id = $1 AND campaign_id = $2;
 -- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.find
 SELECT a.id, a.project_id, a.reward_id, a.campaign_id, a.points, a.created_at, a.updated_at FROM reward_assignments a JOIN campaigns c ON c.id = a.campaign_id AND c.deleted_at IS NULL
 WHERE a.project_id = $1 AND a.id = $2 AND ($3::text IS NULL OR a.campaign_id = $3) AND ($4::text IS NULL OR a.reward_id = $4);
-
--- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.findOffer
-SELECT a.id, a.project_id, a.reward_id, a.campaign_id, a.points, a.created_at, a.updated_at FROM reward_assignments a JOIN campaigns c ON c.id = a.campaign_id AND c.deleted_at IS NULL WHERE a.project_id = $1 AND a.reward_id = $2 AND a.campaign_id = $3;
 
 -- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.list
 SELECT a.id, a.project_id, a.reward_id, a.campaign_id, a.points, a.created_at, a.updated_at FROM reward_assignments a JOIN campaigns c ON c.id = a.campaign_id AND c.deleted_at IS NULL
@@ -1169,7 +1169,7 @@ WHERE a.project_id = $1 AND a.reward_id = $2 ORDER BY a.seq LIMIT $3;
 DELETE FROM reward_assignments a USING campaigns c WHERE a.project_id = $1 AND a.reward_id = $2 AND c.id = a.campaign_id AND c.deleted_at IS NOT NULL;
 
 -- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.offered
-SELECT a.id, a.project_id, a.reward_id, a.campaign_id, a.points, a.created_at, a.updated_at, r.name AS r_name, r.type AS r_type, r.parameters AS r_parameters, r.stock AS r_stock, r.redeemed AS r_redeemed,
+SELECT a.id, a.project_id, a.reward_id, a.campaign_id, a.points, a.created_at, a.updated_at, r.name AS r_name, r.type AS r_type, r.parameters AS r_parameters, r.stock AS r_stock, (CASE WHEN r.stock IS NULL THEN (SELECT count(*)::int FROM redemptions x WHERE x.project_id = r.project_id AND x.reward_id = r.id AND x.object = 'redemption' AND x.status = 'SUCCEEDED') ELSE r.redeemed END) AS r_redeemed,
             r.attributes AS r_attributes, r.metadata AS r_metadata, r.created_at AS r_created_at, r.updated_at AS r_updated_at
 
 FROM reward_assignments a JOIN rewards r ON r.id = a.reward_id
@@ -1184,17 +1184,30 @@ WHERE a.project_id = $1 AND a.campaign_id = $2
   AND (NOT $4::boolean OR ((CASE WHEN r.type = 'COIN' THEN (r.parameters -> 'coin' ->> 'points_ratio')::bigint ELSE a.points END) <= (SELECT v.balance FROM vouchers v WHERE v.id = $3)
                            AND (r.stock IS NULL OR r.redeemed < r.stock)));
 
+-- rewards/reward.repository.ts: FIND_TO_REDEEM (prepared rewards_find_to_redeem)
+SELECT id, project_id, name, type, parameters, stock, redeemed, attributes, metadata, created_at, updated_at FROM rewards WHERE project_id = $1 AND id = $2;
+
+-- rewards/reward.repository.ts: TAKE_UNIT (prepared rewards_take_unit)
+UPDATE rewards SET redeemed = redeemed + 1 WHERE project_id = $1 AND id = $2 AND (stock IS NULL OR redeemed < stock) RETURNING redeemed, stock;
+
+-- rewards/reward.repository.ts: HOLD_UNLIMITED (prepared rewards_hold_unlimited)
+SELECT stock FROM rewards WHERE project_id = $1 AND id = $2 FOR KEY SHARE;
+
+-- rewards/reward.repository.ts: RETURN_UNIT (prepared rewards_return_unit)
+UPDATE rewards SET redeemed = CASE WHEN stock IS NULL THEN redeemed ELSE greatest(redeemed - 1, 0) END WHERE project_id = $1 AND id = $2;
+
+-- rewards/reward.repository.ts: LOCK_FOR_STOCK, RewardRepository.lockForDeletion
+SELECT 1 FROM rewards WHERE project_id = $1 AND id = $2 FOR UPDATE;
+
+-- rewards/reward.repository.ts: SET_STOCK
+UPDATE rewards r SET stock = $3, redeemed = (CASE WHEN r.stock IS NULL THEN (SELECT count(*)::int FROM redemptions x WHERE x.project_id = r.project_id AND x.reward_id = r.id AND x.object = 'redemption' AND x.status = 'SUCCEEDED') ELSE r.redeemed END), updated_at = clock_timestamp()
+WHERE r.project_id = $1 AND r.id = $2 AND (CASE WHEN r.stock IS NULL THEN (SELECT count(*)::int FROM redemptions x WHERE x.project_id = r.project_id AND x.reward_id = r.id AND x.object = 'redemption' AND x.status = 'SUCCEEDED') ELSE r.redeemed END) <= $3 RETURNING r.id;
+
+-- rewards/reward.repository.ts: RewardRepository.countUnlimited
+SELECT r.id, (CASE WHEN r.stock IS NULL THEN (SELECT count(*)::int FROM redemptions x WHERE x.project_id = r.project_id AND x.reward_id = r.id AND x.object = 'redemption' AND x.status = 'SUCCEEDED') ELSE r.redeemed END) AS redeemed FROM rewards r WHERE r.project_id = $1 AND r.id = ANY($2::text[]);
+
 -- rewards/reward.repository.ts: RewardRepository.holdTypes
 SELECT id, type FROM rewards WHERE project_id = $1 AND id = ANY($2::text[]) ORDER BY id FOR KEY SHARE;
 
--- rewards/reward.repository.ts: RewardRepository.lockForDeletion
-SELECT 1 FROM rewards WHERE project_id = $1 AND id = $2 FOR UPDATE;
-
 -- rewards/reward.repository.ts: RewardRepository.delete
 DELETE FROM rewards WHERE project_id = $1 AND id = $2;
-
--- rewards/reward.repository.ts: RewardRepository.takeUnit
-UPDATE rewards SET redeemed = redeemed + 1 WHERE project_id = $1 AND id = $2 AND (stock IS NULL OR redeemed < stock) RETURNING redeemed, stock;
-
--- rewards/reward.repository.ts: RewardRepository.returnUnit
-UPDATE rewards SET redeemed = redeemed - 1 WHERE project_id = $1 AND id = $2 AND redeemed > 0;

@@ -119,10 +119,23 @@ export class MembersService {
   }
 
   async getV1(project: ProjectContext, campaignIdOrName: string | null, code: string): Promise<LoyaltyMemberDto> {
-    const campaignId = campaignIdOrName === null ? undefined : (await this.campaigns.find(project, campaignIdOrName)).campaign.id;
-    const card = await this.cards.findByCode(project.id, code, campaignId);
+    return (await this.getV1WithCampaign(project, campaignIdOrName, code)).card;
+  }
+
+  /**
+   * `getV1`, with the card's campaign as stored (read with the card: what a redemption checks before it spends).
+   * Codes are unique in a project, so the card is read by its code first, with its campaign: when that is the
+   * campaign named by id, nothing else is read. Otherwise (a name, another campaign, no card) the campaign is
+   * looked up as before, so that the 404 says which one is missing.
+   */
+  async getV1WithCampaign(project: ProjectContext, campaignIdOrName: string | null, code: string): Promise<{ card: LoyaltyMemberDto; campaign: Campaign }> {
+    const card = await this.cards.findByCode(project.id, code);
+    if (campaignIdOrName !== null && card?.campaign.id !== campaignIdOrName) {
+      const { campaign } = await this.campaigns.find(project, campaignIdOrName);
+      if (card?.campaignId !== campaign.id) throw ApiError.notFound('voucher', code);
+    }
     if (!card) throw ApiError.notFound('voucher', code);
-    return toLoyaltyMember(card);
+    return { card: toLoyaltyMember(card), campaign: card.campaign };
   }
 
   async listV1(project: ProjectContext, campaignIdOrName: string, query: ListLoyaltyMembersQueryDto): Promise<LoyaltyMemberListDto> {

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ProjectContext } from '../auth/auth.service.js';
 import type { Campaign } from '../campaigns/campaign.entity.js';
-import { CampaignsService } from '../campaigns/campaigns.service.js';
-import { CardRepository, type LockedCards } from '../cards/card.repository.js';
+import { type CardBalance, CardRepository, type LockedCards } from '../cards/card.repository.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { hexId } from '../common/ids.js';
 import type { Customer } from '../customers/customer.entity.js';
@@ -21,13 +20,12 @@ import type { StoredAssignment } from '../rewards/reward-assignment.repository.j
 import { RewardAssignmentRepository } from '../rewards/reward-assignment.repository.js';
 import type { CoinRewardParameters, Reward } from '../rewards/reward.entity.js';
 import { RewardRepository } from '../rewards/reward.repository.js';
-import { RewardsService } from '../rewards/rewards.service.js';
 import type { RedeemRewardDto, LoyaltyRedemptionDto } from './dto/redemption.dto.js';
 import { toRedemptionDto } from './dto/redemption-answers.js';
 import { coinPoints, customerJson, voucherAfter } from './redemption-parts.js';
 import { RedemptionErrors } from './redemption-errors.js';
 import { RedemptionEventsRepository } from './redemption-events.repository.js';
-import { RedemptionRepository } from './redemption.repository.js';
+import { type CardState, RedemptionRepository } from './redemption.repository.js';
 
 /** What a redemption needs, read before its transaction. */
 interface Prepared {
@@ -58,11 +56,9 @@ export class RedeemService {
     private readonly posting: PointsPosting,
     private readonly redemptions: RedemptionRepository,
     private readonly events: RedemptionEventsRepository,
-    private readonly rewards: RewardsService,
     private readonly rewardRows: RewardRepository,
     private readonly assignments: RewardAssignmentRepository,
     private readonly members: MembersService,
-    private readonly campaigns: CampaignsService,
     private readonly customers: CustomersService,
     private readonly orders: OrderRepository,
     private readonly idempotency: IdempotencyService,
@@ -86,15 +82,15 @@ export class RedeemService {
 
   /** The card, its campaign, the reward and its offer there, the customer, and a CAMPAIGN reward's target card: every refusal that needs no lock. */
   private async prepare(project: ProjectContext, campaignIdOrName: string | null, code: string, dto: RedeemRewardDto): Promise<Prepared> {
-    const card = await this.members.getV1(project, campaignIdOrName, code);
+    const { card, campaign } = await this.members.getV1WithCampaign(project, campaignIdOrName, code);
     if (!dto.reward) throw RedemptionErrors.missingReward();
-    const { campaign } = await this.campaigns.find(project, card.campaign_id);
     if (!card.active) throw RedemptionErrors.voucherDisabled('its member is INACTIVE');
     if (!campaign.active) throw RedemptionErrors.voucherDisabled(`campaign ${campaign.id} is switched off`);
     const now = new Date();
     if (campaign.startDate && campaign.startDate > now) throw RedemptionErrors.notActive();
     if (campaign.expirationDate && campaign.expirationDate < now) throw RedemptionErrors.expired();
-    const reward = await this.rewards.find(project, dto.reward.id);
+    const reward = await this.rewardRows.findToRedeem(project.id, dto.reward.id);
+    if (!reward) throw ApiError.notFound('reward', dto.reward.id);
     const assignment = await this.assignments.findOffer(project.id, reward.id, card.campaign_id);
     if (!assignment) {
       throw new ApiError(404, 'not_found', 'Resource not found', {
@@ -107,6 +103,8 @@ export class RedeemService {
     const customer = card.holder_id ? await this.customers.requireById(project, card.holder_id) : null;
     // Before enrolling anyone in the target campaign: a price the card cannot pay now is refused first.
     if (assignment.points !== null && assignment.points > card.loyalty_card.balance) throw RedemptionErrors.pointsExceeded(code, assignment.points, card.loyalty_card.balance);
+    // A stock already used up is refused here, before the card's queue; the unit taken in the transaction stays the check that counts.
+    if (reward.stock !== null && reward.redeemed >= reward.stock) throw RedemptionErrors.outOfStock(reward.id);
     const target = reward.type === 'CAMPAIGN' ? await this.targetCard(project, reward, customer) : null;
     const order = reward.type === 'COIN' ? await this.findOrder(project, dto, customer) : null;
     return { card, campaign, customer, reward, assignment, target, order };
@@ -147,7 +145,7 @@ export class RedeemService {
 
   /**
    * Under the cards' lock: the points, the row, the events, the answer (stored with its Idempotency-Key), and the
-   * stock unit last: the reward's row, which every redemption of the reward updates, is held for the least time.
+   * stock unit last: the reward's row, which every redemption of a reward with a stock updates, is held for the least time.
    */
   private async write(
     locked: LockedCards,
@@ -179,11 +177,13 @@ export class RedeemService {
     if (target) {
       movements.push({ kind: 'ADDITION', card: { id: target.cardId, projectId: project.id, campaignId: target.campaignId }, points: target.points, expiry: { earningRuleId: null }, row: { details: { redemption: { id }, reward: { id: reward.id, name: reward.name } } } });
     }
-    const posting = await this.posting.post(locked, movements).catch((error: unknown) => {
+    // Nothing changed the cards since their lock: the debit is checked against the balance the lock read.
+    const posting = await this.posting.post(locked, movements, { unchangedSinceLock: true }).catch((error: unknown) => {
       if (error instanceof PointsExceeded) throw RedemptionErrors.pointsExceeded(card.code, error.points, error.balance);
       throw error;
     });
-    const states = await this.redemptions.cardStates(locked, [card.id, ...(target ? [target.cardId] : [])]);
+    // The card's columns as the posting's update returned them; a CAMPAIGN reward's target card is read whole.
+    const states = target ? await this.redemptions.cardStates(locked, [card.id, target.cardId]) : new Map([[card.id, stateOf(card, posting.cards.get(card.id))]]);
     const voucher = voucherAfter(card, states.get(card.id));
     // Voucherify's RedemptionRewardResult: the reward without its stock counts, with the assignment.
     const { stock: _stock, redeemed: _redeemed, attributes: _attributes, ...rewardDto } = toRewardDto(reward);
@@ -240,7 +240,26 @@ export class RedeemService {
     const answer = toRedemptionDto(row, null);
     await this.events.redeemed(locked, row, answer, prepared.assignment, cause);
     await done(locked.tx, answer);
-    if (!(await this.rewardRows.takeUnit(locked.tx, project.id, reward.id))) throw RedemptionErrors.outOfStock(reward.id);
+    // A reward without a stock: its row only held FOR KEY SHARE, so its redemptions do not queue on it (its `redeemed` is counted from them).
+    const taken = reward.stock === null ? await this.rewardRows.takeUnlimited(locked.tx, project.id, reward.id) : (await this.rewardRows.takeUnit(locked.tx, project.id, reward.id)) !== null;
+    if (!taken) throw RedemptionErrors.outOfStock(reward.id);
     return answer;
   }
+}
+
+/** The card's state after the posting: its own columns (code, campaign, holder) as read before, its point columns as the posting left them. */
+function stateOf(card: LoyaltyMemberDto, after: CardBalance | undefined): CardState | undefined {
+  if (!after) return undefined;
+  return {
+    id: card.id,
+    code: card.code,
+    campaignId: card.campaign_id,
+    holderId: card.holder_id,
+    points: after.points,
+    balance: after.balance,
+    redeemedPoints: after.redeemedPoints,
+    redeemedQuantity: after.redeemedQuantity,
+    createdAt: new Date(card.created_at),
+    updatedAt: after.updatedAt,
+  };
 }

@@ -32,12 +32,14 @@ export interface RedemptionSnapshot {
  * (`redemption_id`), unique: a redemption is rolled back once, whatever the concurrency (the card's lock
  * orders the rollbacks; the index is the last guard). `buckets` holds what the redemption drained, so that the
  * rollback gives the same points back to the same buckets. `target_card_id`/`target_points`: a CAMPAIGN
- * (LOYALTY_PROGRAM) reward's credit, taken back by the rollback.
+ * (LOYALTY_PROGRAM) reward's credit, taken back by the rollback. A reward without a stock counts its
+ * `redeemed` from its SUCCEEDED redemptions (`idx_redemptions_reward_succeeded`: RewardRepository's `redeemedSql`).
  */
 @Entity({ name: 'redemptions' })
 @Index('uq_redemptions_rollback_of', ['redemptionId'], { unique: true, where: `"redemption_id" IS NOT NULL` })
 @Index('idx_redemptions_project_seq', ['projectId', 'seq'])
 @Index('idx_redemptions_card_seq', ['voucherId', 'seq'])
+@Index('idx_redemptions_reward_succeeded', ['projectId', 'rewardId'], { where: `"object" = 'redemption' AND "status" = 'SUCCEEDED'` })
 @Check('chk_redemptions_object', `"object" IN ('redemption', 'redemption_rollback')`)
 @Check('chk_redemptions_status', `"status" IN ('SUCCEEDED', 'ROLLED_BACK')`)
 export class Redemption {

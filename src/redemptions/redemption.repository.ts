@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { LockedCards } from '../cards/card.repository.js';
+import { prepared, runPrepared } from '../database/prepared.js';
 import { Redemption } from './redemption.entity.js';
 
 export type NewRedemption = Omit<Redemption, 'seq' | 'createdAt'>;
@@ -34,6 +35,21 @@ const FILTERED = `FROM redemptions r WHERE r.project_id = $1 AND ($2::text IS NU
   AND ($4::text IS NULL OR r.order_id = $4) AND ($5::text IS NULL OR r.voucher_id = $5)
   AND ($6::timestamptz IS NULL OR r.created_at < $6) AND ($7::timestamptz IS NULL OR r.created_at > $7)`;
 
+/** A redemption's (or a rollback's) row, its `created_at` returned. */
+export const INSERT = prepared(
+  'redemptions_insert',
+  `INSERT INTO redemptions (id, project_id, object, redemption_id, status, voucher_id, campaign_id, customer_id, reward_id, assignment_id, points, buckets,
+                            target_card_id, target_points, order_id, tracking_id, reason, metadata, transaction_id, snapshot)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) RETURNING created_at`,
+);
+
+/** Locked cards' columns that a redemption's answer shows (`$1`: their ids). */
+export const CARD_STATES = prepared(
+  'redemptions_card_states',
+  `SELECT id, code, campaign_id, holder_id, points::float8 AS points, balance::float8 AS balance, redeemed_points::float8 AS redeemed_points, redeemed_quantity, created_at, updated_at
+   FROM vouchers WHERE id = ANY($1::text[])`,
+);
+
 /**
  * Redemptions and their rollbacks: the only writer of `redemptions`. Every query names the project. A row is
  * written in the transaction that posts its points, under its card's lock (docs/architecture.md, "How the engine
@@ -45,11 +61,7 @@ export class RedemptionRepository {
 
   async insert(locked: LockedCards, row: NewRedemption): Promise<Redemption> {
     locked.require([row.voucherId]);
-    const [saved] = (await locked.tx.query(
-      `INSERT INTO redemptions (id, project_id, object, redemption_id, status, voucher_id, campaign_id, customer_id, reward_id, assignment_id, points, buckets,
-                                target_card_id, target_points, order_id, tracking_id, reason, metadata, transaction_id, snapshot)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) RETURNING created_at`,
-      [
+    const [saved] = await runPrepared<{ created_at: Date }[]>(locked.tx, INSERT, [
         row.id,
         row.projectId,
         row.object,
@@ -70,8 +82,7 @@ export class RedemptionRepository {
         row.metadata === null ? null : JSON.stringify(row.metadata),
         row.transactionId,
         JSON.stringify(row.snapshot),
-      ],
-    )) as { created_at: Date }[];
+    ]);
     return Object.assign(new Redemption(), row, { createdAt: saved.created_at });
   }
 
@@ -130,11 +141,7 @@ export class RedemptionRepository {
   /** Locked cards' columns the answers show, as they are now in the caller's transaction. */
   async cardStates(locked: LockedCards, ids: string[]): Promise<Map<string, CardState>> {
     locked.require(ids);
-    const rows = (await locked.tx.query(
-      `SELECT id, code, campaign_id, holder_id, points::float8 AS points, balance::float8 AS balance, redeemed_points::float8 AS redeemed_points, redeemed_quantity, created_at, updated_at
-       FROM vouchers WHERE id = ANY($1::text[])`,
-      [ids],
-    )) as { id: string; code: string; campaign_id: string; holder_id: string | null; points: number; balance: number; redeemed_points: number; redeemed_quantity: number; created_at: Date; updated_at: Date | null }[];
+    const rows = (await runPrepared(locked.tx, CARD_STATES, [ids])) as { id: string; code: string; campaign_id: string; holder_id: string | null; points: number; balance: number; redeemed_points: number; redeemed_quantity: number; created_at: Date; updated_at: Date | null }[];
     return new Map(
       rows.map((row) => [
         row.id,

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { prepared, runPrepared } from '../database/prepared.js';
 import type { Tx } from '../database/transaction-runner.js';
 import type { RewardAssignment } from './reward-assignment.entity.js';
 import type { Reward } from './reward.entity.js';
+import { redeemedSql } from './reward.repository.js';
 
 export type NewRewardAssignment = Pick<RewardAssignment, 'id' | 'projectId' | 'rewardId' | 'campaignId' | 'points'>;
 /** An assignment as the service sees it (`seq` is the lists' order only). */
@@ -51,6 +53,9 @@ const OFFERED = `
   WHERE a.project_id = $1 AND a.campaign_id = $2
     AND (NOT $4::boolean OR ((CASE WHEN r.type = 'COIN' THEN (r.parameters -> 'coin' ->> 'points_ratio')::bigint ELSE a.points END) <= (SELECT v.balance FROM vouchers v WHERE v.id = $3)
                              AND (r.stock IS NULL OR r.redeemed < r.stock)))`;
+
+/** The assignment that offers a reward (`$2`) in a live campaign (`$3`): what a redemption pays. */
+export const OFFER = prepared('reward_assignments_offer', `SELECT ${COLUMNS} FROM reward_assignments a ${LIVE} WHERE a.project_id = $1 AND a.reward_id = $2 AND a.campaign_id = $3`);
 
 /** The reward assignments: the only writer of `reward_assignments`. Every query names the project. */
 @Injectable()
@@ -101,11 +106,7 @@ export class RewardAssignmentRepository {
 
   /** The assignment that offers a reward in a live campaign (what a redemption pays), or null when it is not offered there. */
   async findOffer(projectId: string, rewardId: string, campaignId: string): Promise<StoredAssignment | null> {
-    const [row] = (await this.dataSource.query(`SELECT ${COLUMNS} FROM reward_assignments a ${LIVE} WHERE a.project_id = $1 AND a.reward_id = $2 AND a.campaign_id = $3`, [
-      projectId,
-      rewardId,
-      campaignId,
-    ])) as AssignmentRow[];
+    const [row] = await runPrepared<AssignmentRow[]>(this.dataSource, OFFER, [projectId, rewardId, campaignId]);
     return row ? toAssignment(row) : null;
   }
 
@@ -154,7 +155,7 @@ export class RewardAssignmentRepository {
   async offered(projectId: string, campaignId: string, cardId: string, affordableOnly: boolean, page: { limit: number; offset: number }): Promise<{ rows: OfferedReward[]; total: number }> {
     const params = [projectId, campaignId, cardId, affordableOnly];
     const rows = (await this.dataSource.query(
-      `SELECT ${COLUMNS}, r.name AS r_name, r.type AS r_type, r.parameters AS r_parameters, r.stock AS r_stock, r.redeemed AS r_redeemed,
+      `SELECT ${COLUMNS}, r.name AS r_name, r.type AS r_type, r.parameters AS r_parameters, r.stock AS r_stock, ${redeemedSql('r')} AS r_redeemed,
               r.attributes AS r_attributes, r.metadata AS r_metadata, r.created_at AS r_created_at, r.updated_at AS r_updated_at
        ${OFFERED} ORDER BY a.seq LIMIT $5 OFFSET $6`,
       [...params, page.limit, page.offset],

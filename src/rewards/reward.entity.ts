@@ -31,9 +31,11 @@ export interface RewardAttributes {
  * through an assignment (RewardAssignment) that carries its price. `parameters` holds the one object of its
  * type, as answered. The rewards module owns the table (RewardRepository is its only writer).
  *
- * Stock: `stock` null is unlimited; `redeemed` counts the successful redemptions not rolled back. The CHECK
- * holds `redeemed <= stock` for every writer, and a redemption takes a unit with one conditional UPDATE
- * (`RewardRepository.takeUnit`), so concurrent redemptions cannot oversell (docs/rewards.md, "Stock").
+ * Stock: `stock` null is unlimited; `redeemed` counts the successful redemptions not rolled back. For a reward
+ * with a stock it is this column: the CHECK holds `redeemed <= stock` for every writer, and a redemption takes a
+ * unit with one conditional UPDATE (`RewardRepository.takeUnit`), so concurrent redemptions cannot oversell. For a
+ * reward without one the column is not kept: the repository's reads count its redemptions instead, so that its
+ * redemptions do not queue on its row (docs/rewards.md, "Stock").
  */
 @Entity({ name: 'rewards' })
 @Index('idx_rewards_project_created', ['projectId', 'createdAt', 'id'])

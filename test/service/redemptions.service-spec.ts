@@ -8,7 +8,7 @@ import { RedeemService } from '../../src/redemptions/redeem.service.js';
 import { RedemptionsModule } from '../../src/redemptions/redemptions.module.js';
 import { RollbackService } from '../../src/redemptions/rollback.service.js';
 import { CreateRewardAssignmentDto } from '../../src/rewards/dto/reward-assignment.dto.js';
-import { CreateRewardDto } from '../../src/rewards/dto/reward-request.dto.js';
+import { CreateRewardDto, UpdateRewardDto } from '../../src/rewards/dto/reward-request.dto.js';
 import { RewardAssignmentsService } from '../../src/rewards/reward-assignments.service.js';
 import { RewardsService } from '../../src/rewards/rewards.service.js';
 import { unique } from '../support/points.js';
@@ -121,5 +121,27 @@ describe('RedeemService and RollbackService on PostgreSQL (no worker, no HTTP)',
     expect(await db.count(`SELECT 1 FROM voucher_transactions WHERE voucher_id = $1 AND type = 'POINTS_REFUND'`, [card.id])).toBe(1);
     expect((await db.card(card.code)).balance).toBe(300 - 3 * 70);
     expect(await db.brokenCards()).toEqual([]);
+  });
+  it('a reward without a stock: its row left alone, its redeemed counted from its redemptions; a stock set later starts from that count', async () => {
+    const rewards = services.get(RewardsService);
+    const free = (await rewards.create(project, await body(CreateRewardDto, { name: 'Sticker', parameters: { product: { id: 'prod_sticker' } } }))).id;
+    await services.get(RewardAssignmentsService).createForReward(project, free, await body(CreateRewardAssignmentDto, { campaign: campaignId, parameters: { loyalty: { points: 10 } } }));
+    const card = await newCard();
+    await add(card.code, { points: 100, expiration_type: 'NON_EXPIRING' });
+    const made = await Promise.all(Array.from({ length: 6 }, () => redeem(card.code, { reward: { id: free } })));
+    await rollback(made[0].id);
+    const column = async () => (await db.query<{ redeemed: number }>('SELECT redeemed FROM rewards WHERE id = $1', [free]))[0].redeemed;
+    expect(await column()).toBe(0);
+    expect(await rewards.get(project, free)).toMatchObject({ stock: null, redeemed: 5 });
+    // A stock below the redemptions made is refused; one that fits starts from their count, and then holds.
+    expect(await outcome(rewards.update(project, free, await body(UpdateRewardDto, { stock: 4 })))).toBe('400 invalid_payload');
+    expect(await rewards.update(project, free, await body(UpdateRewardDto, { stock: 6 }))).toMatchObject({ stock: 6, redeemed: 5 });
+    expect(await column()).toBe(5);
+    expect(await Promise.all(Array.from({ length: 3 }, () => outcome(redeem(card.code, { reward: { id: free } }))))).toEqual(expect.arrayContaining(['200', '400 quantity_exceeded', '400 quantity_exceeded']));
+    expect(await rewards.get(project, free)).toMatchObject({ stock: 6, redeemed: 6 });
+    // Without a stock again: the count of the redemptions, a rollback included.
+    await rewards.update(project, free, await body(UpdateRewardDto, { stock: null }));
+    await rollback(made[1].id);
+    expect(await rewards.get(project, free)).toMatchObject({ stock: null, redeemed: 5 });
   });
 });

@@ -132,9 +132,11 @@ export class PointsPosting {
   /**
    * Posts `movements` in their order (the ledger's order; several on one card each show the balance right after
    * it). `alongside`: other changes of these cards in this transaction (an order's pending entries), made by the
-   * same UPDATE, before the movements. `at`: the rows' `created_at` (now by default).
+   * same UPDATE, before the movements. `at`: the rows' `created_at` (now by default). `unchangedSinceLock`: the
+   * caller changed none of these cards since `CardRepository.lock`, so the debits are checked against the balances
+   * the lock read (`LockedCards.atLock`), not read again.
    */
-  async post(locked: LockedCards, movements: Movement[], options: { alongside?: CardDelta[]; at?: Date } = {}): Promise<Posting> {
+  async post(locked: LockedCards, movements: Movement[], options: { alongside?: CardDelta[]; at?: Date; unchangedSinceLock?: boolean } = {}): Promise<Posting> {
     const alongside = options.alongside ?? [];
     for (const movement of movements) {
       if (!Number.isSafeInteger(movement.points) || movement.points < 1) throw new Error(`a movement moves a whole number of points, at least 1 (${movement.points})`);
@@ -142,7 +144,7 @@ export class PointsPosting {
     }
     locked.require([...movements.map((m) => m.card.id), ...alongside.map((d) => d.cardId)]);
 
-    await this.checkDebits(locked, movements, alongside);
+    await this.checkDebits(locked, movements, alongside, options.unchangedSinceLock ?? false);
     const refunds = movements.flatMap((m) => (m.kind === 'REFUND' ? m.buckets.map((b) => ({ cardId: m.card.id, bucketId: b.id, points: b.points })) : []));
     const refunded = await this.buckets.restore(locked, refunds);
     if (refunded === null) throw new RefundNotRestorable([...new Set(refunds.map((r) => r.cardId))]);
@@ -173,10 +175,10 @@ export class PointsPosting {
   }
 
   /** Every debit fits the balance it finds (the card's now, after `alongside` and the movements before it); else PointsExceeded. */
-  private async checkDebits(locked: LockedCards, movements: Movement[], alongside: CardDelta[]): Promise<void> {
+  private async checkDebits(locked: LockedCards, movements: Movement[], alongside: CardDelta[], unchangedSinceLock: boolean): Promise<void> {
     const debited = [...new Set(movements.filter(isDebit).map((m) => m.card.id))];
     if (!debited.length) return;
-    const current = await this.cards.current(locked, debited);
+    const current = unchangedSinceLock && debited.every((id) => locked.atLock.has(id)) ? locked.atLock : await this.cards.current(locked, debited);
     const balances = new Map(debited.map((id) => [id, current.get(id)?.balance ?? 0]));
     for (const delta of alongside) if (balances.has(delta.cardId)) balances.set(delta.cardId, (balances.get(delta.cardId) ?? 0) + balanceChange(delta));
     for (const movement of movements) {

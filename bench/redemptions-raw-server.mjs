@@ -1,0 +1,271 @@
+// The baseline of the redemptions benchmark (bench/redemptions.mjs, part c): POST
+// /v1/loyalties/{campaignId}/members/{memberId}/redemption served by a plain `node:http` server and a `pg` pool,
+// with none of the service's framework around it. For a MATERIAL reward redeemed with a card given by its code it
+// sends the statements the API sends, in the same order and transaction (bench/redemptions-raw.sql.mjs: the
+// service's own, imported from dist/), with the same ids, ledger details, row and events:
+//
+//   - the same application key check as the other baselines (bench/lib/raw-server.mjs);
+//   - before the transaction: the card by code with its campaign (the campaign read only when it is not the one
+//     the path names by id), the reward, its offer in the card's campaign, the
+//     card's holder; the refusals the API makes there (the card's member or campaign not active, the price above
+//     the balance, no unit left of a stock);
+//   - in one transaction: the card locked (its point columns read by the lock), its balance checked, one update
+//     of the card (its columns returned for the answer), the ledger row, the buckets drained soonest-expiring
+//     first, the card's next expiration, the redemption's row, its three events (whose trigger writes the webhook outbox), the reward's row last (a unit
+//     of a stock, or held FOR KEY SHARE without one), COMMIT;
+//   - the redemption as JSON, in the API's shape (the card's v1 voucher object, the reward, the customer).
+//
+// It supports what the benchmark sends (a MATERIAL reward, no order, no Idempotency-Key); anything else is a 400.
+// No logging, request ids, validation library or rate limit. Started by bench/redemptions.mjs with DATABASE_URL
+// and PORT in the environment; prints "listening" when ready.
+import { createServer } from 'node:http';
+import pg from 'pg';
+import { keyChecker, send } from './lib/raw-server.mjs';
+import { hexId } from '../dist/common/ids.js';
+import { loadConfig } from '../dist/config/app-config.js';
+import { DELTA_COLUMNS, REDEMPTION_SQL as SQL } from './redemptions-raw.sql.mjs';
+
+const POOL_SIZE = 10;
+const config = loadConfig();
+const pool = new pg.Pool({ connectionString: config.databaseUrl, max: POOL_SIZE, application_name: 'loyalty-raw-baseline', keepAlive: true, query_timeout: 15_000 });
+const authenticate = keyChecker(pool, config.appKeyCacheMs);
+const ROUTE = /^\/v1\/loyalties\/([^/]+)\/members\/([^/]+)\/redemption$/;
+
+const error = (code, key, message, details) => ({ code, key, message, ...(details ? { details } : {}) });
+const refused = (key, message, details) => error(400, key, message, details);
+
+async function jsonBody(req) {
+  const chunks = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += chunk.length;
+    if (size > 1024 * 1024) return undefined;
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+const iso = (date) => (date ? date.toISOString() : undefined);
+/** A `date` column (node-postgres: a Date at local midnight) as TypeORM gives it, `YYYY-MM-DD`. */
+const day = (date) => (date instanceof Date ? `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}` : date);
+const present = (key, value) => (value === null || value === undefined ? {} : { [key]: value });
+
+/** The card's v1 voucher object (the API's toLoyaltyMember) from the TypeORM-aliased columns of the card's read, with what the redemption changed. */
+function voucherJson(c, state) {
+  return {
+    id: c.v_id,
+    code: c.v_code,
+    campaign: c.c_name,
+    campaign_id: c.c_id,
+    ...present('category', c.cat_name),
+    ...present('category_id', c.cat_id),
+    categories: c.cat_id ? [{ id: c.cat_id, name: c.cat_name, hierarchy: c.cat_hierarchy, created_at: iso(c.cat_created_at), object: 'category' }] : [],
+    type: 'LOYALTY_CARD',
+    discount: null,
+    gift: null,
+    loyalty_card: {
+      points: state.points,
+      balance: state.balance,
+      pending_points: Number(c.v_pending_points),
+      expired_points: Number(c.v_expired_points),
+      subtracted_points: Number(c.v_subtracted_points),
+      ...present('next_expiration_date', day(c.v_next_expiration_date)),
+      next_expiration_points: c.v_next_expiration_points === null ? null : Number(c.v_next_expiration_points),
+    },
+    ...present('start_date', iso(c.c_start_date)),
+    ...present('expiration_date', iso(c.c_expiration_date)),
+    ...present('validity_timeframe', c.c_validity_timeframe),
+    ...present('validity_day_of_week', c.c_validity_day_of_week),
+    active: c.m_status === 'ACTIVE',
+    metadata: {},
+    is_referral_code: false,
+    created_at: iso(c.v_created_at),
+    ...present('updated_at', iso(state.updated_at)),
+    holder_id: c.v_holder_id,
+    redemption: { redeemed_quantity: state.redeemed_quantity, redeemed_points: state.redeemed_points, object: 'list', url: `/v1/vouchers/${encodeURIComponent(c.v_code)}/redemption` },
+    publish: { object: 'list', count: 1 },
+    object: 'voucher',
+  };
+}
+
+function customerJson(cu) {
+  if (!cu) return null;
+  return { id: cu.Customer_id, ...present('name', cu.Customer_name), ...present('email', cu.Customer_email), ...present('source_id', cu.Customer_source_id), metadata: cu.Customer_metadata, object: 'customer' };
+}
+
+function assignmentJson(a) {
+  return { id: a.id, reward_id: a.reward_id, related_object_id: a.campaign_id, related_object_type: 'campaign', parameters: { loyalty: { points: a.points } }, created_at: iso(a.created_at), updated_at: iso(a.updated_at) ?? null, object: 'reward_assignment' };
+}
+
+async function handle(req, res) {
+  const route = req.method === 'POST' ? ROUTE.exec(req.url) : null;
+  if (!route) return send(res, 404, error(404, 'not_found', 'Resource not found'));
+  const [campaignIdOrName, code] = [decodeURIComponent(route[1]), decodeURIComponent(route[2])];
+  const appId = req.headers['x-app-id'];
+  const appToken = req.headers['x-app-token'];
+  if (!appId || !appToken || appId.length > 200 || appToken.length > 200) return send(res, 401, error(401, 'unauthorized', 'Unauthorized'));
+  const projectId = await authenticate(appId, appToken);
+  if (!projectId) return send(res, 401, error(401, 'unauthorized', 'Unauthorized'));
+  const body = await jsonBody(req);
+  if (typeof body?.reward?.id !== 'string' || body.order !== undefined) return send(res, 400, error(400, 'invalid_payload', 'Invalid payload', 'the baseline takes {reward: {id}}'));
+
+  // The card by its code (unique in a project), with its campaign; the campaign is read only when it is not the one named by id (as the API does).
+  const [card] = (await pool.query(SQL.card, [projectId, code])).rows;
+  if (card?.c_id !== campaignIdOrName) {
+    const [campaign] = (await pool.query(SQL.campaign, [projectId, campaignIdOrName])).rows;
+    if (!campaign) return send(res, 404, error(404, 'not_found', 'Resource not found', `Cannot find campaign with id ${campaignIdOrName}`));
+    if (card?.v_campaign_id !== campaign.c_id) return send(res, 404, error(404, 'not_found', 'Resource not found', `Cannot find voucher with id ${code}`));
+  }
+  if (card.m_status !== 'ACTIVE' || !card.c_active) return send(res, 400, refused('voucher_disabled', 'voucher disabled'));
+  const now = new Date();
+  if (card.c_start_date && card.c_start_date > now) return send(res, 400, refused('voucher_not_active', 'voucher not active'));
+  if (card.c_expiration_date && card.c_expiration_date < now) return send(res, 400, refused('voucher_expired', 'voucher expired'));
+  const [reward] = (await pool.query(SQL.reward, [projectId, body.reward.id])).rows;
+  if (!reward) return send(res, 404, error(404, 'not_found', 'Resource not found', `Cannot find reward with id ${body.reward.id}`));
+  const [assignment] = (await pool.query(SQL.offer, [projectId, reward.id, card.v_campaign_id])).rows;
+  if (!assignment) return send(res, 404, error(404, 'not_found', 'Resource not found', `Cannot find reward_assignment of reward ${reward.id} in campaign ${card.v_campaign_id}`));
+  if (reward.type !== 'MATERIAL') return send(res, 400, error(400, 'invalid_payload', 'Invalid payload', 'the baseline takes MATERIAL rewards'));
+  const [customer] = card.v_holder_id ? (await pool.query(SQL.customer, [projectId, card.v_holder_id])).rows : [null];
+  const points = assignment.points;
+  const exceeded = (balance) => refused('loyalty_card_points_exceeded', 'loyalty card points exceeded', `There are not enough loyalty points on the card ${code}: ${points} needed, its balance is ${balance}.`);
+  if (points > Number(card.v_balance)) return send(res, 400, exceeded(Number(card.v_balance)));
+  const outOfStock = refused('quantity_exceeded', 'quantity exceeded', `Reward ${reward.id} has no unit left in stock.`);
+  if (reward.stock !== null && reward.redeemed >= reward.stock) return send(res, 400, outOfStock);
+
+  const id = hexId('r_');
+  const cardId = card.v_id;
+  const groupId = hexId('req_');
+  const source = { channel: 'API', api_key: { app_id: appId } };
+  const rewardJson = {
+    id: reward.id,
+    name: reward.name,
+    type: reward.type,
+    parameters: reward.parameters,
+    created_at: iso(reward.created_at),
+    updated_at: iso(reward.updated_at) ?? null,
+    metadata: reward.metadata,
+    object: 'reward',
+    assignment_id: assignment.id,
+    product: { id: reward.parameters.product.id, object: 'product' },
+    ...(reward.parameters.product.sku_id ? { sku: { id: reward.parameters.product.sku_id, product_id: reward.parameters.product.id, object: 'sku' } } : {}),
+  };
+  const client = await pool.connect();
+  let answer;
+  try {
+    await client.query('START TRANSACTION');
+    // The lock reads the card's point columns: its balance is checked against them (nothing changed it since).
+    const [current] = (await client.query(SQL.lock, [[cardId]])).rows;
+    if (!current) throw Object.assign(new Error('gone'), { answer: [404, error(404, 'not_found', 'Resource not found')] });
+    if (Number(current.balance) < points) throw Object.assign(new Error('exceeded'), { answer: [400, exceeded(Number(current.balance))] });
+    const delta = { redeemed: points, redemptions: 1 };
+    const [after] = (await client.query(SQL.apply, [[cardId], ...DELTA_COLUMNS.map((column) => [delta[column] ?? 0])])).rows;
+    const at = new Date();
+    const transactionId = hexId('vtx_');
+    await client.query(SQL.ledger, [
+      JSON.stringify([
+        {
+          id: transactionId,
+          project_id: projectId,
+          voucher_id: cardId,
+          campaign_id: card.v_campaign_id,
+          type: 'POINTS_REDEMPTION',
+          points: -points,
+          balance_after: Number(after.balance),
+          order_id: null,
+          pending_points_id: null,
+          source_id: null,
+          details: {
+            balance: { type: 'loyalty_card', total: Number(after.points), object: 'balance', points: -points, balance: Number(after.balance), related_object: { id: cardId, type: 'voucher' } },
+            redemption: { id },
+            reward: { id: reward.id, name: reward.name },
+          },
+        },
+      ]),
+      at,
+    ]);
+    const drained = (await client.query(SQL.drain, [cardId, points])).rows
+      .map((row) => ({ id: row.id, points: Number(row.taken), expiresAt: row.expires_at }))
+      .sort((a, b) => (a.expiresAt ?? '9999-99-99').localeCompare(b.expiresAt ?? '9999-99-99'));
+    await client.query(SQL.refreshNext, [[cardId]]);
+    // The card as the answer shows it: the point columns as the card's update returned them.
+    const state = { points: Number(after.points), balance: Number(after.balance), redeemed_points: Number(after.redeemed_points), redeemed_quantity: Number(after.redeemed_quantity), updated_at: after.updated_at };
+    const snapshot = { customer: customerJson(customer), voucher: voucherJson(card, state), reward: rewardJson, order: null, channel: { channel_id: appId, channel_type: 'API' } };
+    const [row] = (
+      await client.query(SQL.redemption, [
+        id, projectId, 'redemption', null, 'SUCCEEDED', cardId, card.v_campaign_id, customer?.Customer_id ?? null, reward.id, assignment.id, points,
+        JSON.stringify(drained), null, null, null, customer?.Customer_source_id ?? null, null, null, transactionId, JSON.stringify(snapshot),
+      ])
+    ).rows;
+    const date = row.created_at.toISOString();
+    answer = {
+      id,
+      object: 'redemption',
+      date,
+      customer_id: customer?.Customer_id ?? null,
+      tracking_id: customer?.Customer_source_id ?? null,
+      metadata: null,
+      amount: points,
+      result: 'SUCCESS',
+      status: 'SUCCEEDED',
+      order: null,
+      customer: snapshot.customer,
+      related_object_type: 'voucher',
+      related_object_id: cardId,
+      voucher: snapshot.voucher,
+      reward: rewardJson,
+      loyalty_card: { points },
+      channel: snapshot.channel,
+      related_redemptions: { rollbacks: [], redemptions: [] },
+    };
+    if (card.v_holder_id) {
+      const rewardRedemption = (state) => ({ id: `rewr_${id.slice(2)}`, state, created_at: date, updated_at: date, voucher_id: cardId, campaign_id: card.v_campaign_id, customer_id: answer.customer_id, reward_assignment_id: assignment.id, source_id: id, source_type: 'redemption' });
+      const shared = { reward: rewardJson, reward_assignment: assignmentJson(assignment), source: { id, type: 'redemption' }, balance: null };
+      const { order: _order, voucher: _voucher, related_object_type: _t, related_object_id: _i, loyalty_card: _l, related_redemptions: _r, ...simple } = answer;
+      await client.query(SQL.events, [
+        cardId,
+        groupId,
+        JSON.stringify(source),
+        JSON.stringify([
+          { type: 'customer.reward_redemptions.created', data: { ...shared, reward_redemption: rewardRedemption('CREATED') } },
+          { type: 'customer.reward_redemptions.pending', data: { ...shared, reward_redemption: rewardRedemption('PENDING') } },
+          { type: 'redemption.succeeded', data: { order: null, redemption: { ...simple, metadata: {} }, created_at: date } },
+        ]),
+        config.events.payloadMaxBytes,
+      ]);
+    }
+    // The reward's row last, as the API takes it.
+    let taken;
+    if (reward.stock === null) {
+      const [held] = (await client.query(SQL.holdUnlimited, [projectId, reward.id])).rows;
+      taken = held && (held.stock === null || (await client.query(SQL.takeUnit, [projectId, reward.id])).rows.length > 0);
+    } else {
+      taken = (await client.query(SQL.takeUnit, [projectId, reward.id])).rows.length > 0;
+    }
+    if (!taken) throw Object.assign(new Error('out of stock'), { answer: [400, outOfStock] });
+    await client.query('COMMIT');
+  } catch (failure) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    if (failure.answer) return send(res, ...failure.answer);
+    throw failure;
+  } finally {
+    client.release();
+  }
+  send(res, 200, answer);
+}
+
+const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
+  handle(req, res).catch((failure) => {
+    process.stderr.write(`${failure.stack ?? failure}\n`);
+    if (!res.headersSent) send(res, 500, error(500, 'internal_server_error', 'Internal server error'));
+  });
+});
+server.listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('listening\n'));
+process.once('SIGTERM', () =>
+  server.close(() => {
+    pool.end().then(() => process.exit(0), () => process.exit(1));
+  }),
+);
