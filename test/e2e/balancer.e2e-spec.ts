@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dropDatabase } from '../../src/database/ensure-database.js';
 import { Child, RequestStream } from '../support/child.js';
-import { BINARIES, idleKeepAliveStatuses, keyedCalls, startHaproxy } from '../support/fleet.js';
+import { BINARIES, idleKeepAliveStatuses, keyedCalls, programWithMembers, startHaproxy } from '../support/fleet.js';
 import { freePort, testConfig, waitFor } from '../support/harness.js';
-import { PointsDb, unique } from '../support/points.js';
+import { PointsDb } from '../support/points.js';
 
 const HAPROXY = BINARIES.haproxy;
 const available = existsSync(HAPROXY);
@@ -83,15 +83,7 @@ const DRAIN_MS = 2_000;
   }, 60_000);
 
   it('SIGTERM to one API under a steady stream, then its replacement: 0 client errors through the balancer', async () => {
-    const campaign = await ok('POST', '/v1/loyalties', { name: unique('Balancer campaign') });
-    await waitFor(async () => ((await ok('GET', `/v1/loyalties/${String(campaign.id)}`)).vouchers_generation_status === 'DONE' ? true : undefined), { timeoutMs: 20_000 });
-    await ok('POST', `/v1/loyalties/${String(campaign.id)}/earning-rules`, [{ loyalty: { type: 'FIXED', points: 10 } }]);
-    const customers = Array.from({ length: 4 }, (_, i) => unique(`balancer-customer-${i}`));
-    const codes: string[] = [];
-    for (const customer of customers) {
-      const member = await ok('POST', `/v2/loyalties/programs/${String(campaign.program_id)}/members`, { customer_identification: { type: 'customer_source_id', customer_source_id: customer } });
-      codes.push((member.cards as { card: { code: string } }[])[0].card.code);
-    }
+    const { customers, codes } = await programWithMembers(ok, 'Balancer', [{ loyalty: { type: 'FIXED', points: 10 } }], 4);
     const ordered: string[] = [];
     const stream = new RequestStream(async (i) => {
       if (i % 2 === 1) {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dropDatabase } from '../../src/database/ensure-database.js';
 import { Child, RequestStream } from '../support/child.js';
-import { BINARIES, idleKeepAliveStatuses, keyedCalls, startHaproxy, startPgBouncer, startSentinelRedis } from '../support/fleet.js';
+import { BINARIES, idleKeepAliveStatuses, keyedCalls, programWithMembers, startHaproxy, startPgBouncer, startSentinelRedis } from '../support/fleet.js';
 import { freePort, testConfig, waitFor } from '../support/harness.js';
 import { PointsDb, unique } from '../support/points.js';
 import { Receiver } from '../support/receiver.js';
@@ -102,16 +102,8 @@ if (missing.length) process.stderr.write(`test/e2e/fleet.e2e-spec.ts skipped: ${
     await db.connect();
 
     const { call, ok } = keyedCalls(appId, appToken, () => front);
-    const campaign = await ok('POST', '/v1/loyalties', { name: unique('Fleet campaign') });
-    await waitFor(async () => ((await ok('GET', `/v1/loyalties/${String(campaign.id)}`)).vouchers_generation_status === 'DONE' ? true : undefined), { timeoutMs: 20_000 });
-    await ok('POST', `/v1/loyalties/${String(campaign.id)}/earning-rules`, [{ loyalty: { type: 'FIXED', points: 10 }, pending_points: { period_type: 'DAY', period_value: 1 } }]);
+    const { customers, codes } = await programWithMembers(ok, 'Fleet', [{ loyalty: { type: 'FIXED', points: 10 }, pending_points: { period_type: 'DAY', period_value: 1 } }], 6);
     await ok('POST', '/v1/distributions', { name: unique('Fleet activated'), trigger: ACTIVATED, target_url: receiver.url('/activated') });
-    const customers = Array.from({ length: 6 }, (_, i) => unique(`fleet-customer-${i}`));
-    const codes: string[] = [];
-    for (const customer of customers) {
-      const member = await ok('POST', `/v2/loyalties/programs/${String(campaign.program_id)}/members`, { customer_identification: { type: 'customer_source_id', customer_source_id: customer } });
-      codes.push((member.cards as { card: { code: string } }[])[0].card.code);
-    }
 
     const ordered: string[] = [];
     const stream = new RequestStream(async (i) => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { dropDatabase } from '../../src/database/ensure-database.js';
 import { Child, RequestStream } from '../support/child.js';
-import { BINARIES, askRedis, keyedCalls, startSentinelRedis } from '../support/fleet.js';
+import { BINARIES, askRedis, keyedCalls, programWithMembers, startSentinelRedis } from '../support/fleet.js';
 import { freePort, testConfig, waitFor } from '../support/harness.js';
 import { PointsDb, unique } from '../support/points.js';
 import { Receiver } from '../support/receiver.js';
@@ -101,16 +101,8 @@ if (missing.length) process.stderr.write(`test/e2e/redis-sentinel.e2e-spec.ts sk
     base = `http://127.0.0.1:${port}`;
     await db.connect();
 
-    const campaign = await ok('POST', '/v1/loyalties', { name: unique('Sentinel campaign') });
-    await waitFor(async () => ((await ok('GET', `/v1/loyalties/${String(campaign.id)}`)).vouchers_generation_status === 'DONE' ? true : undefined), { timeoutMs: 20_000 });
-    await ok('POST', `/v1/loyalties/${String(campaign.id)}/earning-rules`, [{ loyalty: { type: 'FIXED', points: 10 }, pending_points: { period_type: 'DAY', period_value: 1 } }]);
+    const { customers, codes } = await programWithMembers(ok, 'Sentinel', [{ loyalty: { type: 'FIXED', points: 10 }, pending_points: { period_type: 'DAY', period_value: 1 } }], 4);
     await ok('POST', '/v1/distributions', { name: unique('Activated'), trigger: ACTIVATED, target_url: receiver.url('/activated') });
-    const customers = Array.from({ length: 4 }, (_, i) => unique(`sentinel-customer-${i}`));
-    const codes: string[] = [];
-    for (const customer of customers) {
-      const member = await ok('POST', `/v2/loyalties/programs/${String(campaign.program_id)}/members`, { customer_identification: { type: 'customer_source_id', customer_source_id: customer } });
-      codes.push((member.cards as { card: { code: string } }[])[0].card.code);
-    }
 
     const ordered: string[] = [];
     const pings: string[] = [];

@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { Child } from './child.js';
 import { freePort, waitFor } from './harness.js';
+import { unique } from './points.js';
 
 /** The servers a deployment puts around the service (docs/scaling.md), from Debian's packages. */
 export const BINARIES = { pgbouncer: '/usr/sbin/pgbouncer', redis: '/usr/bin/redis-server', sentinel: '/usr/bin/redis-sentinel', haproxy: '/usr/sbin/haproxy' };
@@ -222,4 +223,22 @@ export function keyedCalls(appId: string, appToken: string, base: () => string) 
     return res.body;
   };
   return { call, ok };
+}
+
+/**
+ * Through the API (`ok` of `keyedCalls`): a loyalty campaign once its cards are made, its earning rules, and
+ * `members` customers enrolled as its members; resolves with the campaign, the customers' source ids and
+ * their cards' codes.
+ */
+export async function programWithMembers(ok: ReturnType<typeof keyedCalls>['ok'], name: string, rules: unknown[], members: number) {
+  const campaign = await ok('POST', '/v1/loyalties', { name: unique(`${name} campaign`) });
+  await waitFor(async () => ((await ok('GET', `/v1/loyalties/${String(campaign.id)}`)).vouchers_generation_status === 'DONE' ? true : undefined), { timeoutMs: 20_000 });
+  await ok('POST', `/v1/loyalties/${String(campaign.id)}/earning-rules`, rules);
+  const customers = Array.from({ length: members }, (_, i) => unique(`${name.toLowerCase()}-customer-${i}`));
+  const codes: string[] = [];
+  for (const customer of customers) {
+    const member = await ok('POST', `/v2/loyalties/programs/${String(campaign.program_id)}/members`, { customer_identification: { type: 'customer_source_id', customer_source_id: customer } });
+    codes.push((member.cards as { card: { code: string } }[])[0].card.code);
+  }
+  return { campaign, customers, codes };
 }
