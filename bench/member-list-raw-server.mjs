@@ -28,7 +28,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import pg from 'pg';
-import { keyChecker, send } from './lib/raw-server.mjs';
+import { jsonBody, keyChecker, send } from './lib/raw-server.mjs';
 import { CodeGenerator } from '../dist/campaigns/code-config.js';
 import { base62Id, hexId } from '../dist/common/ids.js';
 import { loadConfig } from '../dist/config/app-config.js';
@@ -124,22 +124,6 @@ async function handle(req, res) {
     cursor: position ? encodeCursor(scope, position) : null,
     object: 'list',
   });
-}
-
-/** The request's JSON body (1 MB at most), or undefined when it is not JSON. */
-async function jsonBody(req) {
-  const chunks = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += chunk.length;
-    if (size > 1024 * 1024) return undefined;
-    chunks.push(chunk);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    return undefined;
-  }
 }
 
 const invalid = (details) => error(400, 'invalid_payload', 'Invalid payload', details);

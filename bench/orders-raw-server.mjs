@@ -22,7 +22,7 @@
 import { createServer } from 'node:http';
 import { Queue } from 'bullmq';
 import pg from 'pg';
-import { keyChecker, send } from './lib/raw-server.mjs';
+import { jsonBody, keyChecker, send } from './lib/raw-server.mjs';
 import { base62Id, hexId } from '../dist/common/ids.js';
 import { loadConfig } from '../dist/config/app-config.js';
 import { DEFAULT_JOB_OPTIONS, JOB_OPTIONS, JobName, QueueName } from '../dist/queue/queue.definitions.js';
@@ -41,21 +41,6 @@ const authenticate = keyChecker(pool, KEY_CACHE_MS);
 
 const error = (code, key, message, details) => ({ code, key, message, ...(details ? { details } : {}) });
 const invalid = (details) => error(400, 'invalid_payload', 'Invalid payload', details);
-
-async function jsonBody(req) {
-  const chunks = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += chunk.length;
-    if (size > 1024 * 1024) return undefined;
-    chunks.push(chunk);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    return undefined;
-  }
-}
 
 async function handle(req, res) {
   if (req.method !== 'POST' || req.url !== '/v1/orders') return send(res, 404, error(404, 'not_found', 'Resource not found'));

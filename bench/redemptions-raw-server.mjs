@@ -20,7 +20,7 @@
 // and PORT in the environment; prints "listening" when ready.
 import { createServer } from 'node:http';
 import pg from 'pg';
-import { keyChecker, send } from './lib/raw-server.mjs';
+import { jsonBody, keyChecker, send } from './lib/raw-server.mjs';
 import { hexId } from '../dist/common/ids.js';
 import { loadConfig } from '../dist/config/app-config.js';
 import { DELTA_COLUMNS, REDEMPTION_SQL as SQL } from './redemptions-raw.sql.mjs';
@@ -33,21 +33,6 @@ const ROUTE = /^\/v1\/loyalties\/([^/]+)\/members\/([^/]+)\/redemption$/;
 
 const error = (code, key, message, details) => ({ code, key, message, ...(details ? { details } : {}) });
 const refused = (key, message, details) => error(400, key, message, details);
-
-async function jsonBody(req) {
-  const chunks = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += chunk.length;
-    if (size > 1024 * 1024) return undefined;
-    chunks.push(chunk);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    return undefined;
-  }
-}
 
 const iso = (date) => (date ? date.toISOString() : undefined);
 /** A `date` column (node-postgres: a Date at local midnight) as TypeORM gives it, `YYYY-MM-DD`. */

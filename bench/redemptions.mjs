@@ -38,7 +38,9 @@ import { freePort, run, startProcess, stopProcess } from './lib/processes.mjs';
 import { positive } from './lib/args.mjs';
 import { sampleStatements } from './lib/statement-log.mjs';
 import { sampleLockWaits } from './lib/lock-waits.mjs';
-import { apiWarnings, drain, interleavedOrders, measureOrders, postLoad } from './lib/orders-load.mjs';
+import { apiWarnings, drain, measureOrders, postLoad } from './lib/orders-load.mjs';
+import { call, campaign, checkData, dayAhead, enrolAll, fill, redemptions, reward } from './lib/redemptions-setup.mjs';
+import { printRaw, rawBaseline } from './lib/redemptions-raw.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -165,78 +167,6 @@ async function stopChild(child) {
   children.splice(children.indexOf(child), 1);
 }
 
-/** A request to the API that must answer 200. */
-async function call(base, headers, method, path, body) {
-  const response = await fetch(base + path, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const answer = await response.json().catch(() => null);
-  if (response.status !== 200) throw new Error(`${method} ${path} answered ${response.status}: ${JSON.stringify(answer)}`);
-  return answer;
-}
-
-/** An AUTO_UPDATE loyalty campaign, once its (empty) card generation is DONE. */
-async function campaign(api, headers, name) {
-  const created = await call(api.base, headers, 'POST', '/v1/loyalties', { name, type: 'AUTO_UPDATE', vouchers_count: 0 });
-  let got = created;
-  for (let i = 0; got.vouchers_generation_status !== 'DONE'; i += 1) {
-    if (i > 300) throw new Error(`campaign ${name}: vouchers_generation_status still ${got.vouchers_generation_status}`);
-    await sleep(100);
-    got = await call(api.base, headers, 'GET', `/v1/loyalties/${created.id}`);
-  }
-  return { id: created.id, program_id: got.program_id ?? created.program_id };
-}
-
-/** Runs `jobs` (functions) `parallel` at a time. */
-async function inParallel(jobs, parallel = 8) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: parallel }, async () => {
-      while (next < jobs.length) await jobs[next++]();
-    }),
-  );
-}
-
-const dayAhead = (days) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
-
-/** Enrols `customers` in the program; their card codes, in order. */
-async function enrolAll(api, headers, programId, customers) {
-  const codes = new Array(customers.length);
-  await inParallel(
-    customers.map((customer, i) => async () => {
-      const member = await call(api.base, headers, 'POST', `/v2/loyalties/programs/${programId}/members`, { customer_identification: { type: 'customer_source_id', customer_source_id: customer } });
-      codes[i] = member.cards[0].card.code;
-    }),
-  );
-  return codes;
-}
-
-/** Adds `points` to each card in `dates.length` buckets, one per last day (null: never expiring). */
-async function fill(api, headers, campaignId, codes, points, dates) {
-  await inParallel(
-    codes.flatMap((code) =>
-      dates.map((date) => () =>
-        call(api.base, headers, 'POST', `/v1/loyalties/${campaignId}/members/${code}/balance`, { points, reason: 'bench', ...(date ? { expiration_type: 'CUSTOM_DATE', expiration_date: date } : { expiration_type: 'NON_EXPIRING' }) }),
-      ),
-    ),
-  );
-}
-
-/** A MATERIAL reward with this stock (null: unlimited), offered in the campaign at `price` points. */
-async function reward(api, headers, name, campaignId, price, stock) {
-  const made = await call(api.base, headers, 'POST', '/v1/rewards', { name, parameters: { product: { id: `prod_${name}` } }, ...(stock === null ? {} : { stock }) });
-  await call(api.base, headers, 'POST', `/v1/rewards/${made.id}/assignments`, { campaign: campaignId, parameters: { loyalty: { points: price } } });
-  return made.id;
-}
-
-/** A request maker for a part: each call a redemption of `rewardId` with the next card of `codes`, round-robin. */
-function redemptions(campaignId, codes, rewardId) {
-  let n = 0;
-  const body = JSON.stringify({ reward: { id: rewardId } });
-  return () => {
-    n += 1;
-    return { path: `/v1/loyalties/${campaignId}/members/${codes[n % codes.length]}/redemption`, body };
-  };
-}
-
 /** The statements the API sends per redemption: a new API process, 3 redemptions to warm it, then SAMPLE_REDEMPTIONS one at a time. */
 function statementSample(db, headers, next, start = startApi) {
   return sampleStatements({
@@ -264,34 +194,6 @@ async function window(db, processes, run) {
   await sleep(200);
   const { orders_per_s: perSecond, cpu_ms_per_order: cpu, database_per_order: perRedemption, ...rest } = measured;
   return { ...rest, redemptions_per_s: perSecond, cpu_ms_per_redemption: cpu, database_per_redemption: perRedemption, lock_waits: lockWaits, drain_s: drained, api_warnings: await apiWarnings(apiLog, from) };
-}
-
-/**
- * The data after a part: cards whose balance is not Σ ledger or not Σ the points left in their ACTIVE buckets,
- * or below zero; the reward's stock, `redeemed` (as GET /v1/rewards/{id} answers it) and SUCCEEDED redemptions
- * (oversold: `redeemed` above the stock, or SUCCEEDED redemptions above it).
- */
-async function checkData(db, api, headers, campaignId, rewardId) {
-  const [cards] = (
-    await db.query(
-      `SELECT count(*)::int AS cards,
-              count(*) FILTER (WHERE v.balance <> coalesce(t.sum, 0) OR v.balance <> coalesce(b.sum, 0) OR v.balance < 0)::int AS off
-       FROM vouchers v
-       LEFT JOIN (SELECT voucher_id, sum(points)::bigint AS sum FROM voucher_transactions GROUP BY voucher_id) t ON t.voucher_id = v.id
-       LEFT JOIN (SELECT voucher_id, sum(remaining)::bigint AS sum FROM loyalty_points_buckets WHERE status = 'ACTIVE' GROUP BY voucher_id) b ON b.voucher_id = v.id
-       WHERE v.campaign_id = $1`,
-      [campaignId],
-    )
-  ).rows;
-  const [stock] = (
-    await db.query(
-      `SELECT w.stock, (SELECT count(*)::int FROM redemptions r WHERE r.reward_id = w.id AND r.object = 'redemption' AND r.status = 'SUCCEEDED') AS succeeded FROM rewards w WHERE w.id = $1`,
-      [rewardId],
-    )
-  ).rows;
-  stock.redeemed = (await call(api.base, headers, 'GET', `/v1/rewards/${rewardId}`)).redeemed;
-  const oversold = stock.stock === null ? 0 : Math.max(0, stock.redeemed - stock.stock, stock.succeeded - stock.stock);
-  return { cards: cards.cards, cards_off_their_ledger_or_buckets: cards.off, stock: stock.stock, redeemed: stock.redeemed, succeeded_redemptions: stock.succeeded, redeemed_matches_redemptions: stock.redeemed === stock.succeeded, oversold };
 }
 
 async function machine(db) {
@@ -380,7 +282,7 @@ async function main() {
       const refused = await fetch(api.base + path, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
       checks.hot.after_the_window = { status: refused.status, key: (await refused.json()).key };
     }
-    if (PARTS.has('raw')) results.raw = await rawBaseline(db, api, worker, headers, { spread, rawCodes, rawSampleCode, spreadReward, sample });
+    if (PARTS.has('raw')) results.raw = await rawBaseline({ assertAlive, startRaw, statementSample, stopChild, warmup: WARMUP, duration: DURATION, connections: CONNECTIONS }, db, api, worker, headers, { spread, rawCodes, rawSampleCode, spreadReward, sample });
     assertAlive('at the end');
   } finally {
     await db.end();
@@ -403,7 +305,7 @@ async function main() {
     verdict(`(a) every card's balance = its ledger = its ACTIVE buckets (${checks.spread.cards_off_their_ledger_or_buckets} off)`, checks.spread.cards_off_their_ledger_or_buckets === 0 && checks.spread.redeemed_matches_redemptions);
   }
   if (results.raw) {
-    printRaw(results.raw);
+    printRaw(results.raw, SAMPLE_REDEMPTIONS);
     verdict(`(a) >= ${TARGETS.spread.ratio_to_baseline_at_least} of the plain baseline's redemptions/s, part (c) (${results.raw.throughput_ratio})`, results.raw.throughput_ratio >= TARGETS.spread.ratio_to_baseline_at_least);
     verdict(`(c) both sides send the same statements (${results.raw.same_statements.differences.length} differences) and leave the data whole (${results.raw.data.cards_off_their_ledger_or_buckets} cards off, redeemed ${results.raw.data.redeemed} = ${results.raw.data.succeeded_redemptions} SUCCEEDED)`, results.raw.same_statements.differences.length === 0 && results.raw.data.cards_off_their_ledger_or_buckets === 0 && results.raw.data.redeemed_matches_redemptions);
   } else if (PARTS.has('spread')) console.log('    NOT MEASURED: (a) >= 0.8 of a plain node:http + pg baseline (run with --parts spread,raw)');
@@ -460,79 +362,6 @@ async function startRaw() {
   const child = await startProcess(['bench/redemptions-raw-server.mjs'], 'listening', { ...childEnv, PORT: String(port) });
   children.push(watch(child, 'the baseline'));
   return { child, base: `http://127.0.0.1:${port}` };
-}
-
-/** The statement shapes one side sends that the other does not (each as its first 120 characters). */
-function statementDifferences(api, raw) {
-  const texts = (sample) => new Set((sample.shapes ?? []).map((shape) => shape.text));
-  const [a, b] = [texts(api), texts(raw)];
-  return [...[...a].filter((t) => !b.has(t)).map((t) => `API only: ${t.slice(0, 120)}`), ...[...b].filter((t) => !a.has(t)).map((t) => `baseline only: ${t.slice(0, 120)}`)];
-}
-
-/**
- * (c) Part (a)'s load on the API and on bench/redemptions-raw-server.mjs (node:http + pg, the API's statements in
- * the same transaction), windows A B B A on the same cards, reward and worker, as bench/orders.mjs part (c).
- */
-async function rawBaseline(db, api, worker, headers, { spread, rawCodes, rawSampleCode, spreadReward, sample: apiSample }) {
-  assertAlive('before the baseline');
-  const { child: raw, base: rawBase } = await startRaw();
-  try {
-    const next = redemptions(spread.id, rawCodes, spreadReward);
-    // Both answer one redemption with the same keys (a redemption, its card, its reward).
-    const keys = (answer) => JSON.stringify([Object.keys(answer).sort(), Object.keys(answer.voucher).sort(), Object.keys(answer.reward).sort()]);
-    const one = (base) => {
-      const { path, body } = next();
-      return call(base, headers, 'POST', path, JSON.parse(body));
-    };
-    const [fromApi, fromRaw] = await Promise.all([one(api.base), one(rawBase)]);
-    if (keys(fromApi) !== keys(fromRaw)) throw new Error(`the API and the baseline answer differently:\n${JSON.stringify(fromApi)}\n${JSON.stringify(fromRaw)}`);
-    const sample = await statementSample(db, headers, redemptions(spread.id, [rawSampleCode], spreadReward), startRaw);
-    const differences = statementDifferences(apiSample, sample);
-    // The API has served parts (a) and (b) by now; give the baseline the same chance, and both a warm-up.
-    await postLoad({ base: rawBase, path: '/', headers, seconds: Math.max(WARMUP, 2 * DURATION), connections: CONNECTIONS, next });
-    await postLoad({ base: api.base, path: '/', headers, seconds: WARMUP, connections: CONNECTIONS, next });
-    await drain(db);
-    assertAlive("after the baseline's warm-up");
-    const { a, b } = await interleavedOrders(
-      db,
-      { a: { base: api.base, processes: { api: api.child.pid, worker: worker.pid } }, b: { base: rawBase, processes: { raw: raw.pid, worker: worker.pid } } },
-      { path: '/', headers, seconds: DURATION, connections: CONNECTIONS, next },
-    );
-    await drain(db);
-    const data = await checkData(db, api, headers, spread.id, spreadReward);
-    const side = ({ orders_per_s: perSecond, cpu_ms_per_order: cpu, database_per_order: perRedemption, windows, ...rest }) => ({
-      ...rest,
-      redemptions_per_s: perSecond,
-      cpu_ms_per_redemption: cpu,
-      database_per_redemption: perRedemption,
-      windows: windows.map((w) => ({ redemptions_per_s: w.orders_per_s, p50_ms: w.p50_ms, p99_ms: w.p99_ms, status_codes: w.status_codes })),
-    });
-    return {
-      method: "part (a)'s load on cards of its own, windows A B B A (A = the API, B = bench/redemptions-raw-server.mjs), figures = means of each side's two windows",
-      statement_sample: sample,
-      same_statements: { api: apiSample.statements_per_order ?? null, baseline: sample.statements_per_order ?? null, differences },
-      api: side(a),
-      baseline: side(b),
-      throughput_ratio: Number((a.orders_per_s / b.orders_per_s).toFixed(3)),
-      p99_ratio: Number((a.p99_ms / b.p99_ms).toFixed(3)),
-      data,
-    };
-  } finally {
-    await stopChild(raw);
-  }
-}
-
-function printRaw(r) {
-  console.log(`  (c) the API against a plain node:http + pg server sending its statements (part a's load, windows A B B A)`);
-  for (const [label, side] of [['API', r.api], ['baseline', r.baseline]]) {
-    console.log(
-      `    ${label.padEnd(8)} ${side.redemptions_per_s.toFixed(0).padStart(5)} redemptions/s (windows ${side.windows.map((w) => w.redemptions_per_s.toFixed(0)).join(', ')}), p50 ${side.p50_ms} ms, p99 ${side.p99_ms} ms, ` +
-        `statuses ${JSON.stringify(side.status_codes)}; CPU ms per redemption ${Object.entries(side.cpu_ms_per_redemption).map(([k, v]) => `${k} ${v}`).join(', ')}; ` +
-        `per redemption ${Object.entries(side.database_per_redemption).map(([k, v]) => `${k} ${v}`).join(', ')}`,
-    );
-  }
-  console.log(`    statements per redemption (log samples of ${SAMPLE_REDEMPTIONS}): API ${r.same_statements.api}, baseline ${r.same_statements.baseline}${r.same_statements.differences.length ? `; DIFFERENT:\n      ${r.same_statements.differences.join('\n      ')}` : ', the same statements'}`);
-  console.log(`    API / baseline: throughput ${r.throughput_ratio}, p99 ${r.p99_ratio}; data ${JSON.stringify(r.data)}`);
 }
 
 try {

@@ -1,5 +1,7 @@
-// What the plain node:http + pg baselines (bench/member-list-raw-server.mjs, bench/orders-raw-server.mjs)
-// share: the application key check as the API does it (its statement imported from dist/), and a JSON answer.
+// What the plain node:http + pg baselines (bench/member-list-raw-server.mjs, bench/orders-raw-server.mjs,
+// bench/redemptions-raw-server.mjs)
+// share: the application key check as the API does it (its statement imported from dist/), the JSON body and a
+// JSON answer.
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { FIND_KEY } from '../../dist/auth/project.repository.js';
 
@@ -29,4 +31,20 @@ export function send(res, status, body) {
   const json = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
   res.end(json);
+}
+
+/** The request's JSON body (1 MB at most), or undefined when it is not JSON. */
+export async function jsonBody(req) {
+  const chunks = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += chunk.length;
+    if (size > 1024 * 1024) return undefined;
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return undefined;
+  }
 }
