@@ -26,9 +26,8 @@
 // No logging, no request ids, no rate limit. Started by bench/member-list.mjs with DATABASE_URL and PORT in
 // the environment; prints "listening" when ready.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer } from 'node:http';
 import pg from 'pg';
-import { jsonBody, keyChecker, send } from './lib/raw-server.mjs';
+import { jsonBody, keyChecker, send, serve } from './lib/raw-server.mjs';
 import { CodeGenerator } from '../dist/campaigns/code-config.js';
 import { base62Id, hexId } from '../dist/common/ids.js';
 import { loadConfig } from '../dist/config/app-config.js';
@@ -277,17 +276,5 @@ async function activate(res, projectId, appId, code, entryId) {
   send(res, 200, { points: done.points, total: Number(done.total), balance: Number(done.balance), type: 'loyalty_card', object: 'balance', related_object: { type: 'voucher', id: card.id }, operation_type: 'MANUAL' });
 }
 
-const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
-  handle(req, res).catch((failure) => {
-    // planMemberList refuses a bad `order` with the service's 400 error.
-    if (failure.status === 400) return send(res, 400, error(400, failure.key, failure.message, failure.extra?.details));
-    process.stderr.write(`${failure.stack ?? failure}\n`);
-    if (!res.headersSent) send(res, 500, error(500, 'internal_server_error', 'Internal server error'));
-  });
-});
-server.listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('listening\n'));
-process.once('SIGTERM', () =>
-  server.close(() => {
-    pool.end().then(() => process.exit(0), () => process.exit(1));
-  }),
-);
+// planMemberList refuses a bad `order` with the service's 400 error.
+serve(handle, () => pool.end(), (failure, res) => failure.status === 400 && (send(res, 400, error(400, failure.key, failure.message, failure.extra?.details)), true));

@@ -19,10 +19,9 @@
 // auto-join); anything else is a 400. No logging, request ids, validation library or rate limit. Started by
 // bench/orders.mjs with DATABASE_URL, REDIS_URL, QUEUE_PREFIX and PORT in the environment; prints
 // "listening" when ready.
-import { createServer } from 'node:http';
 import { Queue } from 'bullmq';
 import pg from 'pg';
-import { jsonBody, keyChecker, send } from './lib/raw-server.mjs';
+import { jsonBody, keyChecker, send, serve } from './lib/raw-server.mjs';
 import { base62Id, hexId } from '../dist/common/ids.js';
 import { loadConfig } from '../dist/config/app-config.js';
 import { DEFAULT_JOB_OPTIONS, JOB_OPTIONS, JobName, QueueName } from '../dist/queue/queue.definitions.js';
@@ -217,15 +216,4 @@ async function applyCards(client, deltas) {
   return new Map(rows.map((row) => [row.id, row]));
 }
 
-const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
-  handle(req, res).catch((failure) => {
-    process.stderr.write(`${failure.stack ?? failure}\n`);
-    if (!res.headersSent) send(res, 500, error(500, 'internal_server_error', 'Internal server error'));
-  });
-});
-server.listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('listening\n'));
-process.once('SIGTERM', () =>
-  server.close(() => {
-    Promise.all([pool.end(), activations.close()]).then(() => process.exit(0), () => process.exit(1));
-  }),
-);
+serve(handle, () => Promise.all([pool.end(), activations.close()]));

@@ -18,9 +18,8 @@
 // It supports what the benchmark sends (a MATERIAL reward, no order, no Idempotency-Key); anything else is a 400.
 // No logging, request ids, validation library or rate limit. Started by bench/redemptions.mjs with DATABASE_URL
 // and PORT in the environment; prints "listening" when ready.
-import { createServer } from 'node:http';
 import pg from 'pg';
-import { jsonBody, keyChecker, send } from './lib/raw-server.mjs';
+import { jsonBody, keyChecker, send, serve } from './lib/raw-server.mjs';
 import { hexId } from '../dist/common/ids.js';
 import { loadConfig } from '../dist/config/app-config.js';
 import { DELTA_COLUMNS, REDEMPTION_SQL as SQL } from './redemptions-raw.sql.mjs';
@@ -242,15 +241,4 @@ async function handle(req, res) {
   send(res, 200, answer);
 }
 
-const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
-  handle(req, res).catch((failure) => {
-    process.stderr.write(`${failure.stack ?? failure}\n`);
-    if (!res.headersSent) send(res, 500, error(500, 'internal_server_error', 'Internal server error'));
-  });
-});
-server.listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('listening\n'));
-process.once('SIGTERM', () =>
-  server.close(() => {
-    pool.end().then(() => process.exit(0), () => process.exit(1));
-  }),
-);
+serve(handle, () => pool.end());

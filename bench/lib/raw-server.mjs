@@ -3,6 +3,7 @@
 // share: the application key check as the API does it (its statement imported from dist/), the JSON body and a
 // JSON answer.
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer } from 'node:http';
 import { FIND_KEY } from '../../dist/auth/project.repository.js';
 
 const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest();
@@ -47,4 +48,25 @@ export async function jsonBody(req) {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Serves `handle(req, res)` on 127.0.0.1:$PORT and prints "listening" (what the benchmarks wait for); a request
+ * whose handling throws gets `refuse(failure, res)` if it takes it (returns true), else a 500 in the API's shape.
+ * SIGTERM closes the server, then `close()` (the pool, the queue), then exits.
+ */
+export function serve(handle, close, refuse = () => false) {
+  const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
+    handle(req, res).catch((failure) => {
+      if (refuse(failure, res)) return;
+      process.stderr.write(`${failure.stack ?? failure}\n`);
+      if (!res.headersSent) send(res, 500, { code: 500, key: 'internal_server_error', message: 'Internal server error' });
+    });
+  });
+  server.listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('listening\n'));
+  process.once('SIGTERM', () =>
+    server.close(() => {
+      close().then(() => process.exit(0), () => process.exit(1));
+    }),
+  );
 }
