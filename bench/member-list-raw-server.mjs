@@ -78,10 +78,7 @@ async function handle(req, res) {
   const match = PATH.exec(pathname);
   const activation = req.method === 'POST' ? ACTIVATE_PATH.exec(pathname) : null;
   if (!activation && ((req.method !== 'GET' && req.method !== 'POST') || !match)) return send(res, 404, error(404, 'not_found', 'Resource not found'));
-  const appId = req.headers['x-app-id'];
-  const appToken = req.headers['x-app-token'];
-  if (!appId || !appToken || appId.length > 200 || appToken.length > 200) return send(res, 401, error(401, 'unauthorized', 'Unauthorized'));
-  const projectId = await authenticate(appId, appToken);
+  const { projectId, appId } = (await authenticate(req)) ?? {};
   if (!projectId) return send(res, 401, error(401, 'unauthorized', 'Unauthorized'));
 
   if (activation) return activate(res, projectId, appId, decodeURIComponent(activation[1]), decodeURIComponent(activation[2]));

@@ -43,10 +43,7 @@ const invalid = (details) => error(400, 'invalid_payload', 'Invalid payload', de
 
 async function handle(req, res) {
   if (req.method !== 'POST' || req.url !== '/v1/orders') return send(res, 404, error(404, 'not_found', 'Resource not found'));
-  const appId = req.headers['x-app-id'];
-  const appToken = req.headers['x-app-token'];
-  if (!appId || !appToken || appId.length > 200 || appToken.length > 200) return send(res, 401, error(401, 'unauthorized', 'Unauthorized'));
-  const projectId = await authenticate(appId, appToken);
+  const { projectId, appId } = (await authenticate(req)) ?? {};
   if (!projectId) return send(res, 401, error(401, 'unauthorized', 'Unauthorized'));
 
   const body = await jsonBody(req);

@@ -30,6 +30,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { adminQuery, call, campaign } from './lib/api.mjs';
 import { freePort, run, startProcess, stopProcess } from './lib/processes.mjs';
 import { positive } from './lib/args.mjs';
 import { sampleStatements } from './lib/statement-log.mjs';
@@ -103,7 +104,7 @@ async function cleanup() {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
   // In case a statement sample was cut short.
-  await adminQuery(`ALTER DATABASE ${dbName} RESET log_statement`).catch(() => undefined);
+  await adminQuery(config.databaseUrl, `ALTER DATABASE ${dbName} RESET log_statement`).catch(() => undefined);
   await dropDatabase(config.databaseUrl);
   await deleteKeysWithPrefix(config.redisUrl, config.queuePrefix);
 }
@@ -112,18 +113,6 @@ process.once('SIGINT', () => {
   console.error('\ninterrupted: stopping the API and the worker, dropping the database');
   cleanup().catch((error) => console.error(error)).finally(() => process.exit(130));
 });
-
-async function adminQuery(sql) {
-  const admin = new URL(config.databaseUrl);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    return await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 /** The API as production runs it (default LOG_LEVEL, its log to a file), on a free port. */
 async function startApi() {
@@ -150,27 +139,6 @@ async function stopChild(child) {
   stopping.add(child);
   await stopProcess(child);
   children.splice(children.indexOf(child), 1);
-}
-
-/** A request to the API that must answer 200. */
-async function call(base, headers, method, path, body) {
-  const response = await fetch(base + path, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const answer = await response.json().catch(() => null);
-  if (response.status !== 200) throw new Error(`${method} ${path} answered ${response.status}: ${JSON.stringify(answer)}`);
-  return answer;
-}
-
-/** An AUTO_UPDATE loyalty campaign with these earning rules, once its (empty) card generation is DONE. */
-async function campaign(api, headers, name, rules) {
-  const created = await call(api.base, headers, 'POST', '/v1/loyalties', { name, type: 'AUTO_UPDATE', vouchers_count: 0 });
-  let got = created;
-  for (let i = 0; got.vouchers_generation_status !== 'DONE'; i += 1) {
-    if (i > 300) throw new Error(`campaign ${name}: vouchers_generation_status still ${got.vouchers_generation_status}`);
-    await sleep(100);
-    got = await call(api.base, headers, 'GET', `/v1/loyalties/${created.id}`);
-  }
-  const ruleIds = (await call(api.base, headers, 'POST', `/v1/loyalties/${created.id}/earning-rules`, rules)).map((rule) => rule.id);
-  return { id: created.id, program_id: got.program_id ?? created.program_id, rule_ids: ruleIds };
 }
 
 const accrual = (points) => ({ event: 'order.paid', loyalty: { type: 'FIXED', points } });

@@ -89,10 +89,7 @@ async function handle(req, res) {
   const route = req.method === 'POST' ? ROUTE.exec(req.url) : null;
   if (!route) return send(res, 404, error(404, 'not_found', 'Resource not found'));
   const [campaignIdOrName, code] = [decodeURIComponent(route[1]), decodeURIComponent(route[2])];
-  const appId = req.headers['x-app-id'];
-  const appToken = req.headers['x-app-token'];
-  if (!appId || !appToken || appId.length > 200 || appToken.length > 200) return send(res, 401, error(401, 'unauthorized', 'Unauthorized'));
-  const projectId = await authenticate(appId, appToken);
+  const { projectId, appId } = (await authenticate(req)) ?? {};
   if (!projectId) return send(res, 401, error(401, 'unauthorized', 'Unauthorized'));
   const body = await jsonBody(req);
   if (typeof body?.reward?.id !== 'string' || body.order !== undefined) return send(res, 400, error(400, 'invalid_payload', 'Invalid payload', 'the baseline takes {reward: {id}}'));

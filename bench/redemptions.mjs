@@ -34,12 +34,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { adminQuery, call, campaign } from './lib/api.mjs';
 import { freePort, run, startProcess, stopProcess } from './lib/processes.mjs';
 import { positive } from './lib/args.mjs';
 import { sampleStatements } from './lib/statement-log.mjs';
 import { sampleLockWaits } from './lib/lock-waits.mjs';
 import { apiWarnings, drain, measureOrders, postLoad } from './lib/orders-load.mjs';
-import { call, campaign, checkData, dayAhead, enrolAll, fill, redemptions, reward } from './lib/redemptions-setup.mjs';
+import { checkData, dayAhead, enrolAll, fill, redemptions, reward } from './lib/redemptions-setup.mjs';
 import { printRaw, rawBaseline } from './lib/redemptions-raw.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -118,7 +119,7 @@ async function cleanup() {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
   // In case a statement sample was cut short.
-  await adminQuery(`ALTER DATABASE ${dbName} RESET log_statement`).catch(() => undefined);
+  await adminQuery(config.databaseUrl, `ALTER DATABASE ${dbName} RESET log_statement`).catch(() => undefined);
   await dropDatabase(config.databaseUrl);
   await deleteKeysWithPrefix(config.redisUrl, config.queuePrefix);
 }
@@ -127,18 +128,6 @@ process.once('SIGINT', () => {
   console.error('\ninterrupted: stopping the API and the worker, dropping the database');
   cleanup().catch((error) => console.error(error)).finally(() => process.exit(130));
 });
-
-async function adminQuery(sql) {
-  const admin = new URL(config.databaseUrl);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    return await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 /** The API as production runs it (default LOG_LEVEL, its log to a file), on a free port. */
 async function startApi() {

@@ -9,13 +9,16 @@ import { FIND_KEY } from '../../dist/auth/project.repository.js';
 const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest();
 
 /**
- * The API's key check: one statement per app id, kept `cacheMs` (APP_KEY_CACHE_MS), then the token's SHA-256
- * compared in constant time (against a dummy hash for an unknown id). Resolves to the project id, or null.
+ * The API's key check of a request's X-App-Id and X-App-Token (each present, at most 200 characters): one statement per app id, kept `cacheMs` (APP_KEY_CACHE_MS), then the token's SHA-256
+ * compared in constant time (against a dummy hash for an unknown id). Resolves to { projectId, appId }, or null.
  */
 export function keyChecker(pool, cacheMs) {
   const dummyHash = sha256(randomUUID());
   const keys = new Map();
-  return async (appId, appToken) => {
+  return async (req) => {
+    const appId = req.headers['x-app-id'];
+    const appToken = req.headers['x-app-token'];
+    if (!appId || !appToken || appId.length > 200 || appToken.length > 200) return null;
     const now = Date.now();
     let key = keys.get(appId);
     if (!key || key.until <= now) {
@@ -24,7 +27,7 @@ export function keyChecker(pool, cacheMs) {
       if (key && cacheMs > 0) keys.set(appId, key);
     }
     const matches = timingSafeEqual(sha256(appToken), key?.tokenSha256 ?? dummyHash);
-    return key && matches ? key.projectId : null;
+    return key && matches ? { projectId: key.projectId, appId } : null;
   };
 }
 

@@ -1,7 +1,8 @@
 // Part (c) of bench/redemptions.mjs: part (a)'s load on the API and on bench/redemptions-raw-server.mjs (node:http +
 // pg, the API's statements in the same transaction), windows A B B A, as bench/orders.mjs part (c).
 import { drain, interleavedOrders, postLoad } from './orders-load.mjs';
-import { call, checkData, redemptions } from './redemptions-setup.mjs';
+import { call } from './api.mjs';
+import { checkData, redemptions } from './redemptions-setup.mjs';
 
 /** The statement shapes one side sends that the other does not (each as its first 120 characters). */
 function statementDifferences(api, raw) {

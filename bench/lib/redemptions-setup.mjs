@@ -1,27 +1,7 @@
-// What bench/redemptions.mjs makes through the API (campaigns, members, points, rewards), the request maker of
+// What bench/redemptions.mjs makes through the API (members, points, rewards; campaigns come from api.mjs), the request maker of
 // its parts, and its check of the data after a part.
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A request to the API that must answer 200. */
-export async function call(base, headers, method, path, body) {
-  const response = await fetch(base + path, { method, headers: { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const answer = await response.json().catch(() => null);
-  if (response.status !== 200) throw new Error(`${method} ${path} answered ${response.status}: ${JSON.stringify(answer)}`);
-  return answer;
-}
-
-/** An AUTO_UPDATE loyalty campaign, once its (empty) card generation is DONE. */
-export async function campaign(api, headers, name) {
-  const created = await call(api.base, headers, 'POST', '/v1/loyalties', { name, type: 'AUTO_UPDATE', vouchers_count: 0 });
-  let got = created;
-  for (let i = 0; got.vouchers_generation_status !== 'DONE'; i += 1) {
-    if (i > 300) throw new Error(`campaign ${name}: vouchers_generation_status still ${got.vouchers_generation_status}`);
-    await sleep(100);
-    got = await call(api.base, headers, 'GET', `/v1/loyalties/${created.id}`);
-  }
-  return { id: created.id, program_id: got.program_id ?? created.program_id };
-}
+import { call } from './api.mjs';
 
 /** Runs `jobs` (functions) `parallel` at a time. */
 export async function inParallel(jobs, parallel = 8) {
