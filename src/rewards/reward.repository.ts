@@ -26,7 +26,7 @@ function succeededOfSql(reward: string): string {
 /**
  * A reward's `redeemed` as answered (`r`: its row in the statement): the column for a reward with a stock, which
  * every redemption takes a unit of (`takeUnit`); its successful redemptions counted for a reward without one,
- * whose redemptions leave its row alone (`holdUnlimited`: docs/rewards.md, "Stock").
+ * whose redemptions leave its row alone (`takeUnlimited`: docs/rewards.md, "Stock").
  */
 export function redeemedSql(r: string): string {
   return `(CASE WHEN ${r}.stock IS NULL THEN ${succeededOfSql(r)} ELSE ${r}.redeemed END)`;
@@ -77,7 +77,7 @@ const SET_STOCK = `UPDATE rewards r SET stock = $3, redeemed = ${redeemedSql('r'
  * only by conditional statements (`update` of `stock`, `takeUnit`, `returnUnit`), each one row's atomic check
  * and write, so no interleaving oversells; the CHECK `redeemed <= stock` is the last guard for every writer. A
  * reward without a stock is not a shared point of its redemptions: they only hold its row `FOR KEY SHARE`
- * (`holdUnlimited`), and its `redeemed` is counted from them when it is read (`redeemedSql`). The catalogue's
+ * (`takeUnlimited`), and its `redeemed` is counted from them when it is read (`redeemedSql`). The catalogue's
  * reads (`find`, `list`, `update`) answer that count.
  */
 @Injectable()
@@ -133,7 +133,7 @@ export class RewardRepository {
    * Changes a reward. A new `stock` is written only if it is not below the units already redeemed, checked in the
    * same statement as the write, after the row is held against the reward's redemptions and rollbacks
    * (LOCK_FOR_STOCK): a reward that had no stock gets its `redeemed` counted from its redemptions then, and a
-   * redemption that read it without a stock finds the stock under its lock and takes a unit (`holdUnlimited`).
+   * redemption that read it without a stock finds the stock under its lock and takes a unit (`takeUnlimited`).
    */
   async update(projectId: string, id: string, patch: RewardPatch): Promise<RewardUpdate> {
     return this.dataSource.transaction(async (tx) => {
