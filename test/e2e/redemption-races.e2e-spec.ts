@@ -61,6 +61,8 @@ describe('redemptions under concurrency', () => {
     expect(await db.count(`SELECT 1 FROM events WHERE type = 'customer.reward_redemptions.created' AND data->'voucher'->>'id' = $1`, [card.id])).toBe(21);
     const [row] = await db.query<{ redeemed_points: string; redeemed_quantity: number }>('SELECT redeemed_points, redeemed_quantity FROM vouchers WHERE id = $1', [card.id]);
     expect(row).toEqual({ redeemed_points: '2100', redeemed_quantity: 21 });
+    // A reward without a stock: its `redeemed` is counted from its SUCCEEDED redemptions.
+    expect((await api().get(`/v1/rewards/${mug}`).set(headers())).body).toMatchObject({ stock: null, redeemed: 21 });
     expect(await db.brokenCards()).toEqual([]);
   }, 60_000);
 
@@ -78,6 +80,44 @@ describe('redemptions under concurrency', () => {
     expect(balances.filter((b) => b === 100)).toHaveLength(25);
     expect(await db.count(`SELECT 1 FROM redemptions WHERE reward_id = $1`, [mug])).toBe(5);
   }, 60_000);
+
+  it('a reward without a stock given one while 30 cards redeem it: never more successes than that stock, its redeemed = its SUCCEEDED redemptions (3 rounds)', async () => {
+    const { campaign } = await pointsCampaign(stack.app, stack.a, [{ points: 10 }], { type: 'AUTO_UPDATE', voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 100 } } });
+    const outcomes = new Set<string>();
+    for (let round = 0; round < 3; round += 1) {
+      const codes = await Promise.all(Array.from({ length: 30 }, (_, i) => enrol(stack.app, stack.a, campaign, unique(`late-stock-${round}-${i}`))));
+      const poster = await reward({ name: `Poster ${round}`, parameters: { product: { id: 'prod_poster' } } });
+      await assign(campaign.id, poster, 60);
+      const answers = new Answers();
+      let stockSet: { status: number; key?: string } = { status: 0 };
+      // The stock is set among the redemptions: before, between or after them, as the row's locks decide.
+      const jobs: (() => Promise<unknown>)[] = codes.map((code) => async () => answers.add(await redeem(code, { reward: { id: poster } })));
+      jobs.splice(10, 0, async () => {
+        const res = await api().put(`/v1/rewards/${poster}`).set(headers()).send({ stock: 12 });
+        stockSet = { status: res.status, key: res.body.key as string | undefined };
+      });
+      await inParallel(jobs, 31);
+      const report = answers.report(['200', '400 quantity_exceeded']);
+      expect(report.unexpected).toEqual({});
+      const succeeded = await db.count(`SELECT 1 FROM redemptions WHERE reward_id = $1 AND object = 'redemption' AND status = 'SUCCEEDED'`, [poster]);
+      expect(report.histogram['200'] ?? 0).toBe(succeeded);
+      const after = (await api().get(`/v1/rewards/${poster}`).set(headers())).body;
+      if (stockSet.status === 200) {
+        // Counted when the stock was set, then a unit per redemption after it: never past the stock.
+        expect(succeeded).toBeLessThanOrEqual(12);
+        expect(after).toMatchObject({ stock: 12, redeemed: succeeded });
+        outcomes.add('stock set');
+      } else {
+        // More than 12 had already succeeded: the stock is refused and the reward stays without one.
+        expect(stockSet).toEqual({ status: 400, key: 'invalid_payload' });
+        expect(after).toMatchObject({ stock: null, redeemed: 30 });
+        expect(succeeded).toBe(30);
+        outcomes.add('stock refused');
+      }
+    }
+    process.stderr.write(`late stock: ${[...outcomes].join(', ')}\n`);
+    expect(await db.brokenCards()).toEqual([]);
+  }, 90_000);
 
   it('20 rollbacks of one redemption at once: one refund, the rest 400 already_rolled_back (3 rounds)', async () => {
     const { campaign } = await pointsCampaign(stack.app, stack.a, [{ points: 10 }]);
