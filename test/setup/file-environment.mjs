@@ -15,7 +15,7 @@
 // one: it takes the heavy lane's lock exclusive first. test/setup/sequencer.mjs orders the files so that a
 // worker rarely waits for either lock.
 import { createHash } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import pg from 'pg';
 import { TestEnvironment } from 'jest-environment-node';
@@ -23,6 +23,20 @@ import { loadConfig } from '../../dist/config/app-config.js';
 import { deleteKeysWithPrefix } from '../../dist/queue/redis-keys.js';
 import { recordedEventViolations } from './recorded-events.mjs';
 import { runDirectory, serialLockKey, serverUrl } from './test-run.mjs';
+
+/**
+ * CPU milliseconds this jest worker and its children that have ended have used so far (utime, stime, cutime,
+ * cstime of /proc/self/stat, in clock ticks of 10 ms): the difference over a file is its own CPU, the
+ * processes it spawned included, its database's PostgreSQL backends not. 0 where /proc is missing.
+ */
+function cpuMs() {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    return fields.slice(11, 15).reduce((sum, ticks) => sum + Number(ticks), 0) * 10;
+  } catch {
+    return 0;
+  }
+}
 
 export default class FileEnvironment extends TestEnvironment {
   constructor(config, context) {
@@ -46,7 +60,7 @@ export default class FileEnvironment extends TestEnvironment {
     const asked = Date.now();
     if (this.heavy) await this.lock.query('SELECT pg_advisory_lock($1)', [serialLockKey() ^ 1]);
     await this.lock.query(this.serial ? 'SELECT pg_advisory_lock($1)' : 'SELECT pg_advisory_lock_shared($1)', [serialLockKey()]);
-    this.timing = { waitedMs: Date.now() - asked, startedAt: Date.now() };
+    this.timing = { waitedMs: Date.now() - asked, startedAt: Date.now(), cpuAtStart: cpuMs() };
     const admin = new pg.Client({ connectionString: serverUrl() });
     await admin.connect();
     try {
@@ -71,7 +85,8 @@ export default class FileEnvironment extends TestEnvironment {
       }
       const dir = runDirectory();
       mkdirSync(dir, { recursive: true });
-      const timing = { ...this.timing, ranMs: Date.now() - (this.timing?.startedAt ?? Date.now()) };
+      const { cpuAtStart, ...started } = this.timing ?? {};
+      const timing = { ...started, ranMs: Date.now() - (started.startedAt ?? Date.now()), cpuMs: cpuMs() - (cpuAtStart ?? cpuMs()) };
       writeFileSync(join(dir, `${this.database}.json`), JSON.stringify({ file: this.file, ...result, timing }));
       const admin = new pg.Client({ connectionString: serverUrl() });
       await admin.connect();

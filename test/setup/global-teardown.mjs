@@ -18,13 +18,15 @@ function reportTimings(timings) {
   if (!timings.length) return;
   const seconds = (ms) => (ms / 1000).toFixed(0);
   const tiers = {};
+  const cpu = {};
   let waited = 0;
   for (const t of timings) {
     const tier = t.file.includes('.service-spec.') ? 'service' : 'e2e';
     tiers[tier] = (tiers[tier] ?? 0) + t.ranMs;
+    cpu[tier] = (cpu[tier] ?? 0) + (t.cpuMs ?? 0);
     waited += t.waitedMs;
   }
-  const own = Object.entries(tiers).map(([tier, ms]) => `${tier} ${seconds(ms)} s`).join(', ');
+  const own = Object.entries(tiers).map(([tier, ms]) => `${tier} ${seconds(ms)} s (CPU ${seconds(cpu[tier])} s)`).join(', ');
   process.stdout.write(`\nDatabase-backed files' own time: ${own}; waited for @serial/@heavy locks: ${seconds(waited)} s\n`);
   const out = process.env.TEST_TIMINGS_FILE;
   if (out) {
@@ -32,7 +34,9 @@ function reportTimings(timings) {
     writeFileSync(out, `${JSON.stringify(durations, null, 2)}\n`);
   }
   if (process.env.TEST_TIMINGS === '1') {
-    for (const t of timings.sort((a, b) => b.ranMs - a.ranMs).slice(0, 25)) process.stdout.write(`  ${seconds(t.ranMs).padStart(4)} s  (waited ${seconds(t.waitedMs)} s)  ${t.file}\n`);
+    for (const t of timings.sort((a, b) => b.ranMs - a.ranMs).slice(0, 25)) {
+      process.stdout.write(`  ${seconds(t.ranMs).padStart(4)} s  (CPU ${seconds(t.cpuMs ?? 0)} s, waited ${seconds(t.waitedMs)} s)  ${t.file}\n`);
+    }
   }
 }
 
