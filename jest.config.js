@@ -12,19 +12,9 @@
  * a file whose docblock says `@serial` runs alone, one that says `@heavy` never beside another heavy one, in
  * the order test/setup/sequencer.mjs plans.
  */
-const swc = [
-  '@swc/jest',
-  {
-    jsc: {
-      target: 'es2022',
-      parser: { syntax: 'typescript', decorators: true },
-      transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
-      keepClassNames: true,
-    },
-    module: { type: 'es6' },
-    sourceMaps: 'inline',
-  },
-];
+import { swcOptions } from './scripts/swc-options.mjs';
+
+const swc = ['@swc/jest', { ...swcOptions, sourceMaps: 'inline' }];
 
 const project = (displayName, testMatch, testEnvironment) => ({
   displayName,

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 const output = 'dist';
 const stamp = join(output, '.build-stamp');
 // dashboard/ (the front-end) and openapi/ (its generated client) are built into dist/dashboard-ui/.
-const inputs = ['src', 'dashboard', 'openapi', 'package-lock.json', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json'];
+const inputs = ['src', 'dashboard', 'openapi', 'package-lock.json', 'package.json', 'tsconfig.json', 'scripts/compile.mjs', 'scripts/swc-options.mjs'];
 const skipped = new Set(['node_modules', 'dist']);
 
 /** One hash of every input file's path and bytes, in a fixed order. */

@@ -5,7 +5,7 @@ import type { QueryRunner } from 'typeorm';
 /**
  * The schema's SQL functions, each kept as its current definition in functions/<name>.sql (one
  * `CREATE OR REPLACE FUNCTION`), in an order in which each finds the ones it calls. The files are copied
- * next to the compiled code (nest-cli.json's assets), so dist/ reads dist/database/functions/.
+ * next to the compiled code (scripts/compile.mjs), so dist/ reads dist/database/functions/.
  *
  * Changing a function: edit its file and add a migration that re-applies it (`applySqlFunctions`) with its
  * pin, so that databases migrated before the change get it; sql-functions.spec.ts fails while the newest

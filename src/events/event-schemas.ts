@@ -13,7 +13,7 @@ export interface JsonSchema {
  * Voucherify's fragments (structure only, `x-upstream` naming the upstream schemas; docs/decisions.md,
  * "Answers that match Voucherify's schemas") and ours for the types Voucherify has not (`$comment` says so):
  * `events/` holds each type's `data` and the webhook envelope, `common/` the pieces they reference by `$id`.
- * nest copies them next to the compiled code (nest-cli.json's assets), as it does the SQL functions.
+ * The build copies them next to the compiled code (scripts/compile.mjs), as it does the SQL functions.
  *
  * Nothing validates against them at run time (ajv is a development dependency): the unit test checks every
  * type's sample, the e2e runs check every event they record (test/setup/recorded-events.mjs), and the
