@@ -15,7 +15,11 @@ const BASE_MS = 5;
  * never answers 2xx exhausts the retries, which pauses its distribution until a PUT resumes it.
  */
 describe('webhooks with worker processes', () => {
-  const env = { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_RETRY_BASE_MS: String(BASE_MS), WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_SWEEP_MS: '500', LOG_LEVEL: 'info' };
+  // A request past WEBHOOK_TIMEOUT_MS is retried, and a claim past its lease (the timeout + 5 s) may be taken
+  // by the other worker: both send a delivery again, as at-least-once allows, but this file counts requests
+  // to prove that two workers never send one twice. With 2 s, a full run on an overloaded machine
+  // counted 1,518 requests for 1,500 deliveries; 10 s keeps such slowness from passing for a second send.
+  const env = { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_RETRY_BASE_MS: String(BASE_MS), WEBHOOK_TIMEOUT_MS: '10000', WEBHOOK_SWEEP_MS: '500', LOG_LEVEL: 'info' };
   const workers = new Set<ChildProcess>();
   const stack = useStack({
     config: { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' },
