@@ -157,6 +157,9 @@ export async function startHaproxy(dir: string, apiPorts: number[], children: Ch
       '  balance roundrobin',
       '  option httpchk GET /health/ready',
       '  http-check expect status 200',
+      // A check waits up to 2 s for its answer (by default it waits only `inter`): on a busy machine a ready API
+      // answering in 400 ms must not be taken out; one that is stopping answers 503 at once and still goes.
+      '  timeout check 2s',
       '  default-server inter 300ms fall 2 rise 2',
       ...apiPorts.map((api, i) => `  server api${i} 127.0.0.1:${api} check`),
       '',
