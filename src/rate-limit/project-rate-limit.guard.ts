@@ -53,7 +53,7 @@ export class ProjectRateLimitGuard implements CanActivate {
         bucket = this.leases.granted(projectId, wanted, await this.buckets.take(this.keyPrefix + projectId, this.capacity, this.intervalUs, wanted), Date.now());
       } catch (error) {
         this.leases.failed(projectId, wanted);
-        if (!this.redisFailing) this.logger.warn({ err: error }, 'Redis did not answer: requests are not rate limited until it does');
+        if (!this.redisFailing) this.logger.warn({ err: error, redis_status: this.buckets.status }, 'Redis did not answer: requests are not rate limited until it does');
         this.redisFailing = true;
         return true;
       }

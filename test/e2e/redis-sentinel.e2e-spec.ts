@@ -161,7 +161,7 @@ if (missing.length) process.stderr.write(`test/e2e/redis-sentinel.e2e-spec.ts sk
     expect(after.status).toBe(200);
     ordered.push(String(after.body.id));
     await waitFor(async () => ((await call('GET', `/v1/loyalties/members/${codes[0]}`)).headers.get('x-rate-limit-remaining') !== null ? true : undefined), { timeoutMs: 20_000, intervalMs: 200 }).catch((error: Error) => {
-      throw new Error(`the limiter: ${error.message}\n--- API ---\n${api.output.split('\n').filter((line) => /Redis|redis/.test(line)).join('\n').slice(-3000)}`);
+      throw new Error(`the limiter: ${error.message}\n--- API ---\n${api.output.split('\n').filter((line) => /Redis|redis|limit/.test(line)).join('\n').slice(-6000)}`);
     });
     await waitFor(async () => {
       const health = await run(process.execPath, ['dist/cli.js', 'worker-health', '--any'], { cwd: root, env: env({ LOG_LEVEL: 'warn' }), timeout: 20_000 }).catch(() => null);
