@@ -34,15 +34,13 @@ const error = (code, key, message, details) => ({ code, key, message, ...(detail
 const refused = (key, message, details) => error(400, key, message, details);
 
 const iso = (date) => (date ? date.toISOString() : undefined);
-/** A `date` column (node-postgres: a Date at local midnight) as TypeORM gives it, `YYYY-MM-DD`. */
-const day = (date) => (date instanceof Date ? `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}` : date);
 const present = (key, value) => (value === null || value === undefined ? {} : { [key]: value });
 
-/** The card's v1 voucher object (the API's toLoyaltyMember) from the TypeORM-aliased columns of the card's read, with what the redemption changed. */
+/** The card's v1 voucher object (the API's toLoyaltyMember) from the columns of the card's read (its member's, campaign's and category's prefixed m_, c_, cat_), with what the redemption changed. */
 function voucherJson(c, state) {
   return {
-    id: c.v_id,
-    code: c.v_code,
+    id: c.id,
+    code: c.code,
     campaign: c.c_name,
     campaign_id: c.c_id,
     ...present('category', c.cat_name),
@@ -54,11 +52,11 @@ function voucherJson(c, state) {
     loyalty_card: {
       points: state.points,
       balance: state.balance,
-      pending_points: Number(c.v_pending_points),
-      expired_points: Number(c.v_expired_points),
-      subtracted_points: Number(c.v_subtracted_points),
-      ...present('next_expiration_date', day(c.v_next_expiration_date)),
-      next_expiration_points: c.v_next_expiration_points === null ? null : Number(c.v_next_expiration_points),
+      pending_points: Number(c.pending_points),
+      expired_points: Number(c.expired_points),
+      subtracted_points: Number(c.subtracted_points),
+      ...present('next_expiration_date', c.next_expiration_date),
+      next_expiration_points: c.next_expiration_points === null ? null : Number(c.next_expiration_points),
     },
     ...present('start_date', iso(c.c_start_date)),
     ...present('expiration_date', iso(c.c_expiration_date)),
@@ -67,10 +65,10 @@ function voucherJson(c, state) {
     active: c.m_status === 'ACTIVE',
     metadata: {},
     is_referral_code: false,
-    created_at: iso(c.v_created_at),
+    created_at: iso(c.created_at),
     ...present('updated_at', iso(state.updated_at)),
-    holder_id: c.v_holder_id,
-    redemption: { redeemed_quantity: state.redeemed_quantity, redeemed_points: state.redeemed_points, object: 'list', url: `/v1/vouchers/${encodeURIComponent(c.v_code)}/redemption` },
+    holder_id: c.holder_id,
+    redemption: { redeemed_quantity: state.redeemed_quantity, redeemed_points: state.redeemed_points, object: 'list', url: `/v1/vouchers/${encodeURIComponent(c.code)}/redemption` },
     publish: { object: 'list', count: 1 },
     object: 'voucher',
   };
@@ -78,7 +76,7 @@ function voucherJson(c, state) {
 
 function customerJson(cu) {
   if (!cu) return null;
-  return { id: cu.Customer_id, ...present('name', cu.Customer_name), ...present('email', cu.Customer_email), ...present('source_id', cu.Customer_source_id), metadata: cu.Customer_metadata, object: 'customer' };
+  return { id: cu.id, ...present('name', cu.name), ...present('email', cu.email), ...present('source_id', cu.source_id), metadata: cu.metadata, object: 'customer' };
 }
 
 function assignmentJson(a) {
@@ -99,7 +97,7 @@ async function handle(req, res) {
   if (card?.c_id !== campaignIdOrName) {
     const [campaign] = (await pool.query(SQL.campaign, [projectId, campaignIdOrName])).rows;
     if (!campaign) return send(res, 404, error(404, 'not_found', 'Resource not found', `Cannot find campaign with id ${campaignIdOrName}`));
-    if (card?.v_campaign_id !== campaign.c_id) return send(res, 404, error(404, 'not_found', 'Resource not found', `Cannot find voucher with id ${code}`));
+    if (card?.campaign_id !== campaign.c_id) return send(res, 404, error(404, 'not_found', 'Resource not found', `Cannot find voucher with id ${code}`));
   }
   if (card.m_status !== 'ACTIVE' || !card.c_active) return send(res, 400, refused('voucher_disabled', 'voucher disabled'));
   const now = new Date();
@@ -107,18 +105,18 @@ async function handle(req, res) {
   if (card.c_expiration_date && card.c_expiration_date < now) return send(res, 400, refused('voucher_expired', 'voucher expired'));
   const [reward] = (await pool.query(SQL.reward, [projectId, body.reward.id])).rows;
   if (!reward) return send(res, 404, error(404, 'not_found', 'Resource not found', `Cannot find reward with id ${body.reward.id}`));
-  const [assignment] = (await pool.query(SQL.offer, [projectId, reward.id, card.v_campaign_id])).rows;
-  if (!assignment) return send(res, 404, error(404, 'not_found', 'Resource not found', `Cannot find reward_assignment of reward ${reward.id} in campaign ${card.v_campaign_id}`));
+  const [assignment] = (await pool.query(SQL.offer, [projectId, reward.id, card.campaign_id])).rows;
+  if (!assignment) return send(res, 404, error(404, 'not_found', 'Resource not found', `Cannot find reward_assignment of reward ${reward.id} in campaign ${card.campaign_id}`));
   if (reward.type !== 'MATERIAL') return send(res, 400, error(400, 'invalid_payload', 'Invalid payload', 'the baseline takes MATERIAL rewards'));
-  const [customer] = card.v_holder_id ? (await pool.query(SQL.customer, [projectId, card.v_holder_id])).rows : [null];
+  const [customer] = card.holder_id ? (await pool.query(SQL.customer, [projectId, card.holder_id])).rows : [null];
   const points = assignment.points;
   const exceeded = (balance) => refused('loyalty_card_points_exceeded', 'loyalty card points exceeded', `There are not enough loyalty points on the card ${code}: ${points} needed, its balance is ${balance}.`);
-  if (points > Number(card.v_balance)) return send(res, 400, exceeded(Number(card.v_balance)));
+  if (points > Number(card.balance)) return send(res, 400, exceeded(Number(card.balance)));
   const outOfStock = refused('quantity_exceeded', 'quantity exceeded', `Reward ${reward.id} has no unit left in stock.`);
   if (reward.stock !== null && reward.redeemed >= reward.stock) return send(res, 400, outOfStock);
 
   const id = hexId('r_');
-  const cardId = card.v_id;
+  const cardId = card.id;
   const groupId = hexId('req_');
   const source = { channel: 'API', api_key: { app_id: appId } };
   const rewardJson = {
@@ -152,7 +150,7 @@ async function handle(req, res) {
           id: transactionId,
           project_id: projectId,
           voucher_id: cardId,
-          campaign_id: card.v_campaign_id,
+          campaign_id: card.campaign_id,
           type: 'POINTS_REDEMPTION',
           points: -points,
           balance_after: Number(after.balance),
@@ -177,8 +175,8 @@ async function handle(req, res) {
     const snapshot = { customer: customerJson(customer), voucher: voucherJson(card, state), reward: rewardJson, order: null, channel: { channel_id: appId, channel_type: 'API' } };
     const [row] = (
       await client.query(SQL.redemption, [
-        id, projectId, 'redemption', null, 'SUCCEEDED', cardId, card.v_campaign_id, customer?.Customer_id ?? null, reward.id, assignment.id, points,
-        JSON.stringify(drained), null, null, null, customer?.Customer_source_id ?? null, null, null, transactionId, JSON.stringify(snapshot),
+        id, projectId, 'redemption', null, 'SUCCEEDED', cardId, card.campaign_id, customer?.id ?? null, reward.id, assignment.id, points,
+        JSON.stringify(drained), null, null, null, customer?.source_id ?? null, null, null, transactionId, JSON.stringify(snapshot),
       ])
     ).rows;
     const date = row.created_at.toISOString();
@@ -186,8 +184,8 @@ async function handle(req, res) {
       id,
       object: 'redemption',
       date,
-      customer_id: customer?.Customer_id ?? null,
-      tracking_id: customer?.Customer_source_id ?? null,
+      customer_id: customer?.id ?? null,
+      tracking_id: customer?.source_id ?? null,
       metadata: null,
       amount: points,
       result: 'SUCCESS',
@@ -202,8 +200,8 @@ async function handle(req, res) {
       channel: snapshot.channel,
       related_redemptions: { rollbacks: [], redemptions: [] },
     };
-    if (card.v_holder_id) {
-      const rewardRedemption = (state) => ({ id: `rewr_${id.slice(2)}`, state, created_at: date, updated_at: date, voucher_id: cardId, campaign_id: card.v_campaign_id, customer_id: answer.customer_id, reward_assignment_id: assignment.id, source_id: id, source_type: 'redemption' });
+    if (card.holder_id) {
+      const rewardRedemption = (state) => ({ id: `rewr_${id.slice(2)}`, state, created_at: date, updated_at: date, voucher_id: cardId, campaign_id: card.campaign_id, customer_id: answer.customer_id, reward_assignment_id: assignment.id, source_id: id, source_type: 'redemption' });
       const shared = { reward: rewardJson, reward_assignment: assignmentJson(assignment), source: { id, type: 'redemption' }, balance: null };
       const { order: _order, voucher: _voucher, related_object_type: _t, related_object_id: _i, loyalty_card: _l, related_redemptions: _r, ...simple } = answer;
       await client.query(SQL.events, [

@@ -49,6 +49,8 @@ export const ENSURE_BY_SOURCE_ID = prepared(
    UNION ALL
    SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE project_id = $2 AND source_id = $3 AND NOT EXISTS (SELECT 1 FROM made)`,
 );
+/** A customer by id (a redemption's card holder: bench/'s plain baseline sends it too). */
+export const BY_ID = prepared('customers_by_id', `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE project_id = $1 AND id = $2`);
 export const BY_SOURCE_ID = prepared('customers_by_source_id', `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE project_id = $1 AND source_id = $2`);
 
 /** The fields a caller may set on a customer; undefined leaves a field as it is. */
@@ -65,8 +67,10 @@ export interface CampaignPoints {
 export class CustomerRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
+  /** BY_ID, a fixed statement: TypeORM's findOneBy built and hydrated its SELECT at each call, on every redemption. */
   async findById(projectId: string, id: string): Promise<Customer | null> {
-    return this.dataSource.getRepository(Customer).findOneBy({ projectId, id });
+    const [row] = await runPrepared<CustomerRow[]>(this.dataSource, BY_ID, [projectId, id]);
+    return row ? customerFromRow(row) : null;
   }
 
   /** Voucherify's `{customerId}` is an id or a source id; an id match wins. */

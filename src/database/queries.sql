@@ -200,6 +200,9 @@ SELECT * FROM made
 UNION ALL
 SELECT id, project_id, source_id, name, description, email, phone, birthdate, address, metadata, created_at, updated_at FROM customers WHERE project_id = $2 AND source_id = $3 AND NOT EXISTS (SELECT 1 FROM made);
 
+-- customers/customer.repository.ts: BY_ID (prepared customers_by_id)
+SELECT id, project_id, source_id, name, description, email, phone, birthdate, address, metadata, created_at, updated_at FROM customers WHERE project_id = $1 AND id = $2;
+
 -- customers/customer.repository.ts: BY_SOURCE_ID (prepared customers_by_source_id)
 SELECT id, project_id, source_id, name, description, email, phone, birthdate, address, metadata, created_at, updated_at FROM customers WHERE project_id = $1 AND source_id = $2;
 
@@ -613,6 +616,29 @@ FROM vouchers v
 JOIN members m ON m.id = v.member_id AND m.status <> 'DELETED'
 JOIN campaigns c ON c.id = v.campaign_id AND c.deleted_at IS NULL
 WHERE v.project_id = $1 AND v.code = $2 AND ($3::text IS NULL OR v.campaign_id = $3);
+
+-- members/member-card.repository.ts: CARD_BY_CODE (prepared member_cards_by_code)
+SELECT v.id, v.project_id, v.campaign_id, v.code, v.type, v.initial_points, v.points, v.balance, v.pending_points, v.expired_points,
+      v.subtracted_points, v.redeemed_points, v.redeemed_quantity, v.added_points, v.pending_activated_points, v.pending_canceled_points,
+      to_char(v.next_expiration_date, 'YYYY-MM-DD') AS next_expiration_date, v.next_expiration_points, v.expiry_error, v.expiry_set_aside_at,
+      v.member_id, v.holder_id, v.published_at, v.created_at, v.updated_at,
+      m.id AS m_id, m.project_id AS m_project_id, m.program_id AS m_program_id, m.customer_id AS m_customer_id, m.status AS m_status,
+      m.metadata AS m_metadata, m.created_at AS m_created_at, m.updated_at AS m_updated_at,
+      c.id AS c_id, c.project_id AS c_project_id, c.name AS c_name, c.description AS c_description, c.type AS c_type, c.auto_join AS c_auto_join,
+      c.use_voucher_metadata_schema AS c_use_voucher_metadata_schema, c.active AS c_active, c.protected AS c_protected,
+      c.start_date AS c_start_date, c.expiration_date AS c_expiration_date, c.validity_timeframe AS c_validity_timeframe,
+      c.validity_day_of_week AS c_validity_day_of_week, c.validity_hours AS c_validity_hours,
+      c.activity_duration_after_publishing AS c_activity_duration_after_publishing, c.category_id AS c_category_id, c.metadata AS c_metadata,
+      c.voucher AS c_voucher, c.loyalty_tiers_expiration AS c_loyalty_tiers_expiration, c.access_assignments AS c_access_assignments,
+      c.vouchers_target AS c_vouchers_target, c.vouchers_count AS c_vouchers_count, c.creation_status AS c_creation_status,
+      c.vouchers_generation_status AS c_vouchers_generation_status, c.generation_error AS c_generation_error, c.created_at AS c_created_at,
+      c.updated_at AS c_updated_at, c.deleted_at AS c_deleted_at,
+      cat.id AS cat_id, cat.project_id AS cat_project_id, cat.name AS cat_name, cat.hierarchy AS cat_hierarchy, cat.created_at AS cat_created_at
+ FROM vouchers v
+ JOIN members m ON m.id = v.member_id AND m.status <> 'DELETED'
+ JOIN campaigns c ON c.id = v.campaign_id AND c.deleted_at IS NULL
+ LEFT JOIN categories cat ON cat.id = c.category_id
+WHERE v.project_id = $1 AND v.code = $2;
 
 -- members/member-card.repository.ts: MemberCardRepository.hasLiveMembership
 SELECT 1 FROM members m JOIN loyalty_programs p ON p.id = m.program_id
