@@ -33,7 +33,7 @@ describe('the fixed reads of a redemption (MemberCardRepository.findByCode, Cust
 
   // Their statements replaced TypeORM's query builder and findOneBy (bench/README.md, "Redemptions"): what they
   // hydrate must stay what TypeORM hydrates, compared here with the reads TypeORM still builds.
-  it('reads a card by code as TypeORM reads it by id (same classes and values), with a category and without, with every column set', async () => {
+  it('reads a card by code as TypeORM reads it by id (same classes and values), with a category and without, with its optional columns set', async () => {
     const { project, campaignId, card, customer } = await builders(services).member({ initialPoints: 7 });
     const cards = services.get(MemberCardRepository);
     expect(await cards.findByCode(project.id, card.code)).toStrictEqual(await cards.findById(project.id, card.id));
