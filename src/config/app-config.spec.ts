@@ -74,6 +74,11 @@ describe('loadConfig', () => {
     expect(loadConfig({ ASYNC_ACTION_TTL_MS: '60000', ASYNC_ACTIONS_SWEEP_MS: '10' })).toMatchObject({ asyncActions: { ttlMs: 60_000 }, sweeps: { asyncActionsMs: 10 } });
   });
 
+  it('applies the documented default of the diagnostic ping sweep', () => {
+    expect(loadConfig({ DIAGNOSTIC_PING_SWEEP_MS: '' }).sweeps.diagnosticPingsMs).toBe(30_000);
+    expect(loadConfig({ DIAGNOSTIC_PING_SWEEP_MS: '1000' })).toMatchObject({ sweeps: { diagnosticPingsMs: 1_000 } });
+  });
+
   it.each([
     ['PORT', 'abc', 'PORT must be an integer between 1 and 65535 (got "abc")'],
     ['PORT', '70000', 'PORT must be an integer between 1 and 65535 (got "70000")'],
@@ -99,6 +104,8 @@ describe('loadConfig', () => {
     ['IDEMPOTENCY_SWEEP_MS', '9', 'IDEMPOTENCY_SWEEP_MS must be an integer from 10 to 86400000'],
     ['ASYNC_ACTION_TTL_MS', '59999', 'ASYNC_ACTION_TTL_MS must be an integer from 60000 to 31536000000 (milliseconds) (got "59999")'],
     ['ASYNC_ACTIONS_SWEEP_MS', '9', 'ASYNC_ACTIONS_SWEEP_MS must be an integer from 10 to 86400000'],
+    ['DIAGNOSTIC_PING_SWEEP_MS', '9', 'DIAGNOSTIC_PING_SWEEP_MS must be an integer from 10 to 3600000 (milliseconds) (got "9")'],
+    ['DIAGNOSTIC_PING_SWEEP_MS', '3600001', 'DIAGNOSTIC_PING_SWEEP_MS must be an integer from 10 to 3600000'],
     ['ADMIN_TOKEN', 'too-short', 'ADMIN_TOKEN must be 16-200 printable ASCII characters without spaces'],
     ['ADMIN_TOKEN', 'pässwörd-0123456789', 'ADMIN_TOKEN must be 16-200 printable ASCII characters without spaces'],
   ])('rejects %s=%s with a message naming it', (name, value, message) => {

@@ -42,7 +42,7 @@ export class AppConfig {
   readonly bootstrapKey: { appId: string; appToken: string } | null;
   readonly pendingPointsDayMs: number;
   /** How often the worker's sweeps run (in-process timers of each worker process). */
-  readonly sweeps: { pendingPointsMs: number; pointsExpiryMs: number; cardGenerationMs: number; webhooksMs: number; idempotencyMs: number; asyncActionsMs: number; campaignDeletionMs: number };
+  readonly sweeps: { pendingPointsMs: number; pointsExpiryMs: number; cardGenerationMs: number; webhooksMs: number; idempotencyMs: number; asyncActionsMs: number; campaignDeletionMs: number; diagnosticPingsMs: number };
   /**
    * Point expiry (docs/points-expiry.md): `chunkBuckets`, the most due buckets of one card one statement expires
    * (one ledger row and one event each); `retryMs`, how long a card whose expiry failed stays set aside before
@@ -117,7 +117,7 @@ export class AppConfig {
         ? { appId: env.BOOTSTRAP_APP_ID, appToken: env.BOOTSTRAP_APP_TOKEN }
         : null;
     this.pendingPointsDayMs = env.PENDING_POINTS_DAY_MS;
-    this.sweeps = { pendingPointsMs: env.PENDING_POINTS_SWEEP_MS, pointsExpiryMs: env.POINTS_EXPIRY_SWEEP_MS, cardGenerationMs: env.CARD_GENERATION_SWEEP_MS, webhooksMs: env.WEBHOOK_SWEEP_MS, idempotencyMs: env.IDEMPOTENCY_SWEEP_MS, asyncActionsMs: env.ASYNC_ACTIONS_SWEEP_MS, campaignDeletionMs: env.CAMPAIGN_DELETION_SWEEP_MS };
+    this.sweeps = { pendingPointsMs: env.PENDING_POINTS_SWEEP_MS, pointsExpiryMs: env.POINTS_EXPIRY_SWEEP_MS, cardGenerationMs: env.CARD_GENERATION_SWEEP_MS, webhooksMs: env.WEBHOOK_SWEEP_MS, idempotencyMs: env.IDEMPOTENCY_SWEEP_MS, asyncActionsMs: env.ASYNC_ACTIONS_SWEEP_MS, campaignDeletionMs: env.CAMPAIGN_DELETION_SWEEP_MS, diagnosticPingsMs: env.DIAGNOSTIC_PING_SWEEP_MS };
     this.pointsExpiry = { chunkBuckets: env.POINTS_EXPIRY_CHUNK_BUCKETS, retryMs: env.POINTS_EXPIRY_RETRY_MS };
     this.idempotency = { ttlMs: env.IDEMPOTENCY_TTL_MS, leaseMs: env.IDEMPOTENCY_LEASE_MS };
     this.asyncActions = { ttlMs: env.ASYNC_ACTION_TTL_MS };

@@ -288,6 +288,13 @@ export class EnvironmentVariables extends RedisEnvironmentVariables {
   @Max(3_600_000, { message: 'CAMPAIGN_DELETION_SWEEP_MS must be an integer from 10 to 3600000 (milliseconds)' })
   CAMPAIGN_DELETION_SWEEP_MS: number = 5_000;
 
+  /** How often the worker enqueues again the jobs of pings still QUEUED (a job Redis lost in a failover). */
+  @Transform(toInt)
+  @IsInt({ message: 'DIAGNOSTIC_PING_SWEEP_MS must be an integer from 10 to 3600000 (milliseconds)' })
+  @Min(10, { message: 'DIAGNOSTIC_PING_SWEEP_MS must be an integer from 10 to 3600000 (milliseconds)' })
+  @Max(3_600_000, { message: 'DIAGNOSTIC_PING_SWEEP_MS must be an integer from 10 to 3600000 (milliseconds)' })
+  DIAGNOSTIC_PING_SWEEP_MS: number = 30_000;
+
   @Transform(toInt)
   @IsInt({ message: 'CARD_GENERATION_TURN_CARDS must be an integer from 1 to 1000000 (cards)' })
   @Min(1, { message: 'CARD_GENERATION_TURN_CARDS must be an integer from 1 to 1000000 (cards)' })

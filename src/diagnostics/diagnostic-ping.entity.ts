@@ -6,6 +6,7 @@ export type PingStatus = (typeof PING_STATUSES)[number];
 /** A round trip through the queue: written by the API, completed by the worker. */
 @Entity({ name: 'diagnostic_pings' })
 @Index('idx_diagnostic_pings_project_created', ['projectId', 'createdAt'])
+@Index('idx_diagnostic_pings_queued', ['createdAt'], { where: `"status" = 'QUEUED'` })
 export class DiagnosticPing {
   @PrimaryColumn({ type: 'text' })
   id: string;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, Repository } from 'typeorm';
+import { type DataSource, LessThan, type Repository } from 'typeorm';
 import { DiagnosticPing } from './diagnostic-ping.entity.js';
 
 @Injectable()
@@ -22,6 +22,12 @@ export class DiagnosticPingRepository {
   /** Worker side: the job names the row by id; the row carries its project. */
   async findById(id: string): Promise<DiagnosticPing | null> {
     return this.pings.findOneBy({ id });
+  }
+
+  /** The sweep's read: ids of pings QUEUED since before `before`, oldest first (idx_diagnostic_pings_queued). */
+  async findQueuedBefore(before: Date, limit: number): Promise<string[]> {
+    const rows = await this.pings.find({ select: { id: true }, where: { status: 'QUEUED', createdAt: LessThan(before) }, order: { createdAt: 'ASC' }, take: limit });
+    return rows.map((row) => row.id);
   }
 
   async delete(projectId: string, id: string): Promise<void> {

@@ -35,6 +35,20 @@ export class DiagnosticsService {
   }
 
   /**
+   * Worker side (DiagnosticPingSweep): enqueues again the jobs of up to `batch` pings still QUEUED after
+   * `minAgeMs`, oldest first; how many. A job that still exists is left as it is (same job id).
+   */
+  async requeueStale(minAgeMs: number, batch: number): Promise<number> {
+    const ids = await this.pings.findQueuedBefore(new Date(Date.now() - minAgeMs), batch);
+    if (ids.length === 0) return 0;
+    await this.jobs.enqueueMany(
+      JobName.DiagnosticPing,
+      ids.map((pingId) => ({ data: { pingId }, jobId: pingId })),
+    );
+    return ids.length;
+  }
+
+  /**
    * Worker side. Returns false when the ping was already processed (a retry or a duplicate job). The row
    * records the worker's opaque id, never its host name or pid: projects read it back.
    */

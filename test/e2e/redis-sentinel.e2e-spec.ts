@@ -95,7 +95,8 @@ if (missing.length) process.stderr.write(`test/e2e/redis-sentinel.e2e-spec.ts sk
     const api = new Child(process.execPath, ['dist/main.js'], env({ PORT: String(port) }));
     children.push(api);
     await api.waitFor('API ready');
-    const worker = new Child(process.execPath, ['dist/worker.js'], env());
+    // A ping whose job a failover lost is enqueued again by the worker's sweep, which runs often here.
+    const worker = new Child(process.execPath, ['dist/worker.js'], env({ DIAGNOSTIC_PING_SWEEP_MS: '1000' }));
     children.push(worker);
     await worker.waitFor('Worker ready');
     base = `http://127.0.0.1:${port}`;
@@ -182,8 +183,11 @@ if (missing.length) process.stderr.write(`test/e2e/redis-sentinel.e2e-spec.ts sk
       const deliveries = await db.query('SELECT status, count(*)::int AS n FROM webhook_deliveries GROUP BY status');
       throw new Error(`${error.message}: ${delivered().size} of ${events.length} delivered; deliveries ${JSON.stringify(deliveries)}\n--- worker ---\n${worker.output.slice(-3000)}`);
     });
-    // Every ping accepted was run by the worker.
-    await waitFor(async () => ((await db.count("SELECT 1 FROM diagnostic_pings WHERE id = ANY($1) AND status = 'DONE'", [pings])) === pings.length ? true : undefined), { timeoutMs: 20_000, intervalMs: 200 });
+    // Every ping accepted was run by the worker (by its job, or by the job the sweep enqueued again when a failover lost the first).
+    await waitFor(async () => ((await db.count("SELECT 1 FROM diagnostic_pings WHERE id = ANY($1) AND status = 'DONE'", [pings])) === pings.length ? true : undefined), { timeoutMs: 20_000, intervalMs: 200 }).catch(async (error: Error) => {
+      const queued = await db.query<{ id: string }>("SELECT id FROM diagnostic_pings WHERE id = ANY($1) AND status = 'QUEUED' ORDER BY created_at", [pings]);
+      throw new Error(`${error.message}: ${queued.length} of ${pings.length} pings still QUEUED: ${queued.map((ping) => ping.id).join(', ')}\n--- worker ---\n${worker.output.slice(-3000)}`);
+    });
     expect(await db.brokenCards()).toEqual([]);
     expect(api.output).not.toMatch(/"statusCode":500|internal_server_error/);
   }, 180_000);
