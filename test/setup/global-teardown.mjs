@@ -11,7 +11,7 @@ const NO_SUCH_TABLE = '42P01';
 
 /**
  * Where the database-backed files' time went: each one's own run (from its locks to its teardown) summed per
- * tier, and the time files waited for a `@serial` or `@heavy` lock; TEST_TIMINGS=1 lists the slowest files,
+ * tier, and the time files waited for a `@serial` or `@heavy` lock; TEST_TIMINGS=1 lists the 25 slowest files (TEST_TIMINGS=all: every file),
  * TEST_TIMINGS_FILE=test/setup/durations.json writes each file's seconds for test/setup/sequencer.mjs.
  */
 function reportTimings(timings) {
@@ -33,8 +33,8 @@ function reportTimings(timings) {
     const durations = Object.fromEntries(timings.sort((a, b) => a.file.localeCompare(b.file)).map((t) => [t.file, Math.round(t.ranMs / 100) / 10]));
     writeFileSync(out, `${JSON.stringify(durations, null, 2)}\n`);
   }
-  if (process.env.TEST_TIMINGS === '1') {
-    for (const t of timings.sort((a, b) => b.ranMs - a.ranMs).slice(0, 25)) {
+  if (process.env.TEST_TIMINGS === '1' || process.env.TEST_TIMINGS === 'all') {
+    for (const t of timings.sort((a, b) => b.ranMs - a.ranMs).slice(0, process.env.TEST_TIMINGS === 'all' ? undefined : 25)) {
       process.stdout.write(`  ${seconds(t.ranMs).padStart(4)} s  (CPU ${seconds(t.cpuMs ?? 0)} s, waited ${seconds(t.waitedMs)} s)  ${t.file}\n`);
     }
   }
