@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import voucherify from '@voucherify/sdk';
 import { Redis } from 'ioredis';
@@ -118,11 +118,24 @@ describe('rate limits per project', () => {
     const clients = ((await redis.client('LIST')) as string).split('\n');
     const limiters = new Set(clients.filter((line) => line.includes(` name=${testConfig().queuePrefix}:rate-limit `)).map((line) => /addr=(\S+)/.exec(line)![1]));
     expect(limiters.size).toBeGreaterThan(0);
-    const monitor = await redis.monitor();
+    // MONITOR on a plain socket: ioredis's monitor() raced its own reply under load ("Command queue state
+    // error"). Each line is `+<time> [<db> <client address>] "<command>" …`.
+    const url = new URL(testConfig().redisUrl);
+    const monitor = connect(Number(url.port || 6379), url.hostname);
     const commands: string[] = [];
-    monitor.on('monitor', (_time: string, args: string[], source: string) => {
-      if (limiters.has(source)) commands.push(String(args[0]).toLowerCase());
+    let pending = '';
+    monitor.on('data', (chunk: Buffer) => {
+      const lines = (pending + chunk.toString('latin1')).split('\r\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        const seen = /^\+\S+ \[\d+ (\S+)\] "([^"]*)"/.exec(line);
+        if (seen && limiters.has(seen[1])) commands.push(seen[2].toLowerCase());
+      }
     });
+    await new Promise<void>((resolve, reject) => monitor.once('connect', resolve).once('error', reject));
+    if (url.password) monitor.write(`AUTH ${decodeURIComponent(url.username || 'default')} ${decodeURIComponent(url.password)}\r\n`);
+    monitor.write('MONITOR\r\n');
+    await waitFor(async () => ((await redis.client('LIST')) as string).includes('cmd=monitor') ? true : undefined, { timeoutMs: 5_000 });
     try {
       await run();
       await waitFor(async () => (commands.length >= expectedAtLeast ? true : undefined), { timeoutMs: 5_000 });
@@ -130,7 +143,7 @@ describe('rate limits per project', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       return commands;
     } finally {
-      monitor.disconnect();
+      monitor.destroy();
       redis.disconnect();
     }
   }
