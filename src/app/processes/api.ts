@@ -16,12 +16,6 @@ export async function startApi(): Promise<void> {
   const logger = new Logger('Api');
   const server = app.getHttpServer();
   await app.listen(config.port);
-  const address = `http://${hostPart(server.address())}:${config.port}`;
-  const queues = Object.values(QueueName);
-  // Whether GET /metrics is served (docs/operations.md): `token` (METRICS_TOKEN), `public` (METRICS_PUBLIC=true) or `off`.
-  const metrics = !config.metrics.served ? 'off' : config.metrics.token !== null ? 'token' : 'public';
-  logger.log({ address, version: SERVICE_VERSION, pid: process.pid, queues, metrics }, `API ready on ${address} (version ${SERVICE_VERSION}; docs at /docs; queues ${queues.join(', ')}; metrics ${metrics})`);
-
   const shutdown = app.get(ShutdownState);
   // While draining, every answer closes its connection after it (Connection: close), so that no kept-alive
   // connection of a balancer is left to be cut under a request when the listener closes.
@@ -46,6 +40,14 @@ export async function startApi(): Promise<void> {
     await app.close();
     logger.log({ signal }, 'API stopped');
   }, config.shutdown.timeoutMs);
+
+  // Said only once a SIGTERM would be handled: a signal sent on this line (a supervisor, a test) must drain
+  // and exit 0, not meet Node's default handler.
+  const address = `http://${hostPart(server.address())}:${config.port}`;
+  const queues = Object.values(QueueName);
+  // Whether GET /metrics is served (docs/operations.md): `token` (METRICS_TOKEN), `public` (METRICS_PUBLIC=true) or `off`.
+  const metrics = !config.metrics.served ? 'off' : config.metrics.token !== null ? 'token' : 'public';
+  logger.log({ address, version: SERVICE_VERSION, pid: process.pid, queues, metrics }, `API ready on ${address} (version ${SERVICE_VERSION}; docs at /docs; queues ${queues.join(', ')}; metrics ${metrics})`);
 }
 
 /** The address the server listens on as a URL host (IPv6 in brackets; `::` when on every interface). */

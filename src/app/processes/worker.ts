@@ -19,13 +19,14 @@ export async function startWorker(): Promise<void> {
   // Every queue has a processor (WorkerModule).
   const queues = Object.values(QueueName);
   const metrics = config.metrics.workerPort === null ? 'off' : `on port ${config.metrics.workerPort}`;
-  logger.log(
-    { version: SERVICE_VERSION, pid: process.pid, worker_id: WORKER_ID, queues, metrics_port: config.metrics.workerPort },
-    `Worker ready (version ${SERVICE_VERSION}; queues ${queues.join(', ')}; metrics ${metrics})`,
-  );
   onShutdownSignal(async (signal) => {
     logger.log(`${signal} received: finishing the current jobs, then closing`);
     await app.close();
     logger.log({ signal }, 'Worker stopped');
   }, config.shutdown.timeoutMs);
+  // Said only once a SIGTERM would be handled (as the API's ready line).
+  logger.log(
+    { version: SERVICE_VERSION, pid: process.pid, worker_id: WORKER_ID, queues, metrics_port: config.metrics.workerPort },
+    `Worker ready (version ${SERVICE_VERSION}; queues ${queues.join(', ')}; metrics ${metrics})`,
+  );
 }
