@@ -228,6 +228,40 @@ SELECT set_config('check_function_bodies', 'off', true), current_setting('check_
 -- database/sql-functions.ts: applySqlFunctions #2
 SELECT set_config('check_function_bodies', $1, true);
 
+-- diagnostics/diagnostic-ping.repository.ts: DiagnosticPingRepository.claimStale
+WITH due AS MATERIALIZED (
+  SELECT p.id FROM projects p WHERE EXISTS (SELECT 1 FROM diagnostic_pings d WHERE d.project_id = p.id AND d.status = 'QUEUED' AND coalesce(d.swept_at, d.created_at) < now() - $1 * interval '1 millisecond')
+), share AS MATERIALIZED (
+  SELECT ceil($2::numeric / greatest(count(*), 1))::int AS n FROM due
+), first AS MATERIALIZED (
+  SELECT due.id AS project_id, s.id, s.since FROM due CROSS JOIN LATERAL (
+    SELECT d.id, coalesce(d.swept_at, d.created_at) AS since FROM diagnostic_pings d
+    WHERE d.project_id = due.id AND d.status = 'QUEUED' AND coalesce(d.swept_at, d.created_at) < now() - $1 * interval '1 millisecond' ORDER BY coalesce(d.swept_at, d.created_at) LIMIT (SELECT n FROM share)
+  ) s
+), more AS MATERIALIZED (
+  SELECT project_id FROM first GROUP BY project_id HAVING count(*) = (SELECT n FROM share)
+), second AS (
+  SELECT s.id, s.since FROM more CROSS JOIN LATERAL (
+    SELECT d.id, coalesce(d.swept_at, d.created_at) AS since FROM diagnostic_pings d
+    WHERE d.project_id = more.project_id AND d.status = 'QUEUED' AND coalesce(d.swept_at, d.created_at) < now() - $1 * interval '1 millisecond' ORDER BY coalesce(d.swept_at, d.created_at)
+    OFFSET (SELECT n FROM share)
+    LIMIT (SELECT greatest(0, ceil(($2 - (SELECT count(*) FROM first))::numeric / greatest(count(*), 1)))::int FROM more)
+  ) s
+), picked AS (
+  SELECT id FROM (SELECT 1 AS pass, id, since FROM first UNION ALL SELECT 2, id, since FROM second) c
+  ORDER BY pass, since, id LIMIT $2
+), locked AS (
+  SELECT d.id FROM diagnostic_pings d WHERE d.id = ANY (ARRAY(SELECT id FROM picked)) AND d.status = 'QUEUED' AND coalesce(d.swept_at, d.created_at) < now() - $1 * interval '1 millisecond' FOR UPDATE SKIP LOCKED
+)
+UPDATE diagnostic_pings SET swept_at = now() WHERE id = ANY (ARRAY(SELECT id FROM locked))
+RETURNING id, requeue_count;
+
+-- diagnostics/diagnostic-ping.repository.ts: DiagnosticPingRepository.requeueOrGiveUp
+UPDATE diagnostic_pings SET status = CASE WHEN requeue_count >= $2 THEN 'FAILED' ELSE status END,
+       requeue_count = requeue_count + CASE WHEN requeue_count >= $2 THEN 0 ELSE 1 END
+WHERE id = ANY ($1::text[]) AND status = 'QUEUED'
+RETURNING id, status;
+
 -- events/delivery/deliveries.repository.ts: CONTEXT
 WITH one AS (SELECT * FROM webhook_deliveries WHERE id = $1 AND distribution_id = $2 AND project_id = $3)
 
@@ -269,12 +303,23 @@ FROM (SELECT 1 FROM webhook_deliveries WHERE distribution_id = $1 AND status = '
 SELECT c.id, c.project_id, c.created_at, c.attempts_count, c.first_attempt_at, c.manual, c.test, c.load_failures, c.lease_until,
        dist.id AS distribution_id, dist.target_url, dist.custom_headers, dist.event_name, dist.trigger,
        ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.entity_id, ev.group_id, ev.event_source,
-       pg_column_size(ev.data) AS event_stored_bytes${payload ? ', ev.data::text AS data' : ''},
+       pg_column_size(ev.data) AS event_stored_bytes${payload ? ', ev.data::text AS data' : ''},${
+         inline
+           ? `
+       CASE WHEN sum(octet_length(inl.text)) OVER (ORDER BY c.id ROWS UNBOUNDED PRECEDING) <= ${inline.room} THEN inl.text END AS inline_data,
+       CASE WHEN sum(octet_length(inl.text)) OVER (ORDER BY c.id ROWS UNBOUNDED PRECEDING) <= ${inline.room} THEN octet_length(inl.text) END AS inline_bytes,`
+           : ''
+       }
        s.secret, s.previous_secret, s.previous_expires_at
 FROM ${source} c
 JOIN distributions dist ON dist.id = c.distribution_id
 LEFT JOIN events ev ON ev.id = c.event_id
-LEFT JOIN webhook_secrets s ON s.project_id = c.project_id;
+LEFT JOIN webhook_secrets s ON s.project_id = c.project_id${
+  inline
+    ? `
+LEFT JOIN LATERAL (SELECT CASE WHEN pg_column_size(ev.data) <= ${inline.maxStored} THEN ev.data::text END AS text OFFSET 0) inl ON true`
+    : ''
+};
 
 -- events/delivery/delivery.sql.ts: PARK
 UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE distribution_id = $1 AND status = 'PENDING';
@@ -369,11 +414,14 @@ SELECT c.id, c.project_id, c.created_at, c.attempts_count, c.first_attempt_at, c
        dist.id AS distribution_id, dist.target_url, dist.custom_headers, dist.event_name, dist.trigger,
        ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.entity_id, ev.group_id, ev.event_source,
        pg_column_size(ev.data) AS event_stored_bytes,
+       CASE WHEN sum(octet_length(inl.text)) OVER (ORDER BY c.id ROWS UNBOUNDED PRECEDING) <= $21::bigint THEN inl.text END AS inline_data,
+       CASE WHEN sum(octet_length(inl.text)) OVER (ORDER BY c.id ROWS UNBOUNDED PRECEDING) <= $21::bigint THEN octet_length(inl.text) END AS inline_bytes,
        s.secret, s.previous_secret, s.previous_expires_at
 FROM claimed c
 JOIN distributions dist ON dist.id = c.distribution_id
 LEFT JOIN events ev ON ev.id = c.event_id
-LEFT JOIN webhook_secrets s ON s.project_id = c.project_id) ctx ON true;
+LEFT JOIN webhook_secrets s ON s.project_id = c.project_id
+LEFT JOIN LATERAL (SELECT CASE WHEN pg_column_size(ev.data) <= least($25::int, $22::int) THEN ev.data::text END AS text OFFSET 0) inl ON true) ctx ON true;
 
 -- events/delivery/worker/event-payload.repository.ts: LOAD
 WITH read AS MATERIALIZED (
@@ -1072,6 +1120,9 @@ SELECT id, voucher_id FROM loyalty_pending_points WHERE id = $1 AND project_id =
 -- points/pending/pending-points.repository.ts: DUE_FOR_ACTIVATION
 SELECT id, voucher_id FROM loyalty_pending_points WHERE status = 'PENDING' AND activation_error IS NULL AND activates_at <= now() AND NOT (id = ANY($1::text[]))
 ORDER BY activates_at, voucher_id LIMIT $2 FOR UPDATE SKIP LOCKED;
+
+-- points/pending/pending-points.repository.ts: DUE_UP_TO
+SELECT count(*)::int AS n FROM (SELECT 1 FROM loyalty_pending_points WHERE status = 'PENDING' AND activation_error IS NULL AND activates_at <= now() LIMIT $1) due;
 
 -- points/pending/pending-points.repository.ts: INSERT (prepared pending_insert)
 INSERT INTO loyalty_pending_points (id, project_id, voucher_id, campaign_id, customer_id, order_id, earning_rule_id, points, activates_at, details)

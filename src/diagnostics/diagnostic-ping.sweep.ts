@@ -2,18 +2,26 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
 import type { SweepDefinition } from '../queue/sweeps.js';
 import { WorkerSweep } from '../queue/worker-feature.js';
+import { DIAGNOSTIC_PING_MAX_REQUEUES } from './diagnostic-ping.entity.js';
 import { DiagnosticsService } from './diagnostics.service.js';
 
-/** Pings one run re-enqueues, oldest first: a run never sends Redis an unbounded bulk add. */
+/**
+ * Pings one run takes up (an equal share per project that has some), the longest-waiting first: a run never
+ * sends Redis an unbounded batch.
+ */
 export const DIAGNOSTIC_PING_SWEEP_BATCH = 1_000;
 
-/** A ping younger than this is left to the enqueue of the request that created it. */
+/**
+ * A ping enqueued (by its request, or by the sweep) less than this ago is left alone: a new one to its
+ * request's enqueue, one the sweep took up to the next runs.
+ */
 export const DIAGNOSTIC_PING_SWEEP_MIN_AGE_MS = 5_000;
 
 /**
  * The worker's sweep of QUEUED pings: Redis replicates asynchronously, so a job the old master acknowledged
  * can be lost in a failover while its row stays QUEUED. The row is the truth; the sweep enqueues its job again
- * (same job id, so an existing job is not doubled, and markDone is conditional, so a ping completes once).
+ * when none is left to run (same job id, and markDone is conditional, so a ping completes once), and gives a
+ * ping up after DIAGNOSTIC_PING_MAX_REQUEUES, so that pings whose jobs keep failing do not stay QUEUED forever.
  */
 @Injectable()
 @WorkerSweep()
@@ -29,6 +37,6 @@ export class DiagnosticPingSweep implements SweepDefinition {
   }
 
   run(): Promise<number> {
-    return this.diagnostics.requeueStale(DIAGNOSTIC_PING_SWEEP_MIN_AGE_MS, DIAGNOSTIC_PING_SWEEP_BATCH);
+    return this.diagnostics.requeueStale(DIAGNOSTIC_PING_SWEEP_MIN_AGE_MS, DIAGNOSTIC_PING_SWEEP_BATCH, DIAGNOSTIC_PING_MAX_REQUEUES);
   }
 }

@@ -35,17 +35,23 @@ export class DiagnosticsService {
   }
 
   /**
-   * Worker side (DiagnosticPingSweep): enqueues again the jobs of up to `batch` pings still QUEUED after
-   * `minAgeMs`, oldest first; how many. A job that still exists is left as it is (same job id).
+   * Worker side (DiagnosticPingSweep): takes up to `batch` pings still QUEUED `minAgeMs` after they were last
+   * enqueued, a fair share per project (DiagnosticPingRepository.claimStale), and enqueues again the jobs of
+   * those that have none left to run: Redis has none (a failover lost it) or a failed one (its attempts are
+   * spent). A job waiting, delayed or running is left to complete the ping; a completed one has run. A ping
+   * enqueued again `maxRequeues` times is given up (FAILED) instead. The requeue is counted before the add, so
+   * a run whose add fails (Redis down) spends one of those pings' requeues, never enqueues uncounted. Returns
+   * how many jobs it enqueued, so that a run that found only jobs still on their way does not report work.
    */
-  async requeueStale(minAgeMs: number, batch: number): Promise<number> {
-    const ids = await this.pings.findQueuedBefore(new Date(Date.now() - minAgeMs), batch);
-    if (ids.length === 0) return 0;
-    await this.jobs.enqueueMany(
-      JobName.DiagnosticPing,
-      ids.map((pingId) => ({ data: { pingId }, jobId: pingId })),
-    );
-    return ids.length;
+  async requeueStale(minAgeMs: number, batch: number, maxRequeues: number): Promise<number> {
+    const claimed = await this.pings.claimStale(minAgeMs, batch);
+    if (claimed.length === 0) return 0;
+    const states = await this.jobs.states(JobName.DiagnosticPing, claimed.map((ping) => ping.id));
+    const dead = claimed.filter((ping) => ['unknown', 'failed'].includes(states.get(ping.id)!)).map((ping) => ping.id);
+    if (dead.length === 0) return 0;
+    const requeue = await this.pings.requeueOrGiveUp(dead, maxRequeues);
+    await this.jobs.replaceMany(JobName.DiagnosticPing, requeue.map((pingId) => ({ data: { pingId }, jobId: pingId })));
+    return requeue.length;
   }
 
   /**

@@ -5,7 +5,6 @@ import { CardsModule } from '../cards/cards.module.js';
 import { DatabaseKitModule } from '../database/database-kit.module.js';
 import { MembersModule } from '../members/members.module.js';
 import { workerFeature } from '../queue/worker-feature.js';
-import { ActivationBatcher } from './pending/activation-batcher.js';
 import { PendingPointsProcessor } from './pending/pending-points.processor.js';
 import { PendingPointsSweep } from './pending/pending-points.sweep.js';
 import { PointsModule } from './points.module.js';
@@ -16,7 +15,7 @@ import { ExpiryService } from './buckets/expiry.service.js';
 import { PointsExpirySweep } from './buckets/points-expiry.sweep.js';
 
 /**
- * The worker's side of points: the activation jobs of pending entries (batched) and their sweep; the expiry of
+ * The worker's side of points: the activation jobs of pending entries (one per due-moment cohort) and their sweep; the expiry of
  * point buckets; forced campaign deletions (their cards' history is points').
  */
 @Module({})
@@ -24,6 +23,6 @@ export class PointsWorkerModule {}
 
 export const PointsWorker = workerFeature(PointsWorkerModule, {
   imports: [PointsModule, CardsModule, DatabaseKitModule, AsyncActionsModule, CampaignsModule, MembersModule],
-  providers: [ActivationBatcher, PendingPointsSweep, ExpiryRepository, ExpiryService, PointsExpirySweep, CampaignDeletionService, CampaignDeletionSweep],
+  providers: [PendingPointsSweep, ExpiryRepository, ExpiryService, PointsExpirySweep, CampaignDeletionService, CampaignDeletionSweep],
   processors: [PendingPointsProcessor],
 });

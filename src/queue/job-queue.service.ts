@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { getQueueToken } from '@nestjs/bullmq';
-import type { JobsOptions, Queue } from 'bullmq';
+import type { JobState, JobsOptions, Queue } from 'bullmq';
 import { JOB_OPTIONS, JOB_QUEUE, type JobName, type JobPayloads, QueueName } from './queue.definitions.js';
 
 /** The only way code enqueues work, so the compiler checks each job's payload against its name. */
@@ -17,6 +17,28 @@ export class JobQueueService {
   async enqueueMany<N extends JobName>(name: N, jobs: { data: JobPayloads[N]; jobId: string; delay?: number }[]): Promise<void> {
     if (!jobs.length) return;
     await this.queue(JOB_QUEUE[name]).addBulk(jobs.map((job) => ({ name, data: job.data, opts: { ...JOB_OPTIONS[name], jobId: job.jobId, delay: job.delay } })));
+  }
+
+  /**
+   * The state of each of these jobs ('unknown': Redis has none with the id). The calls go out together: one
+   * connection pipelines them, so a batch costs about one round trip.
+   */
+  async states(name: JobName, jobIds: string[]): Promise<Map<string, JobState | 'unknown'>> {
+    const queue = this.queue(JOB_QUEUE[name]);
+    const states = await Promise.all(jobIds.map((jobId) => queue.getJobState(jobId)));
+    return new Map(jobIds.map((jobId, i) => [jobId, states[i]]));
+  }
+
+  /**
+   * Enqueues these jobs afresh, for work the caller knows has no job left to run: a finished job still
+   * retained under one of the ids (failed, or completed) is removed first, since addBulk would keep it and add
+   * nothing. Not for ids whose job may be waiting or running (it would be removed and added again).
+   */
+  async replaceMany<N extends JobName>(name: N, jobs: { data: JobPayloads[N]; jobId: string }[]): Promise<void> {
+    if (!jobs.length) return;
+    const queue = this.queue(JOB_QUEUE[name]);
+    await Promise.all(jobs.map((job) => queue.remove(job.jobId)));
+    await this.enqueueMany(name, jobs);
   }
 
   /**

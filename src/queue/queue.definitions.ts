@@ -17,6 +17,7 @@ export const JobName = {
   GenerateCards: 'generate-cards',
   CardGenerationSweep: 'card-generation-sweep',
   ActivatePendingPoints: 'activate-pending-points',
+  ActivateDuePendingPoints: 'activate-due-pending-points',
   DeliverWebhook: 'deliver-webhook',
 } as const;
 export type JobName = (typeof JobName)[keyof typeof JobName];
@@ -25,7 +26,11 @@ export interface JobPayloads {
   [JobName.DiagnosticPing]: { pingId: string };
   [JobName.GenerateCards]: { campaignId: string };
   [JobName.CardGenerationSweep]: Record<string, never>;
+  // One entry's job: queued only by versions before activation by cohort (issue 40); still run after an upgrade.
   [JobName.ActivatePendingPoints]: { pendingPointsId: string };
+  // A due-moment cohort's job (job id from cohortJobId): activates the entries due by then; `lane` > 0 is a
+  // second lane a cohort's first job starts when it finds more than a batch due.
+  [JobName.ActivateDuePendingPoints]: { projectId: string; dueAt: number; lane?: number };
   // projectId: absent from jobs queued by versions before issue 26's fair shares.
   [JobName.DeliverWebhook]: { deliveryId: string; distributionId: string; projectId?: string };
 }
@@ -39,6 +44,7 @@ export const JOB_QUEUE = {
   [JobName.GenerateCards]: QueueName.Campaigns,
   [JobName.CardGenerationSweep]: QueueName.Campaigns,
   [JobName.ActivatePendingPoints]: QueueName.PendingPoints,
+  [JobName.ActivateDuePendingPoints]: QueueName.PendingPoints,
   [JobName.DeliverWebhook]: QueueName.Webhooks,
 } as const satisfies { readonly [N in JobName]: QueueName };
 
@@ -54,12 +60,13 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
 };
 
 /**
- * Per-job overrides. An activation job exists per pending entry, so millions can be waiting: a finished one
- * is removed at once (the entry row records the outcome, and a job id reused later is harmless: the
- * activation is conditional).
+ * Per-job overrides. A finished activation job is removed at once: the entry rows record the outcome, and a
+ * cohort's job id added again after its job ran must make a new job (an entry that committed late), not
+ * find the old one.
  */
 export const JOB_OPTIONS: { readonly [N in JobName]?: JobsOptions } = {
   [JobName.ActivatePendingPoints]: { removeOnComplete: true },
+  [JobName.ActivateDuePendingPoints]: { removeOnComplete: true },
   // A delivery's retries and the attempts asked for by hand (job id = delivery id), rescheduled in place for
   // each further retry; the row records the attempts, so a finished job has nothing more to say.
   [JobName.DeliverWebhook]: { removeOnComplete: true },

@@ -38,7 +38,7 @@ export class ProjectRateLimitGuard implements CanActivate {
     this.capacity = 2 * config.rateLimitPerSecond;
     this.intervalUs = Math.max(1, Math.floor(1_000_000 / config.rateLimitPerSecond));
     this.keyPrefix = `${config.queuePrefix}:rate-limit:`;
-    this.leases = new TokenLeases(config.rateLimitPerSecond);
+    this.leases = new TokenLeases(config.rateLimitPerSecond, this.capacity);
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {

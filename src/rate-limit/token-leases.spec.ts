@@ -29,6 +29,17 @@ describe('TokenLeases', () => {
     expect(leases.spend('p', 1_150)).toBeNull();
   });
 
+  it('never reports more left than the bucket holds, when a lease taken earlier meets a refilled bucket', () => {
+    const leases = new TokenLeases(1_000, 2_000);
+    arrive(leases, 30, 1_000);
+    leases.failed('p', leases.wanted('p'));
+    arrive(leases, 1, 1_000 + LEASE_MS);
+    expect(leases.granted('p', 15, bucket(15, 1_990), 1_100).remaining).toBe(2_000); // 1,990 + 14 held
+    // A one-token take while the lease is held: Redis refilled to 1,999 after it.
+    expect(leases.granted('p', 1, bucket(1, 1_999), 1_120)).toEqual({ accepted: true, remaining: 2_000, retryAfterMs: 0 });
+    expect(leases.spend('p', 1_130)?.remaining).toBe(2_000);
+  });
+
   it('never asks for more than a twentieth of a second’s tokens', () => {
     const leases = new TokenLeases(300);
     arrive(leases, 1_000, 1_000);

@@ -46,7 +46,14 @@ export class TokenLeases {
   /** Projects with a take of several tokens on its way: the requests meanwhile ask for one each. */
   private readonly asking = new Set<string>();
 
-  constructor(perSecond: number) {
+  /**
+   * `capacity`: the bucket's size, the most a request may be told is left. A lease taken earlier adds its
+   * tokens to what Redis says now, and Redis may have refilled meanwhile: the sum is not shown above it.
+   */
+  constructor(
+    perSecond: number,
+    private readonly capacity = 2 * perSecond,
+  ) {
     this.maxLease = Math.max(1, Math.min(MAX_LEASE, Math.floor(perSecond / 20)));
   }
 
@@ -60,7 +67,7 @@ export class TokenLeases {
       return null;
     }
     lease.tokens -= 1;
-    const remaining = lease.remaining + lease.tokens;
+    const remaining = Math.min(this.capacity, lease.remaining + lease.tokens);
     return { accepted: true, remaining, retryAfterMs: remaining > 0 ? 0 : Math.max(0, lease.retryAt - now) };
   }
 
@@ -91,7 +98,7 @@ export class TokenLeases {
     const tokens = spare + (held && held.expiresAt > now ? held.tokens : 0);
     if (tokens > 0) this.leases.set(projectId, { tokens, remaining: bucket.remaining, retryAt: now + bucket.retryAfterMs, expiresAt: now + LEASE_MS });
     else this.leases.delete(projectId);
-    const remaining = bucket.remaining + tokens;
+    const remaining = Math.min(this.capacity, bucket.remaining + tokens);
     return { accepted: true, remaining, retryAfterMs: remaining > 0 ? 0 : bucket.retryAfterMs };
   }
 

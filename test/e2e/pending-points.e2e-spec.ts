@@ -1,6 +1,7 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { internalCause } from '../../src/events/recording/event-recording.js';
+import { cohortOf } from '../../src/points/pending/activation-cohorts.js';
 import { ActivationService } from '../../src/points/pending/activation.service.js';
 import { useStack } from '../support/fixture.js';
 import { REQUEST_ID, waitFor } from '../support/harness.js';
@@ -191,10 +192,11 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
     const data = (event as unknown as { data: { transaction: unknown; pending_points: unknown } }).data;
     expect(data.transaction).toEqual(row);
     expect(data.pending_points).toEqual(row.details.pending_points);
-    // Past activates_at the delayed job has run (it is gone from the queue) without crediting again.
+    // Past activates_at its cohort's delayed job has run (it is gone from the queue) without crediting again.
     const [entry] = await db.entries({ orderId: order.id });
     const queue = stack.worker.get<Queue>(getQueueToken('pending-points'), { strict: false });
-    await waitFor(async () => (Date.now() > entry.activates_at.getTime() && (await queue.getJobState(entryId)) === 'unknown' ? true : undefined), { timeoutMs: 15_000, intervalMs: 200 });
+    const cohort = cohortOf(stack.a.project.id, entry.activates_at);
+    await waitFor(async () => (Date.now() > cohort.dueAt && (await queue.getJobState(cohort.jobId)) === 'unknown' ? true : undefined), { timeoutMs: 15_000, intervalMs: 200 });
     expect(await db.card(code)).toMatchObject({ balance: 40, pending_points: 0 });
     expect(await db.count('SELECT 1 FROM voucher_transactions WHERE pending_points_id = $1', [entryId])).toBe(1);
   });
@@ -323,8 +325,12 @@ describe('pending points: activation on time, by hand, and exactly once', () => 
     const order = (await payOrder(stack.app, stack.a, { source_id: unique('lost'), customer })).body;
     const [entry] = await db.entries({ orderId: order.id });
     const queue = stack.worker.get<Queue>(getQueueToken('pending-points'), { strict: false });
-    expect(await queue.getJobState(entry.id)).toBe('delayed');
-    expect(await queue.remove(entry.id)).toBe(1);
+    // One delayed job for the entry's due-moment cohort, none per entry.
+    const { jobId } = cohortOf(stack.a.project.id, entry.activates_at);
+    expect(await queue.getJobState(jobId)).toBe('delayed');
+    expect(await queue.getJobState(entry.id)).toBe('unknown');
+    await queue.remove(jobId);
+    expect(await queue.getJobState(jobId)).toBe('unknown');
     await waitFor(async () => ((await db.card(code)).balance === 9 ? true : undefined), { timeoutMs: 2 * DAY_MS + 3 * SWEEP_MS + 5_000 });
     const [settled] = await db.entries({ orderId: order.id });
     expect(settled.status).toBe('ACTIVATED');

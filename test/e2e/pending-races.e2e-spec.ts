@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
+import { cohortOf } from '../../src/points/pending/activation-cohorts.js';
 import { useStack } from '../support/fixture.js';
 import { type TestProject, createProject, startWorkerProcess, waitFor } from '../support/harness.js';
 import { Answers, enrol, inParallel, payOrder, pointsCampaign, projectViolations, unique } from '../support/points.js';
@@ -169,7 +170,13 @@ describe('pending entries under concurrent cancel, adjust and activation', () =>
       cardIds.push(card.id);
     };
     const queue = stack.app.get<Queue>(getQueueToken('pending-points'), { strict: false });
-    const dropJob = async (entryId: string) => expect(await queue.remove(entryId)).toBe(1);
+    // Its cohort's job gone (BullMQ's remove answers 1 even for no job: the state before is what says it was there).
+    const dropJob = async (projectId: string, entry: { activates_at: Date }) => {
+      const { jobId } = cohortOf(projectId, entry.activates_at);
+      expect(await queue.getJobState(jobId)).toBe('delayed');
+      await queue.remove(jobId);
+      expect(await queue.getJobState(jobId)).toBe('unknown');
+    };
     try {
       const pending = await pointsCampaign(stack.app, big, [{ points: 1_000, days: 1 }]);
       const holder = unique('whale');
@@ -177,7 +184,7 @@ describe('pending entries under concurrent cancel, adjust and activation', () =>
       await setNear(pendingCode);
       answers.add(await payOrder(stack.app, big, { source_id: unique('whale-pending'), customer: holder }));
       const [poison] = await db.entries({ cardCode: pendingCode });
-      await dropJob(poison.id);
+      await dropJob(big.project.id, poison);
       const accrual = await pointsCampaign(stack.app, big, [{ points: 1_000 }]);
       const earner = unique('whale');
       await setNear(await enrol(stack.app, big, accrual.campaign, earner));
@@ -190,7 +197,7 @@ describe('pending entries under concurrent cancel, adjust and activation', () =>
       const order = await payOrder(stack.app, normal, { source_id: unique('minnow-order'), customer: minnow });
       expect(order.status).toBe(200);
       const [entry] = await db.entries({ orderId: order.body.id });
-      await dropJob(entry.id);
+      await dropJob(normal.project.id, entry);
       const status = async () => (await db.entries({ orderId: order.body.id }))[0].status;
       await waitFor(async () => ((await status()) === 'ACTIVATED' ? true : undefined), { timeoutMs: DAY_MS + 4 * SWEEP_MS + 5_000, intervalMs: 100 }).catch(() => undefined);
       expect({ otherProjectsEntry: await status(), answers: answers.histogram }).toEqual({ otherProjectsEntry: 'ACTIVATED', answers: answers.histogram });

@@ -100,7 +100,8 @@ describe('process logs: one line when ready, one when stopped; Nest start-up lin
     const port = await freePort();
     const { lines } = await runUntilReady('dist/main.js', 'API ready', { LOG_LEVEL: 'info', PORT: String(port), METRICS_TOKEN: '', METRICS_PUBLIC: 'true' });
     expect(lines.find((line) => line.msg.startsWith('API ready'))).toMatchObject({ metrics: 'public' });
-  });
+    // Three API starts: 52 s of a loaded full run (2026-11-29).
+  }, 120_000);
 
   it('API reached from a loopback peer without TRUST_PROXY: one warning that a proxy would make its clients one address (issue 36)', async () => {
     const port = await freePort();

@@ -77,7 +77,11 @@ describe('processes (dist/start.js, dist/cli.js)', () => {
     const base = `http://127.0.0.1:${port}`;
     const headers = { 'X-App-Id': 'proc-app', 'X-App-Token': 'proc-token-0123456789abcdef', 'Content-Type': 'application/json' };
 
-    await waitFor(async () => ((await fetch(`${base}/health/ready`).catch(() => null))?.status === 200 ? true : undefined), { timeoutMs: 30_000, intervalMs: 200 });
+    // The first start creates and migrates the database, then starts two processes: on a loaded machine that
+    // has taken over 30 s (CI, 2026-11-28), so it gets 90 s.
+    await waitFor(async () => ((await fetch(`${base}/health/ready`).catch(() => null))?.status === 200 ? true : undefined), { timeoutMs: 90_000, intervalMs: 200 }).catch((error: Error) => {
+      throw new Error(`${error.message}; the launcher printed:\n${output}`);
+    });
     expect((await fetch(`${base}/docs/`)).status).toBe(200);
     const anonymous = await fetch(`${base}/v1/diagnostics/pings/ping_x`);
     expect(anonymous.status).toBe(401);
@@ -121,7 +125,7 @@ describe('processes (dist/start.js, dist/cli.js)', () => {
     // The 401 was logged (warn level) as structured JSON carrying its request id; the token never was.
     expect(output).toContain(`"request_id":"${requestId}"`);
     expect(output).not.toContain('proc-token-0123456789abcdef');
-  });
+  }, 150_000);
 
   // npm passes SIGINT and SIGTERM on to the script's process; a Ctrl-C in a terminal reaches the whole group
   // instead, but a supervisor or `kill -INT` signals npm alone.

@@ -164,10 +164,17 @@ if (missing.length) process.stderr.write(`test/e2e/redis-sentinel.e2e-spec.ts sk
     await waitFor(async () => ((await call('GET', `/v1/loyalties/members/${codes[0]}`)).headers.get('x-rate-limit-remaining') !== null ? true : undefined), { timeoutMs: 20_000, intervalMs: 200 }).catch((error: Error) => {
       throw new Error(`the limiter: ${error.message}\n--- API ---\n${api.output.split('\n').filter((line) => /Redis|redis|limit/.test(line)).join('\n').slice(-6000)}`);
     });
+    // A CLI start takes seconds on a loaded machine: the bound leaves room for several tries past one beat (5 s) and one TTL (15 s).
+    let lastHealth = '';
     await waitFor(async () => {
-      const health = await run(process.execPath, ['dist/cli.js', 'worker-health', '--any'], { cwd: root, env: env({ LOG_LEVEL: 'warn' }), timeout: 20_000 }).catch(() => null);
+      const health = await run(process.execPath, ['dist/cli.js', 'worker-health', '--any'], { cwd: root, env: env({ LOG_LEVEL: 'warn' }), timeout: 20_000 }).catch((error: { code?: number; stdout?: string; stderr?: string }) => {
+        lastHealth = `exit ${error.code}: ${error.stdout ?? ''}${error.stderr ?? ''}`;
+        return null;
+      });
       return health ? true : undefined;
-    }, { timeoutMs: 20_000, intervalMs: 500 });
+    }, { timeoutMs: 45_000, intervalMs: 500 }).catch((error: Error) => {
+      throw new Error(`worker-health --any: ${error.message}; last answer ${lastHealth}\n--- worker ---\n${worker.output.slice(-3000)}`);
+    });
     expect(worker.alive && api.alive).toBe(true);
 
     // Every order answered 200 is recorded; every pending entry activates (by its job, or the sweep the restored connection ran) and is delivered.

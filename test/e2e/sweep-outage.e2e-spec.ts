@@ -2,6 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { cohortOf } from '../../src/points/pending/activation-cohorts.js';
 import { deleteKeysWithPrefix } from '../../src/queue/redis-keys.js';
 import { type TestProject, createFinishedCampaign, createProject, http, startApi, startWorker, testConfig, waitFor } from '../support/harness.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
@@ -26,6 +27,8 @@ describe('sweeps across Redis outages', () => {
   let app: NestExpressApplication;
   let worker: INestApplicationContext;
   let project: TestProject;
+  /** Its entries are due in 10 days (3 s): the step that removes an entry's job before it is due has time on a loaded machine. */
+  let later: TestProject;
   let campaignId: string;
   const consoleErrors: unknown[] = [];
   const originalConsoleError = console.error;
@@ -40,6 +43,9 @@ describe('sweeps across Redis outages', () => {
     project = await createProject(app);
     campaignId = (await createFinishedCampaign<{ id: string }>(app, project, { name: 'Outage points', auto_join: true })).id;
     await http(app).post(`/v1/loyalties/${campaignId}/earning-rules`).set(project.headers).send([{ loyalty: { type: 'FIXED', points: 7 }, pending_points: { period_type: 'DAY', period_value: 1 } }]);
+    later = await createProject(app);
+    const laterCampaign = (await createFinishedCampaign<{ id: string }>(app, later, { name: 'Outage points, later', auto_join: true })).id;
+    await http(app).post(`/v1/loyalties/${laterCampaign}/earning-rules`).set(later.headers).send([{ loyalty: { type: 'FIXED', points: 7 }, pending_points: { period_type: 'DAY', period_value: 10 } }]);
     console.error = (...args: unknown[]) => void consoleErrors.push(args[0]);
     worker = await startWorker(config);
   });
@@ -52,10 +58,10 @@ describe('sweeps across Redis outages', () => {
     await db.end();
   });
 
-  /** A paid order whose pending entry (due in 300 ms) gets no job while Redis is down; its id. */
-  async function pendingEntry(): Promise<string> {
+  /** A paid order's pending entry (of `who`: due in 300 ms, or 3 s for `later`), which gets no job while Redis is down; its id. */
+  async function pendingEntry(who: TestProject = project): Promise<string> {
     orders += 1;
-    const res = await http(app).post('/v1/orders').set(project.headers).send({ source_id: `outage-order-${orders}`, status: 'PAID', amount: 100, customer: { source_id: `outage-customer-${orders}` } }).timeout(10_000);
+    const res = await http(app).post('/v1/orders').set(who.headers).send({ source_id: `outage-order-${orders}`, status: 'PAID', amount: 100, customer: { source_id: `outage-customer-${orders}` } }).timeout(10_000);
     expect(res.status).toBe(200);
     const { rows } = await db.query<{ id: string }>('SELECT id FROM loyalty_pending_points WHERE order_id = $1', [res.body.id]);
     expect(rows).toHaveLength(1);
@@ -99,12 +105,14 @@ describe('sweeps across Redis outages', () => {
 
     // After recovery too: an entry whose job Redis lost is still activated (by the sweep, its only path).
     await waitFor(async () => ((await http(app).get('/health/ready')).body.checks?.redis === 'up' ? true : undefined), { timeoutMs: 15_000 });
-    const afterRecovery = await pendingEntry();
-    // Removed before it was due (300 ms): the sweep is then the only way it can be activated.
-    expect(await direct.zrem(`${real.queuePrefix}:pending-points:delayed`, afterRecovery)).toBe(1);
-    await direct.del(`${real.queuePrefix}:pending-points:${afterRecovery}`);
-    await waitFor(async () => ((await activated(afterRecovery)) ? true : undefined), { timeoutMs: 10_000 });
-  }, 60_000);
+    const afterRecovery = await pendingEntry(later);
+    // Its cohort's job removed before it is due (3 s): the sweep is then the only way it can be activated.
+    const { rows } = await db.query<{ activates_at: Date }>('SELECT activates_at FROM loyalty_pending_points WHERE id = $1', [afterRecovery]);
+    const { jobId } = cohortOf(later.project.id, rows[0].activates_at);
+    expect(await direct.zrem(`${real.queuePrefix}:pending-points:delayed`, jobId)).toBe(1);
+    await direct.del(`${real.queuePrefix}:pending-points:${jobId}`);
+    await waitFor(async () => ((await activated(afterRecovery)) ? true : undefined), { timeoutMs: 20_000 });
+  }, 90_000);
 
   it('printed nothing with console.error during the outages (connection loss and recovery are logged once, as JSON)', () => {
     expect(consoleErrors.map(String).filter((line) => /ECONNREFUSED|Connection is closed/.test(line))).toEqual([]);

@@ -6,7 +6,7 @@ import { EarningRulesService } from '../../src/points/earning/earning-rules.serv
 import { ActivationService } from '../../src/points/pending/activation.service.js';
 import { PointsModule } from '../../src/points/points.module.js';
 import { waitFor } from '../support/harness.js';
-import { unique } from '../support/points.js';
+import { PointsDb, unique } from '../support/points.js';
 import { enrolCustomer, payOrder, pointsProgram } from '../support/service-points.js';
 import { body, useServices } from '../support/services.js';
 
@@ -60,10 +60,42 @@ describe('ActivationService on PostgreSQL (no worker, no HTTP)', () => {
     const first = await activation.activate({ ids: [entry.id], extraDue: 0, operation: 'AUTOMATIC', cause: internalCause() });
     expect(first.activated.map((a) => a.id)).toEqual([entry.id]);
     const again = await activation.activate({ ids: [entry.id], extraDue: 0, operation: 'AUTOMATIC', cause: internalCause() });
-    expect(again).toEqual({ activated: [], deferred: [], setAside: [] });
+    expect(again).toEqual({ activated: [], setAside: [], busy: 0 });
     expect(await db.card(card.code)).toMatchObject({ balance: 15, points: 15, pending_points: 0 });
     expect(await db.count('SELECT 1 FROM voucher_transactions WHERE pending_points_id = $1', [entry.id])).toBe(1);
     expect(await db.count("SELECT 1 FROM events WHERE type = $1 AND data->'pending_points'->>'id' = $2", [ACTIVATED, entry.id])).toBe(1);
+  });
+
+  it('a cohort job drains every due entry in batches, asks first for a second lane when more than a batch is due, leaves a busy card for later, and ends at once when nothing is due', async () => {
+    const entries = [];
+    for (let i = 0; i < 6; i += 1) entries.push(await pendingEntry(1, 10 + i));
+    const ids = entries.map((e) => e.entry.id);
+    await waitFor(async () => ((await db.count("SELECT 1 FROM loyalty_pending_points WHERE id = ANY($1) AND activates_at <= now()", [ids])) === 6 ? true : undefined));
+    const activation = services.get(ActivationService);
+    // Another transaction holds the last entry's card (an order on it, say): never waited for.
+    const holder = new PointsDb();
+    await holder.connect();
+    let lanes = 0;
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM vouchers WHERE id = $1 FOR UPDATE', [entries[5].card.id]);
+      const drained = await activation.drainDue(2, internalCause(), async () => void (lanes += 1));
+      expect(drained).toBeGreaterThanOrEqual(5);
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    expect(lanes).toBe(1);
+    const status = async () => (await db.query<{ id: string; status: string }>('SELECT id, status FROM loyalty_pending_points WHERE id = ANY($1) ORDER BY id', [ids])).map((r) => [r.id, r.status]);
+    expect(await status()).toEqual(ids.map((id, i) => [id, i === 5 ? 'PENDING' : 'ACTIVATED']).sort());
+    // The card free again, the next cohort's job takes it; a drain that finds less than a batch asks for no lane.
+    expect(await activation.drainDue(2, internalCause(), async () => void (lanes += 1))).toBe(1);
+    expect(lanes).toBe(1);
+    expect((await status()).every(([, s]) => s === 'ACTIVATED')).toBe(true);
+    // Nothing due (a cohort another project's job of the same moment drained): it looks, and that is all.
+    expect(await activation.drainDue(2, internalCause(), async () => void (lanes += 1))).toBe(0);
+    for (const [i, { card }] of entries.entries()) expect(await db.card(card.code)).toMatchObject({ balance: 10 + i, pending_points: 0 });
+    expect(await db.count('SELECT 1 FROM voucher_transactions WHERE pending_points_id = ANY($1)', [ids])).toBe(6);
   });
 
   it("shows each entry's card with its next expiration right after it, counting the buckets of the batch's earlier entries", async () => {

@@ -14,7 +14,7 @@ import { inspectInput, scanJsonShape, textProblem } from './input-limits.js';
  */
 
 /** qs settings: bounded depth and counts, and an error (not silent truncation) beyond them. */
-const QUERY_OPTIONS: qs.IParseOptions = {
+export const QUERY_OPTIONS: qs.IParseOptions = {
   depth: 5,
   strictDepth: true,
   arrayLimit: 100,
@@ -28,6 +28,11 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 /** Parses a raw query string (without `?`) into the object controllers receive, or throws a 400. */
 export function parseQuery(raw: string): Record<string, unknown> {
   if (raw === '') return {};
+  const plain = plainQuery(raw);
+  if (plain) {
+    inspectInput(plain, 'query');
+    return plain;
+  }
   for (const part of raw.split('&')) {
     const separator = part.indexOf('=');
     const key = decodeComponent(separator < 0 ? part : part.slice(0, separator), null);
@@ -47,6 +52,27 @@ export function parseQuery(raw: string): Record<string, unknown> {
   return query;
 }
 
+/**
+ * Most query strings are a few `name=value` pairs (`limit=10`, `cursor=…`): for those, the object qs would
+ * make, without qs (its decoder, key splitting and merging run for every request). Null, and the whole
+ * parse, for anything else: brackets, escapes or `+` (decoding), a name given twice (qs makes a list), an
+ * empty name or part, a name of Object.prototype or a forbidden one (qs drops or the loop above refuses
+ * them), more parts than qs allows (it throws).
+ */
+function plainQuery(raw: string): Record<string, string> | null {
+  if (/[[\]%+]/.test(raw)) return null;
+  const parts = raw.split('&');
+  if (parts.length > (QUERY_OPTIONS.parameterLimit as number)) return null;
+  const query: Record<string, string> = {};
+  for (const part of parts) {
+    const separator = part.indexOf('=');
+    const key = separator < 0 ? part : part.slice(0, separator);
+    if (key === '' || key in query || FORBIDDEN_KEYS.has(key)) return null;
+    query[key] = separator < 0 ? '' : part.slice(separator + 1);
+  }
+  return query;
+}
+
 /** `+` is a space in a query string; a malformed %-sequence or invalid UTF-8 is the client's mistake. */
 function decodeComponent(text: string, key: string | null): string {
   if (!text.includes('%')) return text.replace(/\+/g, ' ');
@@ -61,11 +87,14 @@ function decodeComponent(text: string, key: string | null): string {
 export function checkPath(path: string): void {
   for (const segment of path.split('/')) {
     if (segment === '') continue;
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(segment);
-    } catch {
-      throw ApiError.invalidQueryParams(`The path segment ${segment.slice(0, 100)} is not valid percent-encoded UTF-8`);
+    // Without a `%` there is nothing to decode (decodeURIComponent would answer the segment itself).
+    let decoded = segment;
+    if (segment.includes('%')) {
+      try {
+        decoded = decodeURIComponent(segment);
+      } catch {
+        throw ApiError.invalidQueryParams(`The path segment ${segment.slice(0, 100)} is not valid percent-encoded UTF-8`);
+      }
     }
     const problem = textProblem(decoded);
     // eslint-disable-next-line no-control-regex

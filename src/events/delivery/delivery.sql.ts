@@ -8,17 +8,38 @@ import type { ClaimedDelivery } from './delivery.types.js';
  * size instead (`pg_column_size`, read from the row's TOAST pointer without reading the payload), so that a
  * claim reads a few hundred bytes per delivery however large its event is. The payload is read apart
  * (EventPayloadRepository), in bounded loads; `payload: true` adds it as `data` (the API's one delivery).
+ *
+ * `inline` (the dispatcher's claim) adds the payloads of small events, those stored in at most
+ * `inline.maxStored` bytes, as `inline_data` (and `inline_bytes`), while their texts together, in id order,
+ * stay within `inline.room` bytes (the byte budget's room): a delivery of a small event is then sent without
+ * a load of its own (the load's round trip held its slot, issue 40), and a large one is still read apart. The
+ * stored bound keeps what a claim reads small whatever the events (at most the claim's limit times it, as
+ * stored); the room keeps the texts within the budget, as the loads do. The size is tested inside a CASE,
+ * which PostgreSQL evaluates lazily: as a WHERE of the lateral subquery, the planner pulled it up into a
+ * join filter and read every event's text before testing its size (a huge event timed the claim out).
+ * OFFSET 0 keeps the subquery apart, so that each text is read once for both its size and its value.
  */
-export const contextFrom = (source: string, { payload = false } = {}) => `
+export const contextFrom = (source: string, { payload = false, inline }: { payload?: boolean; inline?: { maxStored: string; room: string } } = {}) => `
 SELECT c.id, c.project_id, c.created_at, c.attempts_count, c.first_attempt_at, c.manual, c.test, c.load_failures, c.lease_until,
        dist.id AS distribution_id, dist.target_url, dist.custom_headers, dist.event_name, dist.trigger,
        ev.id AS event_id, ev.type AS event_type, ev.created_at AS event_created_at, ev.entity_id, ev.group_id, ev.event_source,
-       pg_column_size(ev.data) AS event_stored_bytes${payload ? ', ev.data::text AS data' : ''},
+       pg_column_size(ev.data) AS event_stored_bytes${payload ? ', ev.data::text AS data' : ''},${
+         inline
+           ? `
+       CASE WHEN sum(octet_length(inl.text)) OVER (ORDER BY c.id ROWS UNBOUNDED PRECEDING) <= ${inline.room} THEN inl.text END AS inline_data,
+       CASE WHEN sum(octet_length(inl.text)) OVER (ORDER BY c.id ROWS UNBOUNDED PRECEDING) <= ${inline.room} THEN octet_length(inl.text) END AS inline_bytes,`
+           : ''
+       }
        s.secret, s.previous_secret, s.previous_expires_at
 FROM ${source} c
 JOIN distributions dist ON dist.id = c.distribution_id
 LEFT JOIN events ev ON ev.id = c.event_id
-LEFT JOIN webhook_secrets s ON s.project_id = c.project_id`;
+LEFT JOIN webhook_secrets s ON s.project_id = c.project_id${
+  inline
+    ? `
+LEFT JOIN LATERAL (SELECT CASE WHEN pg_column_size(ev.data) <= ${inline.maxStored} THEN ev.data::text END AS text OFFSET 0) inl ON true`
+    : ''
+}`;
 
 /**
  * The PENDING deliveries of a distribution that is no longer ACTIVE wait without a due time, those asked
@@ -53,6 +74,9 @@ export interface ClaimRow {
   event_source: EventSource;
   event_stored_bytes: number;
   data?: string;
+  /** With `inline`: the payload of a small event, and its length in bytes (null for the others). */
+  inline_data?: string | null;
+  inline_bytes?: number | null;
   secret: string | null;
   previous_secret: string | null;
   previous_expires_at: Date | null;
@@ -93,7 +117,16 @@ export function toContext(row: ClaimRow, cipher: DataCipher): ClaimedDelivery {
     eventName: row.event_name,
     trigger: row.trigger,
     event: row.event_id
-      ? { id: row.event_id, type: row.event_type, createdAt: row.event_created_at, entityId: row.entity_id, groupId: row.group_id, eventSource: row.event_source, storedBytes: row.event_stored_bytes }
+      ? {
+          id: row.event_id,
+          type: row.event_type,
+          createdAt: row.event_created_at,
+          entityId: row.entity_id,
+          groupId: row.group_id,
+          eventSource: row.event_source,
+          storedBytes: row.event_stored_bytes,
+          ...(typeof row.inline_data === 'string' ? { inline: { data: row.inline_data, bytes: Number(row.inline_bytes) } } : {}),
+        }
       : null,
     secret,
     ...(unreadable ? { unreadable } : {}),

@@ -11,6 +11,8 @@ export interface EventHead {
   eventSource: EventSource;
   /** The payload's size as PostgreSQL stores it (`pg_column_size`: compressed, if it is), read without the payload. */
   storedBytes: number;
+  /** The payload (JSON text, `bytes` long), when the dispatcher's claim read it with the delivery (a small event). */
+  inline?: { data: string; bytes: number };
 }
 
 /**
@@ -50,7 +52,7 @@ export type ClaimedDelivery = DeliveryContext<EventHead>;
  * Everything one attempt needs. `data` is JSON text, as the events table holds it (the envelope embeds it as
  * it is). The claim's bookkeeping (`loadFailures`, `leaseUntil`) stays with the ClaimedDelivery.
  */
-export type AttemptContext = Omit<DeliveryContext<Omit<EventHead, 'storedBytes'> & { data: string }>, 'loadFailures' | 'leaseUntil'>;
+export type AttemptContext = Omit<DeliveryContext<Omit<EventHead, 'storedBytes' | 'inline'> & { data: string }>, 'loadFailures' | 'leaseUntil'>;
 
 /** The claimed delivery with its event's payload. */
 export function withPayload(delivery: ClaimedDelivery, data: string): AttemptContext {

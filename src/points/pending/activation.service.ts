@@ -21,14 +21,19 @@ export interface ActivationRequest {
 
 export interface ActivationResult {
   activated: ActivatedEntry[];
-  /**
-   * Requested entries left PENDING because another transaction held their card: the worker asks again in
-   * its next batch rather than wait (two batches then never queue behind each other's card locks).
-   */
-  deferred: string[];
   /** Entries that could not be activated (a value PostgreSQL refused), set aside with their error. */
   setAside: { id: string; error: string }[];
+  /**
+   * Entries found (requested or due) but left PENDING because another transaction held their card: never
+   * waited for, so two batches never queue behind each other's card locks; a later batch takes them.
+   */
+  busy: number;
 }
+
+/** How long a cohort's lane waits when every due entry it found had its card held by another transaction. */
+const BUSY_PAUSE_MS = 25;
+/** Such waits in a row before the lane leaves the rest to the other lane, the next cohort or the sweep. */
+const BUSY_ROUNDS = 20;
 
 /**
  * The one way pending points reach a balance, for the delayed job, the sweep and the manual endpoint
@@ -70,17 +75,14 @@ export class ActivationService {
   /**
    * The worker's batch: the requested entries that are still PENDING and up to `extraDue` other due ones.
    * It never waits for a lock: entries another transaction holds are being settled by it, and entries whose
-   * card another batch holds are handed back as `deferred` (only the requested ones; other due entries are
-   * simply left for the next batch).
+   * card another batch holds are left PENDING and counted as `busy`.
    */
   async activate(request: ActivationRequest): Promise<ActivationResult> {
     const result = await this.transactions.run(async (tx) => {
       const candidates = await this.pending.lockForActivation(tx, request.ids, request.extraDue);
       const cards = await this.cards.lockAvailable(tx, candidates.map((c) => c.voucherId));
       const ready = candidates.filter((c) => cards.has(c.voucherId)).map((c) => c.id);
-      const requested = new Set(request.ids);
-      const deferred = candidates.filter((c) => !cards.has(c.voucherId) && requested.has(c.id)).map((c) => c.id);
-      return { ...(await this.activateOrSetAside(cards, ready, request)), deferred };
+      return { ...(await this.activateOrSetAside(cards, ready, request)), busy: candidates.length - ready.length };
     });
     this.metrics.activated(request.operation, request.trigger ?? 'job', result.activated.length);
     if (result.setAside.length) this.logger.warn({ entries: result.setAside }, 'pending entries could not be activated and were set aside (activation_error)');
@@ -112,6 +114,37 @@ export class ActivationService {
     }
     await this.pending.setAside(tx, setAside);
     return { activated, setAside };
+  }
+
+  /**
+   * A cohort job's lane: due entries (oldest first, of every project) in batches of `batchSize` until a batch
+   * finds fewer than it could take and none whose card was busy. It looks first, outside a transaction: a
+   * cohort an earlier job drained (another project's, of the same moment) costs one index probe, and
+   * `onFullBatch` runs at once if more than a batch is due: a large cohort then gets a second lane (another
+   * job, likely on the other worker); the lanes never wait for each other (SKIP LOCKED on entries and
+   * cards). Returns how many it activated.
+   */
+  async drainDue(batchSize: number, cause: EventCause, onFullBatch?: () => Promise<void>): Promise<number> {
+    const due = await this.pending.dueUpTo(batchSize + 1);
+    if (due === 0) return 0;
+    if (due > batchSize) await onFullBatch?.();
+    let total = 0;
+    let idle = 0;
+    for (;;) {
+      const started = Date.now();
+      const { activated, setAside, busy } = await this.activate({ ids: [], extraDue: batchSize, operation: 'AUTOMATIC', cause });
+      // At debug level only; bench/pending-points.mjs reads these lines for the moment each batch committed.
+      this.logger.debug({ activated: activated.length, busy, started, ms: Date.now() - started }, 'activation batch committed');
+      total += activated.length;
+      const found = activated.length + setAside.length + busy;
+      if (activated.length + setAside.length === 0) {
+        if (busy === 0 || ++idle > BUSY_ROUNDS) return total;
+        await new Promise((resolve) => setTimeout(resolve, BUSY_PAUSE_MS));
+        continue;
+      }
+      idle = 0;
+      if (found < batchSize && busy === 0) return total;
+    }
   }
 
   /** Activates due entries in batches until a batch finds fewer than it could take; returns how many. */

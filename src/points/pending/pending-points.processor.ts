@@ -1,22 +1,41 @@
+import { internalCause } from '../../events/recording/event-recording.js';
+import { JobQueueService } from '../../queue/job-queue.service.js';
 import { JobName, QueueName } from '../../queue/queue.definitions.js';
 import { type JobHandlers, QueueProcessor, QueueWorker } from '../../queue/queue-processor.js';
-import { ActivationBatcher } from './activation-batcher.js';
+import { ActivationService } from './activation.service.js';
+
+/** Due entries one activation transaction takes. */
+export const ACTIVATION_BATCH = 2_500;
 
 /**
- * Jobs handed out at once by the queue: the batcher turns them into few transactions, so this is where the
- * activation throughput is set (the pool has 10 connections; at most two batches use them at a time).
+ * Cohort jobs a worker runs at once: each runs one transaction at a time (the pool has 10 connections; the
+ * rest stay free for the sweeps and webhooks). Two workers give a large cohort its two lanes.
  */
-export const ACTIVATION_CONCURRENCY = 50;
+export const ACTIVATION_CONCURRENCY = 2;
 
-/** The delayed activation job of each pending entry (job id = entry id), run at `activates_at`. */
+/**
+ * The delayed job of each due-moment cohort (activation-cohorts.ts), run at the end of its window: it
+ * activates every entry due by then, in set-based batches; a cohort of more than one batch starts a second
+ * lane. An entry activated by hand, by the sweep or by the other lane is simply not found again.
+ */
 @QueueWorker(QueueName.PendingPoints, { concurrency: ACTIVATION_CONCURRENCY })
 export class PendingPointsProcessor extends QueueProcessor<typeof QueueName.PendingPoints> {
-  constructor(private readonly batcher: ActivationBatcher) {
+  constructor(
+    private readonly activation: ActivationService,
+    private readonly jobs: JobQueueService,
+  ) {
     super();
   }
 
   protected readonly handlers: JobHandlers<typeof QueueName.PendingPoints> = {
-    // Activated by this job, by another worker, by hand or already canceled: either way, done.
-    [JobName.ActivatePendingPoints]: async (job) => this.batcher.submit(job.data.pendingPointsId),
+    [JobName.ActivateDuePendingPoints]: async (job) => {
+      const { projectId, dueAt, lane = 0 } = job.data;
+      const secondLane = lane === 0 && job.id ? () => this.jobs.enqueue(JobName.ActivateDuePendingPoints, { projectId, dueAt, lane: 1 }, { jobId: `${job.id}_1` }) : undefined;
+      await this.activation.drainDue(ACTIVATION_BATCH, internalCause(), secondLane);
+    },
+    // A job queued per entry by an earlier version: its entry, and whatever else is due.
+    [JobName.ActivatePendingPoints]: async (job) => {
+      await this.activation.activate({ ids: [job.data.pendingPointsId], extraDue: ACTIVATION_BATCH, operation: 'AUTOMATIC', cause: internalCause() });
+    },
   };
 }

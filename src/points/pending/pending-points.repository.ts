@@ -93,6 +93,9 @@ export const LOCK_PENDING = `SELECT id, voucher_id FROM loyalty_pending_points W
 export const DUE_FOR_ACTIVATION = `SELECT id, voucher_id FROM loyalty_pending_points WHERE status = 'PENDING' AND activation_error IS NULL AND activates_at <= now() AND NOT (id = ANY($1::text[]))
              ORDER BY activates_at, voucher_id LIMIT $2 FOR UPDATE SKIP LOCKED`;
 
+/** How many entries are due, counting to $1 at most (a cohort job's first look), reading at most $1 index entries. */
+export const DUE_UP_TO = `SELECT count(*)::int AS n FROM (SELECT 1 FROM loyalty_pending_points WHERE status = 'PENDING' AND activation_error IS NULL AND activates_at <= now() LIMIT $1) due`;
+
 export const INSERT = prepared(
   'pending_insert',
   `INSERT INTO loyalty_pending_points (id, project_id, voucher_id, campaign_id, customer_id, order_id, earning_rule_id, points, activates_at, details)
@@ -165,6 +168,12 @@ export class PendingPointsRepository implements CardActivations {
         ? ((await tx.query(DUE_FOR_ACTIVATION, [ids, extraDue])) as { id: string; voucher_id: string }[])
         : [];
     return [...requested, ...due].map((row) => ({ id: row.id, voucherId: row.voucher_id }));
+  }
+
+  /** How many entries are due now, counted up to `limit`. */
+  async dueUpTo(limit: number): Promise<number> {
+    const [row] = (await this.dataSource.query(DUE_UP_TO, [limit])) as { n: number }[];
+    return row.n;
   }
 
   /** Sets aside PENDING entries the worker could not activate, with the reason (they leave the due index). */

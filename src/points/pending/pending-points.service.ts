@@ -10,6 +10,7 @@ import type { CardRef } from '../../members/member-card.repository.js';
 import { MembersService } from '../../members/members.service.js';
 import { JobQueueService } from '../../queue/job-queue.service.js';
 import { JobName } from '../../queue/queue.definitions.js';
+import { cohortsOf, RecentCohorts } from './activation-cohorts.js';
 import { ActivationService } from './activation.service.js';
 import { type OperationType, PendingEventsRepository } from './pending-events.repository.js';
 import {
@@ -33,6 +34,7 @@ export function pendingDeltas(entries: PendingPoints[]): CardDelta[] {
 @Injectable()
 export class PendingPointsService {
   private readonly logger = new Logger(PendingPointsService.name);
+  private readonly cohorts = new RecentCohorts();
 
   constructor(
     private readonly transactions: TransactionRunner,
@@ -67,17 +69,21 @@ export class PendingPointsService {
   }
 
   /**
-   * After commit: a delayed job per entry, due at `activates_at` (job id = entry id). If Redis refuses, the
-   * entries are safe in PostgreSQL and the worker's sweep activates them once due.
+   * After commit: a delayed job per due-moment cohort (project and window of ACTIVATION_COHORT_MS, 250 ms), firing
+   * at the window's end, unless this process scheduled it already. If Redis refuses, the entries are safe in
+   * PostgreSQL and the worker's sweep activates them once due.
    */
   async schedule(entries: PendingPoints[]): Promise<void> {
-    if (!entries.length) return;
+    const cohorts = this.cohorts.unscheduled(cohortsOf(entries));
+    if (!cohorts.length) return;
+    const now = Date.now();
     try {
       await this.jobs.enqueueMany(
-        JobName.ActivatePendingPoints,
-        entries.map((entry) => ({ data: { pendingPointsId: entry.id }, jobId: entry.id, delay: Math.max(0, entry.activatesAt.getTime() - Date.now()) })),
+        JobName.ActivateDuePendingPoints,
+        cohorts.map((cohort) => ({ data: { projectId: cohort.projectId, dueAt: cohort.dueAt }, jobId: cohort.jobId, delay: Math.max(0, cohort.dueAt - now) })),
       );
     } catch (error) {
+      this.cohorts.failed(cohorts);
       this.logger.warn({ err: error, entries: entries.length }, 'could not schedule pending points activation; the sweep will activate them when due');
     }
   }

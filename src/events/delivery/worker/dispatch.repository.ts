@@ -17,6 +17,11 @@ const MAX_WALK = 1_000;
  * deliveries are all in flight (another worker's lease) or whose distributions are at their cap.
  */
 const PROJECT_MARGIN = 8;
+/**
+ * Events stored in at most this many bytes come back with the claim (contextFrom's `inline`), the others are
+ * read apart (PayloadLoader): a claim of 100 deliveries then reads at most 1.6 MB of stored payloads.
+ */
+export const INLINE_MAX_STORED_BYTES = 16_384;
 
 /** The claim's bounds, per worker. */
 export interface DispatchCaps {
@@ -166,13 +171,14 @@ load AS (
 /**
  * One round trip of the dispatcher: the attempts that ended, and the next claim. Both parts see the
  * statement's snapshot, where the deliveries being recorded are still leased: the claim cannot take them.
- * One row with a null `id` when nothing was claimed, for `next_project` and `share`.
+ * One row with a null `id` when nothing was claimed, for `next_project` and `share`. The payloads of small
+ * events ($25 bytes stored at most) come with their deliveries while their texts fit the claim's free bytes.
  */
 const RECORD_AND_CLAIM_DUE = `WITH RECURSIVE ${RECORD_CTES}, ${claimDueCtes(9)}
 SELECT ctx.*, cur.next_project, cur.share
 FROM (SELECT coalesce((SELECT project_id FROM chosen ORDER BY turn DESC, pos DESC LIMIT 1), (SELECT project_id FROM walk ORDER BY pos DESC LIMIT 1), $20::text) AS next_project,
              (SELECT n FROM share) AS share) cur
-LEFT JOIN (${contextFrom('claimed')}) ctx ON true`;
+LEFT JOIN (${contextFrom('claimed', { inline: { maxStored: 'least($25::int, $22::int)', room: '$21::bigint' } })}) ctx ON true`;
 
 /**
  * The session settings of the dispatcher's connection. Every table this statement reads is meant to be
@@ -206,7 +212,8 @@ export class DispatchRepository implements OnApplicationShutdown {
    * Records these attempts and claims up to `limit` due deliveries, projects in turn from the one after
    * `after` ('' at first), within `caps` counting `load` (the worker's requests in flight), in one
    * statement; `shareHint` is the last claim's share. Answers the deliveries claimed (without their
-   * events' payloads), the project the next claim starts after, and this claim's share.
+   * events' payloads, but for small events': EventHead.inline), the project the next claim starts after,
+   * and this claim's share.
    */
   async recordAndClaimDue(attempts: AttemptRecord[], limit: number, leaseMs: number, caps: DispatchCaps, load: DispatchLoad, shareHint: number, after: string): Promise<DispatchClaim> {
     const projects = [...new Set([...load.projects.keys(), ...load.caps.keys()])];
@@ -228,6 +235,7 @@ export class DispatchRepository implements OnApplicationShutdown {
       caps.maxBytes,
       caps.initialWindow,
       caps.slots,
+      INLINE_MAX_STORED_BYTES,
     ];
     const connection = (this.connection ??= this.connect());
     try {

@@ -141,10 +141,14 @@ export class WebhookDeliveryService implements OnModuleDestroy {
    */
   async prepare(claimed: ClaimedDelivery[], held: number[], claimedAt: number): Promise<Prepared[]> {
     const notAfter = claimedAt + this.leaseMs - this.config.webhook.timeoutMs - LEASE_MARGIN_MS;
-    const reading = claimed.map((d, i) => (d.event ? { eventId: d.event.id, storedBytes: d.event.storedBytes, reserved: held[i], notAfter } : null));
-    const payloads = await this.loader.load(reading.filter((r) => r !== null));
+    // Small events' payloads came with the claim (DispatchRepository): no load, no round trip.
+    const reading = claimed.map((d, i) => (d.event && !d.event.inline ? { eventId: d.event.id, storedBytes: d.event.storedBytes, reserved: held[i], notAfter } : null));
+    const toRead = reading.filter((r) => r !== null);
+    const payloads = toRead.length ? await this.loader.load(toRead) : [];
     let next = 0;
     return claimed.map((delivery, i): Prepared => {
+      const inline = delivery.event?.inline;
+      if (inline) return { send: withPayload(delivery, inline.data), bytes: inline.bytes };
       if (!reading[i]) return { send: withPayload(delivery, ''), bytes: 0 };
       const payload = payloads[next++];
       if ('data' in payload && Date.now() <= notAfter) return { send: withPayload(delivery, payload.data), bytes: payload.bytes };
