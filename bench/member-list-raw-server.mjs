@@ -4,11 +4,8 @@
 //
 //   - the same application key check: `app_keys` joined to `projects` by app id (one statement, cached for
 //     APP_KEY_CACHE_MS as the API caches it), then SHA-256 of the token compared in constant time;
-//   - the same query plan and the same SQL text and bind values (planMemberList and memberPageQuery from
-//     dist/, the functions the API's service and repository call), on a pool of the same size (10);
-//   - the same cursors: HMAC-SHA256 with the installation's `cursor` secret, the same scope and payload, so
-//     a cursor either one issues works on the other;
-//   - the same JSON for a page.
+//   - the same query plan, SQL text and bind values, on a pool of the same size (10), the same cursors and the
+//     same JSON for a page (bench/lib/member-list-page.mjs, which the minimal NestJS baseline serves too).
 //
 // It supports what the benchmark sends (limit, cursor, order); anything else is a 400.
 //
@@ -25,52 +22,25 @@
 //
 // No logging, no request ids, no rate limit. Started by bench/member-list.mjs with DATABASE_URL and PORT in
 // the environment; prints "listening" when ready.
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import pg from 'pg';
+import { error, memberListPages } from './lib/member-list-page.mjs';
 import { jsonBody, keyChecker, send, serve } from './lib/raw-server.mjs';
 import { CodeGenerator } from '../dist/campaigns/code-config.js';
 import { base62Id, hexId } from '../dist/common/ids.js';
 import { loadConfig } from '../dist/config/app-config.js';
-import { planMemberList } from '../dist/members/member-list-query.js';
-import { memberPageQuery } from '../dist/members/member-page.sql.js';
 import { ACTIVATE_SQL } from './member-list-raw-activate.sql.mjs';
 import { ENROL_SQL } from './member-list-raw-enrol.sql.mjs';
 
 const POOL_SIZE = 10;
 const KEY_CACHE_MS = Number(process.env.APP_KEY_CACHE_MS ?? 5000);
-const CURSOR_PREFIX = 'lcrsmbr_';
-const CURSOR_TTL_MS = 60 * 60 * 1000;
-const MAC_BYTES = 16;
-const DEFAULT_LIMIT = 10;
 const PATH = /^\/v2\/loyalties\/programs\/([^/?]+)\/members$/;
 const ACTIVATE_PATH = /^\/v1\/loyalties\/members\/([^/?]+)\/pending-points\/([^/?]+)\/activate$/;
 
 const EVENT_MAX_BYTES = loadConfig().events.payloadMaxBytes;
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: POOL_SIZE, application_name: 'loyalty-raw-baseline', keepAlive: true, query_timeout: 15_000 });
-const [{ value: cursorKey }] = (await pool.query(`SELECT value FROM instance_secrets WHERE name = 'cursor'`)).rows;
 const authenticate = keyChecker(pool, KEY_CACHE_MS);
-
-const mac = (body) => createHmac('sha256', cursorKey).update(body).digest().subarray(0, MAC_BYTES);
-
-function encodeCursor(scope, position) {
-  const expiresAt = Date.now() + CURSOR_TTL_MS;
-  const body = Buffer.from(JSON.stringify({ s: scope, p: position, e: expiresAt }), 'utf8');
-  return { next: `${CURSOR_PREFIX}${body.toString('hex')}${mac(body).toString('hex')}`, expires_at: new Date(expiresAt).toISOString() };
-}
-
-function decodeCursor(cursor, scope) {
-  const hex = cursor.startsWith(CURSOR_PREFIX) ? cursor.slice(CURSOR_PREFIX.length) : '';
-  const raw = /^(?:[0-9a-f]{2})+$/.test(hex) ? Buffer.from(hex, 'hex') : Buffer.alloc(0);
-  if (raw.length <= MAC_BYTES) return null;
-  const body = raw.subarray(0, raw.length - MAC_BYTES);
-  if (!timingSafeEqual(raw.subarray(raw.length - MAC_BYTES), mac(body))) return null;
-  const payload = JSON.parse(body.toString('utf8'));
-  return payload.s === scope && payload.e >= Date.now() ? payload.p : null;
-}
-
-
-const error = (code, key, message, details) => ({ code, key, message, ...(details ? { details } : {}) });
+const listPage = await memberListPages(pool);
 
 async function handle(req, res) {
   const mark = req.url.indexOf('?');
@@ -84,42 +54,8 @@ async function handle(req, res) {
   if (activation) return activate(res, projectId, appId, decodeURIComponent(activation[1]), decodeURIComponent(activation[2]));
   const programId = decodeURIComponent(match[1]);
   if (req.method === 'POST') return enrol(req, res, projectId, programId);
-  const query = new URLSearchParams(mark < 0 ? '' : req.url.slice(mark + 1));
-  for (const name of query.keys()) {
-    if (name !== 'limit' && name !== 'cursor' && name !== 'order') return send(res, 400, error(400, 'invalid_query_params', 'Invalid query params', `${name} is not supported by the baseline`));
-  }
-  const limit = query.has('limit') ? Number(query.get('limit')) : DEFAULT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) return send(res, 400, error(400, 'invalid_query_params', 'Invalid query params', 'limit must be 1 to 100'));
-  const order = query.getAll('order');
-  const plan = planMemberList(programId, order.length === 0 ? undefined : order.length === 1 ? order[0] : order, undefined);
-  if (plan.sort[0].column === 'status') return send(res, 400, error(400, 'invalid_query_params', 'Invalid query params', 'a status-led order is not supported by the baseline'));
-  const scope = `${projectId}|members|${plan.canonical}`;
-  let after = null;
-  if (query.has('cursor')) {
-    after = decodeCursor(query.get('cursor'), scope);
-    if (!after) return send(res, 400, error(400, 'invalid_or_expired_cursor', 'Invalid or expired cursor'));
-  }
-
-  const { text, values } = memberPageQuery(projectId, programId, plan.sort, plan.filters, after, limit + 1, null);
-  const { rows } = await pool.query(text, values);
-  if (rows.length === 0) return send(res, 404, error(404, 'not_found', 'Resource not found', `Cannot find program with id ${programId}`));
-  const page = rows.filter((row) => row.id !== null).slice(0, limit);
-  const last = page.at(-1);
-  const position = last && rows.length > limit ? plan.sort.map((key) => (key.column === 'created_at' ? last.created_at.toISOString() : last[key.column])) : null;
-  send(res, 200, {
-    data: page.map((row) => ({
-      id: row.id,
-      customer_id: row.customer_id,
-      program_id: row.program_id,
-      status: row.status,
-      metadata: row.metadata,
-      created_at: row.created_at.toISOString(),
-      updated_at: row.updated_at?.toISOString() ?? null,
-      object: 'member',
-    })),
-    cursor: position ? encodeCursor(scope, position) : null,
-    object: 'list',
-  });
+  const { status, body } = await listPage(projectId, programId, mark < 0 ? '' : req.url.slice(mark + 1));
+  send(res, status, body);
 }
 
 const invalid = (details) => error(400, 'invalid_payload', 'Invalid payload', details);

@@ -14,28 +14,30 @@
 //      interleaved windows A B B A so machine noise hits both; both must first answer the same data;
 //   6. the rate limiter's cost: the first page on this API (limiter on, at a rate it never reaches) and on a
 //      second API with RATE_LIMIT_PER_SECOND=0, also in windows A B B A;
+//   5b. the API against a minimal NestJS server doing the same work (bench/member-list-nest-server.mjs: the same
+//      key check, page code and pool as the plain baseline, served by one Nest controller on Express), on the
+//      same three pages, windows A B B A (issue 40: throughput ≥ 0.9 of it on every page);
 //   7. the write paths against the same baseline, windows A B B A (figures only: the targets are the list's):
 //      POST /v2/loyalties/programs/{id}/members, a new customer each time, and the manual activation of a
 //      different PENDING entry each time (60,000 made, one per member, due in a day).
 //
 // Options: --members N (default 1000000), --duration S (8), --warmup S (2), --connections C (16),
-// --parts variants,raw,limiter,write (which of steps 4 to 7 to run; all by default). BENCH_API_NODE_ARGS passes
-// options to the API's `node` (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+// --parts variants,raw,nest,limiter,write (which of steps 4 to 7 to run; all by default). BENCH_API_NODE_ARGS passes
+// options to the API's `node` (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), BENCH_BASELINE_NODE_ARGS to the baselines'.
 // Every response must be 200; any other status or a socket error fails the run (exit 1), and so does a
 // missed target. Results go to bench/results/member-list.json.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { freePort, run, startProcess } from './lib/processes.mjs';
+import { freePort, run, startApiProcess, startProcess } from './lib/processes.mjs';
 import { positive } from './lib/args.mjs';
 import { load as loadRun, measure as measureRun } from './lib/http-load.mjs';
-import { limiterCost, printRawBaseline, RAW_TARGETS, rawBaseline } from './lib/member-list-sides.mjs';
+import { limiterCost, NEST_TARGETS, nestBaseline, printRawBaseline, RAW_TARGETS, rawBaseline } from './lib/member-list-sides.mjs';
 import { activationBaseline, enrolBaseline, makePendingEntries } from './lib/write-paths.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -45,7 +47,7 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '8' },
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '16' },
-    parts: { type: 'string', default: 'variants,raw,limiter,write' },
+    parts: { type: 'string', default: 'variants,raw,nest,limiter,write' },
   },
 });
 const MEMBERS = positive(args.members, '--members');
@@ -53,7 +55,7 @@ const DURATION = positive(args.duration, '--duration');
 const WARMUP = args.warmup === '0' ? 0 : positive(args.warmup, '--warmup');
 const CONNECTIONS = positive(args.connections, '--connections');
 const PARTS = new Set(args.parts.split(',').filter(Boolean));
-for (const part of PARTS) if (!['variants', 'raw', 'limiter', 'write'].includes(part)) throw new Error(`--parts takes variants, raw, limiter and write; got '${part}'`);
+for (const part of PARTS) if (!['variants', 'raw', 'nest', 'limiter', 'write'].includes(part)) throw new Error(`--parts takes variants, raw, nest, limiter and write; got '${part}'`);
 const PAGE = 10;
 const WALK_PAGE = 100;
 const DEEP = Math.floor(MEMBERS / 2);
@@ -108,28 +110,15 @@ process.once('SIGINT', () => {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function startApi(port, env = {}) {
-  const log = createWriteStream(apiLog, { flags: 'a' });
-  const child = spawn(process.execPath, [...(process.env.BENCH_API_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/main.js'], { cwd: root, env: { ...childEnv, RATE_LIMIT_PER_SECOND: RATE_LIMIT_ON, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const { child } = await startApiProcess({ env: { ...childEnv, RATE_LIMIT_PER_SECOND: RATE_LIMIT_ON, ...env }, log: apiLog, nodeArgs: process.env.BENCH_API_NODE_ARGS?.split(' ').filter(Boolean), port });
   apis.push(child);
-  child.stdout.pipe(log);
-  child.stderr.pipe(log);
-  for (let i = 0; i < 300; i += 1) {
-    if (child.exitCode !== null) break;
-    try {
-      const response = await fetch(`http://127.0.0.1:${port}/health/ready`);
-      if (response.status === 200) return child;
-    } catch {
-      // not listening yet
-    }
-    await sleep(100);
-  }
-  throw new Error(`the API did not become ready; its log:\n${(await readFile(apiLog, 'utf8').catch(() => '')).slice(-4000)}`);
+  return child;
 }
 
 /** The plain node:http + pg baseline (bench/member-list-raw-server.mjs) on a free port. */
-async function startRaw() {
+async function startRaw(script = 'bench/member-list-raw-server.mjs') {
   const port = await freePort();
-  const child = await startProcess(['bench/member-list-raw-server.mjs'], 'listening', { ...childEnv, PORT: String(port) });
+  const child = await startProcess([...(process.env.BENCH_BASELINE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), script], 'listening', { ...childEnv, PORT: String(port) });
   apis.push(child);
   return { child, base: `http://127.0.0.1:${port}` };
 }
@@ -242,6 +231,7 @@ async function main() {
   const results = [];
   let limiter = null;
   let raw = null;
+  let nest = null;
   let write = null;
   try {
     // Write out what the seed and the walks left dirty now, not during a measured run.
@@ -263,15 +253,16 @@ async function main() {
         const port = await freePort();
         return { child: await startApi(port, env), port };
       },
-      startRaw,
+      startRaw: () => startRaw(),
+      startNest: () => startRaw('bench/member-list-nest-server.mjs'),
     };
-    if (PARTS.has('raw')) {
-      raw = await rawBaseline(sides, [
-        { key: 'first', name: 'first page', path: pathOf(variants[0].params) },
-        { key: 'deep', name: `deep page (${DEEP.toLocaleString('en')} in)`, path: pathOf(variants[1].params) },
-        { key: 'limit_100', name: 'first page, limit=100', path: pathOf([['limit', '100']]) },
-      ]);
-    }
+    const baselinePages = [
+      { key: 'first', name: 'first page', path: pathOf(variants[0].params) },
+      { key: 'deep', name: `deep page (${DEEP.toLocaleString('en')} in)`, path: pathOf(variants[1].params) },
+      { key: 'limit_100', name: 'first page, limit=100', path: pathOf([['limit', '100']]) },
+    ];
+    if (PARTS.has('raw')) raw = await rawBaseline(sides, baselinePages);
+    if (PARTS.has('nest')) nest = await nestBaseline(sides, baselinePages);
     if (PARTS.has('limiter')) limiter = await limiterCost(sides, pathOf(variants[0].params));
     if (PARTS.has('write')) {
       // Made first: the enrolments add cards to the campaign.
@@ -307,6 +298,7 @@ async function main() {
     if (pass) console.log(`  PASS: every p99 < ${P99_LIMIT_MS} ms, deep / first ${ratio.toFixed(2)} <= ${DEEP_RATIO_LIMIT}`);
   }
   if (raw) pass = printRawBaseline(raw) && pass;
+  if (nest) pass = printRawBaseline(nest, 'the API against a minimal NestJS server doing the same work (windows A B B A; target: throughput ≥ 0.9)', true, NEST_TARGETS) && pass;
   if (write) printRawBaseline({ pages: [...write.enrolment.pages, ...write.activation.pages] }, 'the write paths against the same baseline (windows A B B A; figures only)', false);
   if (limiter) {
     console.log(
@@ -331,11 +323,12 @@ async function main() {
           customer_id: { pages: deepCustomer.pages, limit: WALK_PAGE, seconds: Number((deepCustomer.ms / 1000).toFixed(2)) },
         },
         load: { connections: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP, limit: PAGE, tool: 'autocannon 9.0.0 (in process), latencies from its per-response timings' },
-        targets: { p99_ms_below: P99_LIMIT_MS, deep_over_first_p99_at_most: DEEP_RATIO_LIMIT, raw_baseline: RAW_TARGETS },
+        targets: { p99_ms_below: P99_LIMIT_MS, deep_over_first_p99_at_most: DEEP_RATIO_LIMIT, raw_baseline: RAW_TARGETS, nest_baseline: NEST_TARGETS },
         variants: results,
         deep_over_first_p99: Number(ratio.toFixed(3)),
         deep_over_first_p99_customer_id: Number(ratioCustomer.toFixed(3)),
         raw_baseline: raw,
+        nest_baseline: nest,
         write_baseline: write,
         rate_limiter: limiter,
         pass,

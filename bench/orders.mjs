@@ -21,9 +21,8 @@
 // Options: --duration S (10), --warmup S (2), --connections C (32; part b uses 20), --parts spread,hot,raw.
 // A crash exits 1; so does a missed target, as bench/member-list.mjs does (targets: (a) >= 500 orders/s and
 // p99 <= 200 ms; (b) no non-2xx answer and p99 <= 500 ms). Results: bench/results/orders.json.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -31,7 +30,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { adminQuery, call, campaign } from './lib/api.mjs';
-import { freePort, run, startProcess, stopProcess } from './lib/processes.mjs';
+import { freePort, run, startApiProcess, startProcess, stopProcess } from './lib/processes.mjs';
+import { accrual, checkData, enrolAll, orders, pending } from './lib/orders-setup.mjs';
 import { positive } from './lib/args.mjs';
 import { sampleStatements } from './lib/statement-log.mjs';
 import { apiWarnings, drain, interleavedOrders, measureOrders, postLoad } from './lib/orders-load.mjs';
@@ -116,55 +116,15 @@ process.once('SIGINT', () => {
 
 /** The API as production runs it (default LOG_LEVEL, its log to a file), on a free port. */
 async function startApi() {
-  const port = await freePort();
-  const log = createWriteStream(apiLog, { flags: 'a' });
-  const child = spawn(process.execPath, [...(process.env.BENCH_API_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/main.js'], { cwd: root, env: { ...childEnv, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(watch(child, 'the API'));
-  child.stdout.pipe(log);
-  child.stderr.pipe(log);
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i += 1) {
-    if (child.exitCode !== null) break;
-    try {
-      if ((await fetch(`${base}/health/ready`)).status === 200) return { child, base };
-    } catch {
-      // not listening yet
-    }
-    await sleep(100);
-  }
-  throw new Error(`the API did not become ready; its log:\n${(await readFile(apiLog, 'utf8').catch(() => '')).slice(-4000)}`);
+  const api = await startApiProcess({ env: childEnv, log: apiLog, nodeArgs: process.env.BENCH_API_NODE_ARGS?.split(' ').filter(Boolean) });
+  children.push(watch(api.child, 'the API'));
+  return api;
 }
 
 async function stopChild(child) {
   stopping.add(child);
   await stopProcess(child);
   children.splice(children.indexOf(child), 1);
-}
-
-const accrual = (points) => ({ event: 'order.paid', loyalty: { type: 'FIXED', points } });
-const pending = (points) => ({ event: 'order.paid', loyalty: { type: 'FIXED', points }, pending_points: { period_type: 'DAY', period_value: 14 } });
-
-/** Enrols each customer (by source id) in each program, `parallel` requests at a time. */
-async function enrolAll(api, headers, customers, programs, parallel = 8) {
-  const jobs = customers.flatMap((customer) => programs.map((program) => [customer, program]));
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: parallel }, async () => {
-      while (next < jobs.length) {
-        const [customer, program] = jobs[next++];
-        await call(api.base, headers, 'POST', `/v2/loyalties/programs/${program}/members`, { customer_identification: { type: 'customer_source_id', customer_source_id: customer } });
-      }
-    }),
-  );
-}
-
-/** A body maker for a part: each call a new order source id, the customer round-robin over `customers`. */
-function orders(tag, customers) {
-  let n = 0;
-  return () => {
-    n += 1;
-    return JSON.stringify({ source_id: `${tag}-${n}`, status: 'PAID', amount: 1000, customer: { source_id: customers[n % customers.length] } });
-  };
 }
 
 /**
@@ -184,25 +144,6 @@ async function window(db, processes, run) {
   const drained = await drain(db);
   await sleep(200);
   return { ...measured, drain_s: drained, api_warnings: await apiWarnings(apiLog, from) };
-}
-
-/** Checks of the data a part wrote: earnings per order, and the cards' balances against ledger and entries. */
-async function checkData(db, tag, earningsPerOrder) {
-  const [row] = (
-    await db.query(
-      `SELECT count(DISTINCT o.id)::int AS orders, count(e.*)::int AS earnings FROM orders o LEFT JOIN order_earnings e ON e.order_id = o.id WHERE o.source_id LIKE $1`,
-      [`${tag}-%`],
-    )
-  ).rows;
-  const broken = (
-    await db.query(
-      `SELECT count(*)::int AS n FROM vouchers v
-       LEFT JOIN (SELECT voucher_id, sum(points)::int AS sum FROM voucher_transactions GROUP BY voucher_id) t ON t.voucher_id = v.id
-       LEFT JOIN (SELECT voucher_id, sum(points)::int AS sum FROM loyalty_pending_points WHERE status = 'PENDING' GROUP BY voucher_id) p ON p.voucher_id = v.id
-       WHERE v.balance <> coalesce(t.sum, 0) OR v.pending_points <> coalesce(p.sum, 0)`,
-    )
-  ).rows[0].n;
-  return { orders: row.orders, earnings: row.earnings, earnings_expected: row.orders * earningsPerOrder, cards_off_their_ledger: broken };
 }
 
 async function machine(db) {

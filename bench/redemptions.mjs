@@ -25,9 +25,8 @@
 // Options: --duration S (10), --warmup S (2), --connections C (32; part b uses 20), --parts spread,hot,raw,
 // --hot-stock N (100). A crash exits 1; so does a missed target ((a) >= 0.8 of the baseline's redemptions/s
 // (part c) and p99 <= 200 ms; (b) no 5xx, no oversell, p99 <= 500 ms). Results: bench/results/redemptions.json.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -35,7 +34,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { adminQuery, call, campaign } from './lib/api.mjs';
-import { freePort, run, startProcess, stopProcess } from './lib/processes.mjs';
+import { freePort, run, startApiProcess, startProcess, stopProcess } from './lib/processes.mjs';
 import { positive } from './lib/args.mjs';
 import { sampleStatements } from './lib/statement-log.mjs';
 import { sampleLockWaits } from './lib/lock-waits.mjs';
@@ -131,23 +130,9 @@ process.once('SIGINT', () => {
 
 /** The API as production runs it (default LOG_LEVEL, its log to a file), on a free port. */
 async function startApi() {
-  const port = await freePort();
-  const log = createWriteStream(apiLog, { flags: 'a' });
-  const child = spawn(process.execPath, [...(process.env.BENCH_API_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/main.js'], { cwd: root, env: { ...childEnv, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(watch(child, 'the API'));
-  child.stdout.pipe(log);
-  child.stderr.pipe(log);
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i += 1) {
-    if (child.exitCode !== null) break;
-    try {
-      if ((await fetch(`${base}/health/ready`)).status === 200) return { child, base };
-    } catch {
-      // not listening yet
-    }
-    await sleep(100);
-  }
-  throw new Error(`the API did not become ready; its log:\n${(await readFile(apiLog, 'utf8').catch(() => '')).slice(-4000)}`);
+  const api = await startApiProcess({ env: childEnv, log: apiLog, nodeArgs: process.env.BENCH_API_NODE_ARGS?.split(' ').filter(Boolean) });
+  children.push(watch(api.child, 'the API'));
+  return api;
 }
 
 async function stopChild(child) {

@@ -1,5 +1,7 @@
-// Child processes of the benchmarks: the service's worker, the no-op worker, receivers.
+// Child processes of the benchmarks: the service's API and worker, the no-op worker, receivers.
 import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -50,4 +52,28 @@ export function freePort() {
       server.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * The API as production runs it (`node dist/main.js`, its own LOG_LEVEL, its output appended to the file `log`) on
+ * `port` (a free one if not given), once `GET /health/ready` answers 200 (30 s at most). `nodeArgs`: options for its `node`.
+ */
+export async function startApiProcess({ env, log, nodeArgs = [], port }) {
+  port ??= await freePort();
+  const out = createWriteStream(log, { flags: 'a' });
+  const child = spawn(process.execPath, [...nodeArgs, 'dist/main.js'], { cwd: root, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.pipe(out);
+  child.stderr.pipe(out);
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i += 1) {
+    if (child.exitCode !== null) break;
+    try {
+      if ((await fetch(`${base}/health/ready`)).status === 200) return { child, base };
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  child.kill('SIGKILL');
+  throw new Error(`the API did not become ready; its log:\n${(await readFile(log, 'utf8').catch(() => '')).slice(-4000)}`);
 }
