@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { Logger } from '@nestjs/common';
 import { WORKER_ID } from '../common/process/worker-id.js';
 import type { RedisTopology } from '../config/redis-topology.js';
 import { createRedisClient, type RedisClient } from '../common/redis/redis-client.js';
@@ -56,35 +57,74 @@ type Beat = (key: string, field: string, value: string, ttlMs: number) => Promis
  * HTTP probe.
  */
 export class WorkerHeartbeat {
-  private readonly redis: RedisClient & { beat: Beat };
+  private redis: RedisClient & { beat: Beat };
   private readonly key: string;
   private readonly field = `${hostname()}:${process.pid}`;
   private timer: NodeJS.Timeout | null = null;
-  /** When the last beat was written (epoch ms), null before the first. */
-  lastBeatAt: number | null = null;
+  private readonly logger = new Logger('Heartbeat');
+  /** When beats began to fail (epoch ms), null while they are written: one line when they stop, one when they resume. */
+  private failingSince: number | null = null;
 
-  constructor(topology: RedisTopology, queuePrefix: string) {
-    // Its own connection, failing fast: a beat while Redis is down is skipped, not queued.
-    this.redis = createRedisClient(topology, { failFast: true, lazyConnect: true, name: `${queuePrefix}:heartbeat` }) as RedisClient & { beat: Beat };
-    this.redis.defineCommand('beat', { numberOfKeys: 1, lua: BEAT });
-    this.redis.on('error', () => undefined); // Reported by the queues' connection log already.
+  constructor(
+    private readonly topology: RedisTopology,
+    private readonly queuePrefix: string,
+    /** How often a beat is written and how long it lasts (tests shorten both). */
+    private readonly timing = { everyMs: HEARTBEAT_EVERY_MS, ttlMs: HEARTBEAT_TTL_MS },
+  ) {
+    this.redis = this.client();
     this.key = heartbeatKey(queuePrefix);
+  }
+
+  /**
+   * Its own connection, failing fast: a beat while Redis is down is skipped, not queued, and one that hangs
+   * fails after a beat's interval.
+   */
+  private client(): RedisClient & { beat: Beat } {
+    const redis = createRedisClient(this.topology, { failFast: true, lazyConnect: true, commandTimeoutMs: this.timing.everyMs, name: `${this.queuePrefix}:heartbeat` }) as RedisClient & { beat: Beat };
+    redis.defineCommand('beat', { numberOfKeys: 1, lua: BEAT });
+    redis.on('error', () => undefined); // Reported by the queues' connection log already.
+    return redis;
   }
 
   start(): void {
     const beat = () => {
       const value: Heartbeat = { host: hostname(), pid: process.pid, worker_id: WORKER_ID, at: new Date().toISOString() };
-      this.redis.beat(this.key, this.field, JSON.stringify(value), HEARTBEAT_TTL_MS).then(() => (this.lastBeatAt = Date.now()), () => undefined);
+      this.redis.beat(this.key, this.field, JSON.stringify(value), this.timing.ttlMs).then(
+        () => this.written(),
+        (error: Error) => this.failed(error),
+      );
     };
     void this.redis.connect().then(beat, () => undefined);
-    this.timer = setInterval(beat, HEARTBEAT_EVERY_MS);
+    this.timer = setInterval(beat, this.timing.everyMs);
     this.timer.unref();
+  }
+
+  private written(): void {
+    if (this.failingSince === null) return;
+    this.logger.log({ down_ms: Date.now() - this.failingSince }, 'heartbeat written again');
+    this.failingSince = null;
+  }
+
+  /** A beat Redis did not take: logged once per outage, with the connection's state, so a worker that looks dead to `worker-health` says why. */
+  private failed(error: Error): void {
+    if (this.failingSince === null) {
+      this.failingSince = Date.now();
+      this.logger.warn({ error: error.message, connection: this.redis.status }, 'heartbeat not written');
+    } else if (Date.now() - this.failingSince >= this.timing.ttlMs) {
+      // The worker's queues came back but this connection did not (seen once under Sentinel, after the
+      // master it used was killed): a TTL without a beat makes the worker look dead, so start a new one.
+      this.logger.warn({ error: error.message, connection: this.redis.status, failing_ms: Date.now() - this.failingSince }, 'heartbeat connection renewed');
+      this.redis.disconnect();
+      this.redis = this.client();
+      this.failingSince = Date.now();
+      this.redis.connect().catch(() => undefined);
+    }
   }
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     if (this.redis.status === 'ready') {
-      await this.redis.beat(this.key, this.field, '', HEARTBEAT_TTL_MS).catch(() => undefined);
+      await this.redis.beat(this.key, this.field, '', this.timing.ttlMs).catch(() => undefined);
       await this.redis.quit().catch(() => undefined);
     } else {
       // quit() would wait for a connection that may never come back.

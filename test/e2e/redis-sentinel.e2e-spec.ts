@@ -173,7 +173,8 @@ if (missing.length) process.stderr.write(`test/e2e/redis-sentinel.e2e-spec.ts sk
       });
       return health ? true : undefined;
     }, { timeoutMs: 45_000, intervalMs: 500 }).catch((error: Error) => {
-      throw new Error(`worker-health --any: ${error.message}; last answer ${lastHealth}\n--- worker ---\n${worker.output.slice(-3000)}`);
+      const lines = worker.output.split('\n').filter((line) => /Heartbeat|Redis|redis/.test(line));
+      throw new Error(`worker-health --any: ${error.message}; last answer ${lastHealth}\n--- worker's Redis lines ---\n${lines.join('\n').slice(-6000)}`);
     });
     expect(worker.alive && api.alive).toBe(true);
 

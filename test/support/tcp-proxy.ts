@@ -40,6 +40,17 @@ export class TcpProxy {
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
+  /**
+   * The connections open now stay open and carry nothing more, either way (a peer that hangs: no close, no
+   * answer); connections made afterwards work.
+   */
+  stall(): void {
+    for (const socket of this.sockets) {
+      socket.unpipe();
+      socket.pause();
+    }
+  }
+
   async restore(): Promise<void> {
     await this.start(this.port);
   }
