@@ -56,17 +56,32 @@ export async function cpuMs(pids, required = []) {
   return ticks * 10;
 }
 
+/** The database's backends but `db`'s own, and the CPU ms each has used so far. */
+async function backendCpu(db) {
+  const pids = (await db.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map((r) => r.pid);
+  const cpu = new Map();
+  for (const pid of pids) {
+    const ms = await cpuMs([pid], [pid]);
+    if (ms !== null) cpu.set(pid, ms);
+  }
+  return cpu;
+}
+
 /**
  * One measured run against the server process `pid`, with the CPU time it and the database's backends
- * (`db`, a pg client on that database) spent, per request.
+ * (`db`, a pg client on that database) spent, per request. A backend is counted by its own difference: one
+ * that started during the run counts all its CPU, one that ended during it is left out (its last reading is
+ * gone): a small undercount when a pool replaces connections, never a negative figure (summing the pids of
+ * the start at both ends counted a backend that ended as a loss).
  */
 export async function measure(db, pid, run) {
-  const backends = (await db.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map((r) => r.pid);
-  const before = [await cpuMs([pid], [pid]), await cpuMs(backends)];
+  const before = [await cpuMs([pid], [pid]), await backendCpu(db)];
   const measured = await load(run);
-  const after = [await cpuMs([pid], [pid]), await cpuMs(backends)];
-  const perRequest = (i) => (before[0] === null ? null : Number(((after[i] - before[i]) / measured.requests).toFixed(3)));
-  return { ...measured, server_cpu_ms_per_request: perRequest(0), postgres_cpu_ms_per_request: perRequest(1) };
+  const after = [await cpuMs([pid], [pid]), await backendCpu(db)];
+  let postgres = 0;
+  for (const [backend, ms] of after[1]) postgres += ms - (before[1].get(backend) ?? 0);
+  const perRequest = (ms) => (before[0] === null ? null : Number((ms / measured.requests).toFixed(3)));
+  return { ...measured, server_cpu_ms_per_request: perRequest(after[0] - before[0]), postgres_cpu_ms_per_request: perRequest(postgres) };
 }
 
 /**

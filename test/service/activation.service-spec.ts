@@ -94,6 +94,8 @@ describe('ActivationService on PostgreSQL (no worker, no HTTP)', () => {
     expect((await status()).every(([, s]) => s === 'ACTIVATED')).toBe(true);
     // Nothing due (a cohort another project's job of the same moment drained): it looks, and that is all.
     expect(await activation.drainDue(2, internalCause(), async () => void (lanes += 1))).toBe(0);
+    expect(lanes).toBe(1);
+    expect(await db.count("SELECT 1 FROM events WHERE type = $1 AND data->'pending_points'->>'id' = ANY($2::text[])", [ACTIVATED, ids])).toBe(6);
     for (const [i, { card }] of entries.entries()) expect(await db.card(card.code)).toMatchObject({ balance: 10 + i, pending_points: 0 });
     expect(await db.count('SELECT 1 FROM voucher_transactions WHERE pending_points_id = ANY($1)', [ids])).toBe(6);
   });
