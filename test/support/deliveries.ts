@@ -30,4 +30,3 @@ export async function dueDeliveryOf(services: Services, url: string, blobBytes =
   );
   return { project, distributionId: distribution.id, deliveryId: delivery.id, eventId: event.id };
 }
-
