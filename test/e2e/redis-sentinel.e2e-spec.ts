@@ -177,6 +177,9 @@ if (missing.length) process.stderr.write(`test/e2e/redis-sentinel.e2e-spec.ts sk
       throw new Error(`worker-health --any: ${error.message}; last answer ${lastHealth}\n--- worker's Redis lines ---\n${lines.join('\n').slice(-6000)}`);
     });
     expect(worker.alive && api.alive).toBe(true);
+    // What the heartbeat went through (its lines are rare: a failover in CI left it without a connection once).
+    const heartbeatLines = worker.output.split('\n').filter((line) => line.includes('"context":"Heartbeat"'));
+    process.stderr.write(`redis-sentinel e2e: worker heartbeat lines: ${heartbeatLines.length ? `\n${heartbeatLines.join('\n')}` : 'none'}\n`);
 
     // Every order answered 200 is recorded; every pending entry activates (by its job, or the sweep the restored connection ran) and is delivered.
     const recorded = await db.query<{ id: string }>('SELECT id FROM orders WHERE id = ANY($1)', [ordered]);
