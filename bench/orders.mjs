@@ -178,7 +178,7 @@ async function main() {
   const headers = { 'x-app-id': project.app_id, 'x-app-token': project.app_token };
 
   const api = await startApi();
-  const worker = await startProcess(['dist/worker.js'], 'Worker ready', childEnv);
+  const worker = await startProcess([...(process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/worker.js'], 'Worker ready', childEnv);
   children.push(watch(worker, 'the worker'));
 
   const setupStarted = performance.now();
