@@ -72,7 +72,12 @@ export class EventPayloadRepository implements OnApplicationShutdown {
       settings: { jit: 'off', ...(statementMs > 0 ? { statement_timeout: String(statementMs) } : {}) },
       connectTimeoutMs: 2_000,
       keepAlive: true,
-      queryTimeoutMs: statementMs > 0 ? statementMs + 1_000 : 0,
+      // PostgreSQL's statement timeout decides that a load took too long (the event's own failure, counted);
+      // this timer only ends a connection that stopped answering (PostgreSQL unreachable: not counted). A
+      // second past the statement timeout was not enough on a loaded machine: cancelling the read of a 36 MB
+      // event took longer, the load was taken as PostgreSQL's failure, never counted, and the delivery was
+      // given back without end (a CI run of webhooks-large-events).
+      queryTimeoutMs: statementMs > 0 ? statementMs + 10_000 : 0,
     });
     // A connection lost while idle: the next load fails on it and reconnects.
     client.on('error', () => undefined);
