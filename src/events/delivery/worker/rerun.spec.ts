@@ -1,69 +1,80 @@
 import { Rerun } from './rerun.js';
 
-/** A drain that takes `ms` and counts its runs, with a pass at its start as the relay's. */
-function counted(ms: number) {
-  const runs: number[] = [];
-  let rerun!: Rerun<number>;
-  const drain = async () => {
-    rerun.pass();
-    runs.push(Date.now());
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    return runs.length;
-  };
-  return { runs, make: (restMs: number) => (rerun = new Rerun(drain, () => undefined, restMs)) };
+/** A drain the test ends by hand (`finish`), counting its starts, with a pass at its start as the relay's. */
+function controlled(restMs: number) {
+  const starts: number[] = [];
+  const ends: (() => void)[] = [];
+  const rerun: Rerun<number> = new Rerun(
+    () => {
+      rerun.pass();
+      starts.push(Date.now());
+      return new Promise<number>((resolve) => ends.push(() => resolve(starts.length)));
+    },
+    () => undefined,
+    restMs,
+  );
+  const finish = () => ends.shift()?.();
+  return { rerun, starts, finish };
 }
 
-const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Polls `condition` every 5 ms for up to 5 s (a bounded wait, not a bet on the machine's speed). */
+async function until(condition: () => boolean): Promise<void> {
+  for (const deadline = Date.now() + 5_000; !condition(); await new Promise((resolve) => setTimeout(resolve, 5))) {
+    if (Date.now() > deadline) throw new Error('condition not met within 5 s');
+  }
+}
 
 describe('Rerun', () => {
   it('runs at once when idle, and once more after a run that was called again', async () => {
-    const { runs, make } = counted(20);
-    const rerun = make(0);
+    const { rerun, starts, finish } = controlled(0);
     const first = rerun.run();
-    expect(runs).toHaveLength(1);
+    expect(starts).toHaveLength(1);
     void rerun.run();
     void rerun.run();
+    finish();
     expect(await first).toBe(1);
-    await settle(60);
-    expect(runs).toHaveLength(2);
+    await until(() => starts.length === 2);
+    finish();
+    await rerun.stop();
+    expect(starts).toHaveLength(2);
   });
 
   it('with a rest: calls during a run and its rest go into one next run, after the rest', async () => {
-    const { runs, make } = counted(10);
-    const rerun = make(100);
-    void rerun.run();
-    await settle(5);
+    const { rerun, starts, finish } = controlled(100);
+    const first = rerun.run();
     void rerun.run(); // during the drain: the run rests, then goes round once more
-    await settle(30);
+    finish();
+    await new Promise((resolve) => setImmediate(resolve)); // the drain has ended: the rest has begun
     void rerun.run(); // during the rest: joins the same next run
     void rerun.run();
-    expect(runs).toHaveLength(1);
-    await settle(150);
-    expect(runs).toHaveLength(2);
-    expect(runs[1] - runs[0]).toBeGreaterThanOrEqual(100);
+    expect(starts).toHaveLength(1);
+    expect(await first).toBe(1); // the first run's promise ends with its rest
+    await until(() => starts.length === 2);
+    expect(starts[1] - starts[0]).toBeGreaterThanOrEqual(95);
+    finish();
     await rerun.stop();
+    expect(starts).toHaveLength(2);
   });
 
   it('with a rest: a lone call after a quiet run starts at once', async () => {
-    const { runs, make } = counted(5);
-    const rerun = make(1_000);
-    await rerun.run();
-    const started = Date.now();
-    await rerun.run();
-    expect(runs).toHaveLength(2);
-    expect(Date.now() - started).toBeLessThan(500);
+    const { rerun, starts, finish } = controlled(10_000);
+    const first = rerun.run();
+    finish();
+    await first;
+    void rerun.run();
+    expect(starts).toHaveLength(2);
+    finish();
+    await rerun.stop();
   });
 
   it('stop() ends a rest at once and starts no other run', async () => {
-    const { runs, make } = counted(5);
-    const rerun = make(10_000);
+    const { rerun, starts, finish } = controlled(10_000);
     void rerun.run();
     void rerun.run();
-    await settle(20);
+    finish();
     const started = Date.now();
     await rerun.stop();
-    expect(Date.now() - started).toBeLessThan(1_000);
-    await settle(20);
-    expect(runs).toHaveLength(1);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(starts).toHaveLength(1);
   });
 });
