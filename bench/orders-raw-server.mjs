@@ -84,7 +84,7 @@ async function handle(req, res) {
     if (plan.length) {
       await client.query(ORDER_SQL.lockCards, [[...new Set(plan.map((e) => e.cardId))].sort()]);
       const won = new Set(
-        (await client.query(ORDER_SQL.claim, [orderId, projectId, plan.map((e) => e.rule.id), plan.map((e) => e.cardId), plan.map((e) => e.points)])).rows.map((row) => row.earning_rule_id),
+        (await client.query(ORDER_SQL.claim, [projectId, plan.map(() => orderId), plan.map((e) => e.rule.id), plan.map((e) => e.cardId), plan.map((e) => e.points)])).rows.map((row) => row.earning_rule_id),
       );
       const claimed = plan.filter((e) => won.has(e.rule.id));
       const paid = {
@@ -169,7 +169,7 @@ async function handle(req, res) {
         if (dated.length) await client.query(ORDER_SQL.refreshNext, [dated]);
       }
       if (entries.length) {
-        await client.query(ORDER_SQL.pendingEvents, [entries.map((entry) => entry.id), entries.map((entry) => entry.points), ADDED, groupId, JSON.stringify(source), 'AUTOMATIC', config.events.payloadMaxBytes]);
+        await client.query(ORDER_SQL.pendingEvents, [entries.map((entry) => entry.id), entries.map((entry) => entry.points), ADDED, entries.map(() => groupId), entries.map(() => JSON.stringify(source)), 'AUTOMATIC', config.events.payloadMaxBytes]);
       }
     }
     await client.query('COMMIT');

@@ -984,6 +984,14 @@ SELECT count(*) AS count, coalesce(sum(amount), 0) AS total,
        (array_agg(amount ORDER BY created_at DESC, id DESC))[1] AS last_amount, max(created_at) AS last_date
 FROM orders WHERE customer_id = $2 AND project_id = $1 AND status IN ('PAID', 'FULFILLED');
 
+-- points/orders/order.repository.ts: upsertOrdersSql (per call)
+INSERT INTO orders (id, project_id, source_id, status, amount${others.map((c) => `, ${c}`).join('')})
+SELECT o.id, $1, o.source_id, o.status, o.amount${others.map((c) => `, o.${c}`).join('')}
+FROM jsonb_to_recordset($2::jsonb) AS o(id text, source_id text, status text, amount bigint, customer_id text, items jsonb, metadata jsonb)
+ORDER BY o.source_id
+ON CONFLICT (project_id, source_id) WHERE source_id IS NOT NULL DO UPDATE SET ${[...columns.map((c) => `${c} = EXCLUDED.${c}`), 'updated_at = now()'].join(', ')}
+RETURNING ${ORDER_COLUMNS};
+
 -- points/orders/order.repository.ts: insertOrderSql (per call)
 INSERT INTO orders (id, project_id, source_id, status, amount${others.map((c) => `, ${c}`).join('')})
 VALUES ($1, $2, $3, $4, $5${others.map((_, i) => `, $${i + 6}`).join('')})
@@ -991,8 +999,8 @@ ${update} RETURNING ${ORDER_COLUMNS};
 
 -- points/orders/order.repository.ts: CLAIM (prepared orders_claim)
 INSERT INTO order_earnings (order_id, earning_rule_id, project_id, voucher_id, points)
-SELECT $1, c.rule, $2, c.card, c.points FROM unnest($3::text[], $4::text[], $5::int[]) AS c(rule, card, points)
-ON CONFLICT (order_id, earning_rule_id) DO NOTHING RETURNING earning_rule_id;
+SELECT c.order_id, c.rule, $1, c.card, c.points FROM unnest($2::text[], $3::text[], $4::text[], $5::int[]) AS c(order_id, rule, card, points)
+ON CONFLICT (order_id, earning_rule_id) DO NOTHING RETURNING order_id, earning_rule_id;
 
 -- points/orders/order.repository.ts: DISCOUNT (prepared orders_discount)
 UPDATE orders SET discount_amount = greatest(discount_amount + $3, 0), updated_at = now() WHERE id = $1 AND project_id = $2 RETURNING id, project_id, source_id, status, amount, discount_amount, customer_id, items, metadata, created_at, updated_at;
@@ -1090,19 +1098,22 @@ INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, dat
   SELECT 'evcus_' || left(md5(random()::text || clock_timestamp()::text || s.entity_id), 18), s.project_id, s.type, s.entity_id, s.group_id, s.event_source,
          CASE WHEN octet_length(s.data::text) <= $7::int THEN s.data ELSE loyalty_event_fit(s.data, $7::int) END
   FROM (
-SELECT p.project_id, $3::text AS type, p.customer_id AS entity_id, $4::text AS group_id, $5::jsonb AS event_source,
+SELECT p.project_id, $3::text AS type, p.customer_id AS entity_id, ch.group_id, ch.source::jsonb AS event_source,
        json_build_object(
          'customer', (SELECT loyalty_customer_json(cu) FROM customers cu WHERE cu.id = p.customer_id),
          'campaign', loyalty_campaign_json(ca),
-         'voucher', loyalty_voucher_json(v, ca.name, v.points, v.balance, v.pending_points, v.next_expiration_date, v.next_expiration_points, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = v.member_id)),
+         'voucher', loyalty_voucher_json(v, ca.name, v.points, v.balance, v.pending_points - coalesce(sum(ch.change) OVER later, 0), v.next_expiration_date, v.next_expiration_points,
+                                         (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = v.member_id)),
          'order', (SELECT loyalty_order_json(o) FROM orders o WHERE o.id = p.order_id),
-         'voucher_pending_points_balance', json_build_object('points', ch.change, 'total', v.pending_points, 'balance', v.pending_points, 'object', 'balance',
+         'voucher_pending_points_balance', json_build_object('points', ch.change, 'total', v.pending_points - coalesce(sum(ch.change) OVER later, 0),
+                                                             'balance', v.pending_points - coalesce(sum(ch.change) OVER later, 0), 'object', 'balance',
                                                              'related_object', json_build_object('type', 'voucher', 'id', v.id), 'operation_type', $6::text),
          'pending_points', loyalty_pending_points_json(p)) AS data
-FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS ch(id, change, n)
+FROM unnest($1::text[], $2::int[], $4::text[], $5::text[]) WITH ORDINALITY AS ch(id, change, group_id, source, n)
 JOIN loyalty_pending_points p ON p.id = ch.id
 JOIN vouchers v ON v.id = p.voucher_id
 JOIN campaigns ca ON ca.id = p.campaign_id
+WINDOW later AS (PARTITION BY p.voucher_id ORDER BY ch.n ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING)
 ORDER BY ch.n OFFSET 0) s;
 
 -- points/pending/pending-points.repository.ts: ACTIVATION_DAYS (prepared pending_points_activation_days)

@@ -17,6 +17,7 @@ export interface OrderFields {
 }
 
 export interface EarningClaim {
+  orderId: string;
   earningRuleId: string;
   voucherId: string;
   points: number;
@@ -71,6 +72,21 @@ function saveStatement(text: string): PreparedStatement {
 }
 
 /**
+ * The upsert by source id of several new orders of one project that set the same columns (`$1` the project, `$2`
+ * the orders as a JSON array of `id`, `source_id` and the columns), in source id order so that concurrent batches
+ * lock the rows of the orders they share in one order; their rows returned.
+ */
+export function upsertOrdersSql(columns: string[]): string {
+  const others = columns.filter((c) => c !== 'status' && c !== 'amount');
+  return `INSERT INTO orders (id, project_id, source_id, status, amount${others.map((c) => `, ${c}`).join('')})
+       SELECT o.id, $1, o.source_id, o.status, o.amount${others.map((c) => `, o.${c}`).join('')}
+       FROM jsonb_to_recordset($2::jsonb) AS o(id text, source_id text, status text, amount bigint, customer_id text, items jsonb, metadata jsonb)
+       ORDER BY o.source_id
+       ON CONFLICT (project_id, source_id) WHERE source_id IS NOT NULL DO UPDATE SET ${[...columns.map((c) => `${c} = EXCLUDED.${c}`), 'updated_at = now()'].join(', ')}
+       RETURNING ${ORDER_COLUMNS}`;
+}
+
+/**
  * The INSERT of a new order that sets these columns (status and amount always; the others given), with its
  * row returned; an upsert by source id when `bySourceId` (bench/'s plain baseline sends a paid order's).
  */
@@ -85,8 +101,8 @@ export function insertOrderSql(columns: string[], bySourceId: boolean): string {
 export const CLAIM = prepared(
   'orders_claim',
   `INSERT INTO order_earnings (order_id, earning_rule_id, project_id, voucher_id, points)
-   SELECT $1, c.rule, $2, c.card, c.points FROM unnest($3::text[], $4::text[], $5::int[]) AS c(rule, card, points)
-   ON CONFLICT (order_id, earning_rule_id) DO NOTHING RETURNING earning_rule_id`,
+   SELECT c.order_id, c.rule, $1, c.card, c.points FROM unnest($2::text[], $3::text[], $4::text[], $5::int[]) AS c(order_id, rule, card, points)
+   ON CONFLICT (order_id, earning_rule_id) DO NOTHING RETURNING order_id, earning_rule_id`,
 );
 export const DISCOUNT = prepared(
   'orders_discount',
@@ -161,17 +177,51 @@ export class OrderRepository implements CustomerOrderStats {
     return row ? orderFromRow(row) : null;
   }
 
-  /** Claims (order, rule) pairs that never earned; returns the rule ids this call won. */
-  async claim(locked: LockedCards, orderId: string, projectId: string, claims: EarningClaim[]): Promise<Set<string>> {
+  /**
+   * Creates or updates orders of one project by their source ids (distinct), each setting the same columns, in the
+   * caller's transaction; the rows in the order given, each locked until the transaction ends (a batch of paid
+   * orders: OrdersService).
+   */
+  async upsertBySourceId(tx: Tx, projectId: string, orders: { id: string; sourceId: string; fields: OrderFields }[]): Promise<Order[]> {
+    const columns = (Object.keys(COLUMN) as (keyof OrderFields)[]).filter((name) => orders[0].fields[name] !== undefined);
+    const rows = await runPrepared<OrderRow[]>(tx, saveStatement(upsertOrdersSql(columns.map((name) => COLUMN[name]))), [
+      projectId,
+      JSON.stringify(
+        orders.map(({ id, sourceId, fields }) => ({
+          id,
+          source_id: sourceId,
+          status: fields.status ?? 'CREATED',
+          amount: fields.amount ?? 0,
+          customer_id: fields.customerId,
+          items: fields.items,
+          metadata: fields.metadata,
+        })),
+      ),
+    ]);
+    const bySourceId = new Map(rows.map((row) => [row.source_id, orderFromRow(row)]));
+    return orders.map(({ sourceId }) => {
+      const order = bySourceId.get(sourceId);
+      if (!order) throw new Error(`order ${sourceId} was not saved`);
+      return order;
+    });
+  }
+
+  /** Claims (order, rule) pairs that never earned, of the project's orders; returns the pairs this call won (`claimKey`). */
+  async claim(locked: LockedCards, projectId: string, claims: EarningClaim[]): Promise<Set<string>> {
     if (!claims.length) return new Set();
     locked.require(claims.map((c) => c.voucherId));
-    const rows = await runPrepared<{ earning_rule_id: string }[]>(locked.tx, CLAIM, [
-      orderId,
+    const rows = await runPrepared<{ order_id: string; earning_rule_id: string }[]>(locked.tx, CLAIM, [
       projectId,
+      claims.map((c) => c.orderId),
       claims.map((c) => c.earningRuleId),
       claims.map((c) => c.voucherId),
       claims.map((c) => c.points),
     ]);
-    return new Set(rows.map((row) => row.earning_rule_id));
+    return new Set(rows.map((row) => claimKey(row.order_id, row.earning_rule_id)));
   }
+}
+
+/** The key of an (order, rule) pair among the claims won. */
+export function claimKey(orderId: string, earningRuleId: string): string {
+  return `${orderId} ${earningRuleId}`;
 }

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { ProjectContext } from '../../auth/auth.service.js';
+import { Collector } from '../../common/batching/collector.js';
 import { ApiError } from '../../common/errors/api-error.js';
+import { databaseBusy, unavailableDependency } from '../../common/errors/infrastructure-errors.js';
 import { hexId } from '../../common/ids.js';
 import { AppConfig } from '../../config/app-config.js';
 import { CustomersService } from '../../customers/customers.service.js';
@@ -8,19 +10,43 @@ import { TransactionRunner } from '../../database/transaction-runner.js';
 import { type EventCause, requestCause } from '../../events/recording/event-recording.js';
 import { CardRepository, type LockedCards } from '../../cards/card.repository.js';
 import { EarningPlanner, earnedPoints, type PlannedEarning } from '../earning/earning-planner.service.js';
-import { PointsPosting } from '../ledger/posting.service.js';
+import { type Movement, PointsPosting } from '../ledger/posting.service.js';
 import type { PendingPointsDetails } from '../pending/pending-points.entity.js';
 import type { PendingPoints } from '../pending/pending-points.entity.js';
+import type { NewPendingPoints } from '../pending/pending-points.repository.js';
 import { pendingDeltas, PendingPointsService } from '../pending/pending-points.service.js';
 import { type CreateOrderDto, type OrderDto, type OrderFieldsDto, toOrderDto } from './dto/order.dto.js';
 import { type Order, totalAmount } from './order.entity.js';
-import { type OrderFields, OrderRepository } from './order.repository.js';
+import { claimKey, type OrderFields, OrderRepository } from './order.repository.js';
 
 /** A rule of the plan and the points it earns on this order. */
 interface Earning {
   planned: PlannedEarning;
   points: number;
 }
+
+/** A saved order, what it earns on its locked cards, and the request that caused it. */
+interface OrderEarning {
+  order: Order;
+  earning: Earning[];
+  cause: EventCause;
+}
+
+/** A paid order by source id that names its customer, with everything read before its transaction: what a batch saves. */
+interface PaidOrder {
+  project: ProjectContext;
+  sourceId: string;
+  fields: OrderFields;
+  plan: PlannedEarning[];
+  cause: EventCause;
+}
+
+/**
+ * How paid orders are batched (docs/architecture.md, "Path of a pending entry"): at most 64 orders, or 1 MiB of
+ * their items and metadata, in one transaction, and two transactions of a project's paid orders at once per API
+ * process (one collects while the other commits).
+ */
+const BATCH_LIMITS = { items: 64, bytes: 1 << 20, inFlight: 2 };
 
 /**
  * The earning rule as pending entries and ledger rows name it, Voucherify's `details.earning_rule`, whose
@@ -48,6 +74,14 @@ export class OrdersService {
     private readonly config: AppConfig,
   ) {}
 
+  /**
+   * Concurrent paid orders of a project, collected into one transaction each batch (issue 40): per project and set
+   * of columns sent; one order never shares a batch with another send of itself. An error that belongs to the
+   * orders (not to the database's state) runs each order of the batch again alone, so one bad order fails only
+   * itself.
+   */
+  private readonly paid = new Collector<PaidOrder, Order>((orders) => this.saveBatch(orders), (error) => !databaseBusy(error) && !unavailableDependency(error), BATCH_LIMITS);
+
   /** POST /v1/orders: updates the order with this `id` or `source_id`, or creates one. */
   async create(project: ProjectContext, dto: CreateOrderDto): Promise<OrderDto> {
     if (dto.id !== undefined) {
@@ -56,6 +90,7 @@ export class OrdersService {
       return this.save(project, existing, undefined, dto);
     }
     if (dto.source_id === undefined) return this.save(project, null, undefined, dto);
+    if (dto.status === 'PAID' && dto.customer !== undefined) return this.pay(project, dto.source_id, dto.customer, dto);
     // The upsert by source id needs the stored order only for what the request leaves out: its status, or its
     // customer when it is PAID. A shop's paid order names both, and saves a read.
     const complete = dto.status !== undefined && (dto.status !== 'PAID' || dto.customer !== undefined);
@@ -101,7 +136,7 @@ export class OrdersService {
           const locked = await this.cards.lock(tx, earning.map((e) => e.planned.cardId));
           // A card gone since the plan (its campaign deleted for good) earns nothing.
           const live = earning.filter((e) => locked.has(e.planned.cardId));
-          if (live.length) created = await this.earn(locked, saved, live, cause);
+          if (live.length) created = await this.earn(locked, [{ order: saved, earning: live, cause }]);
         }
       } else if (saved.status === 'CANCELED') {
         await this.pending.cancelForOrder(tx, saved.id, cause);
@@ -112,49 +147,94 @@ export class OrdersService {
     return toOrderDto(order);
   }
 
-  /** Inside the order's transaction, its cards locked: claims, then accruals and pending entries for the rules this call won. */
-  private async earn(locked: LockedCards, order: Order, earning: Earning[], cause: EventCause): Promise<PendingPoints[]> {
+  /**
+   * A paid order by source id naming its customer: the customer and the plan read as for any order, then the
+   * order's transaction in a batch with the project's other paid orders of the moment (`paid`).
+   */
+  private async pay(project: ProjectContext, sourceId: string, named: NonNullable<OrderFieldsDto['customer']>, dto: OrderFieldsDto): Promise<OrderDto> {
+    const customer = await this.customers.resolve(project, named);
+    const plan = await this.planner.plan(project, customer);
+    const fields: OrderFields = { status: 'PAID', amount: dto.amount, customerId: customer.id, items: dto.items?.map((item) => ({ ...item, object: 'order_item' as const })), metadata: dto.metadata };
+    const columns = (Object.keys(fields) as (keyof OrderFields)[]).filter((name) => fields[name] !== undefined);
+    const bytes = (fields.items ? JSON.stringify(fields.items).length : 0) + (fields.metadata ? JSON.stringify(fields.metadata).length : 0);
+    const order = await this.paid.submit(`${project.id} ${columns.join(',')}`, { project, sourceId, fields, plan, cause: requestCause(project) }, { bytes, conflict: sourceId });
+    return toOrderDto(order);
+  }
+
+  /**
+   * One transaction for a batch of paid orders of one project (distinct source ids, the same columns): the orders
+   * upserted in one statement (in source id order), the cards of all their plans locked in one (id order), then
+   * the claims, pending entries, accruals and events of all of them together (`earn`); after commit, the entries'
+   * activation cohorts. The orders in the order given.
+   */
+  private async saveBatch(paid: PaidOrder[]): Promise<Order[]> {
+    const projectId = paid[0].project.id;
+    const { saved, entries } = await this.transactions.run(async (tx) => {
+      const saved = await this.orders.upsertBySourceId(tx, projectId, paid.map((p) => ({ id: hexId('ord_'), sourceId: p.sourceId, fields: p.fields })));
+      const earning = saved.map((order, i) => ({
+        order,
+        cause: paid[i].cause,
+        earning: paid[i].plan.map((planned) => ({ planned, points: earnedPoints(planned, totalAmount(order)) })).filter((e) => e.points > 0),
+      }));
+      const locked = await this.cards.lock(tx, earning.flatMap((o) => o.earning.map((e) => e.planned.cardId)));
+      // A card gone since the plan (its campaign deleted for good) earns nothing.
+      const live = earning.map((o) => ({ ...o, earning: o.earning.filter((e) => locked.has(e.planned.cardId)) })).filter((o) => o.earning.length);
+      return { saved, entries: live.length ? await this.earn(locked, live) : [] };
+    });
+    await this.pending.schedule(entries);
+    return saved;
+  }
+
+  /**
+   * Inside the orders' transaction, their cards locked: claims, then accruals and pending entries for the rules each
+   * order won (one statement each for all the orders), then one `added` event per entry.
+   */
+  private async earn(locked: LockedCards, orders: OrderEarning[]): Promise<PendingPoints[]> {
     const won = await this.orders.claim(
       locked,
-      order.id,
-      order.projectId,
-      earning.map((e) => ({ earningRuleId: e.planned.rule.id, voucherId: e.planned.cardId, points: e.points })),
+      orders[0].order.projectId,
+      orders.flatMap(({ order, earning }) => earning.map((e) => ({ orderId: order.id, earningRuleId: e.planned.rule.id, voucherId: e.planned.cardId, points: e.points }))),
     );
-    const claimed = earning.filter((e) => won.has(e.planned.rule.id));
-    if (!claimed.length) return [];
-    const paid = this.paidEvent(order, cause);
-
-    const accruals = claimed.filter((e) => e.planned.rule.pendingPoints === null);
-    const held = claimed.filter((e) => e.planned.rule.pendingPoints !== null);
-    const created = await this.pending.insert(
-      locked,
-      held.map((e) => ({
-        id: hexId('lopp_'),
-        projectId: order.projectId,
-        voucherId: e.planned.cardId,
-        campaignId: e.planned.rule.campaignId,
-        customerId: order.customerId as string,
-        orderId: order.id,
-        earningRuleId: e.planned.rule.id,
-        points: e.points,
-        delayMs: (e.planned.rule.pendingPoints?.period_value ?? 0) * this.config.pendingPointsDayMs,
-        details: { ...paid, earning_rule: earningRuleRef(e.planned.rule) },
-      })),
-    );
+    const held: NewPendingPoints[] = [];
+    const accruals: Movement[] = [];
+    const causes = new Map<string, EventCause>();
+    for (const { order, earning, cause } of orders) {
+      const claimed = earning.filter((e) => won.has(claimKey(order.id, e.planned.rule.id)));
+      if (!claimed.length) continue;
+      causes.set(order.id, cause);
+      const paid = this.paidEvent(order, cause);
+      for (const e of claimed) {
+        const rule = earningRuleRef(e.planned.rule);
+        if (e.planned.rule.pendingPoints === null) {
+          accruals.push({
+            kind: 'ACCRUAL',
+            card: { id: e.planned.cardId, projectId: order.projectId, campaignId: e.planned.rule.campaignId },
+            points: e.points,
+            expiry: { earningRuleId: e.planned.rule.id },
+            row: { orderId: order.id, details: { order: paid.order, event: { id: paid.event.id, type: paid.event.type }, earning_rule: rule } },
+          });
+          continue;
+        }
+        held.push({
+          id: hexId('lopp_'),
+          projectId: order.projectId,
+          voucherId: e.planned.cardId,
+          campaignId: e.planned.rule.campaignId,
+          customerId: order.customerId as string,
+          orderId: order.id,
+          earningRuleId: e.planned.rule.id,
+          points: e.points,
+          delayMs: e.planned.rule.pendingPoints.period_value * this.config.pendingPointsDayMs,
+          details: { ...paid, earning_rule: rule },
+        });
+      }
+    }
+    if (!causes.size) return [];
+    const created = await this.pending.insert(locked, held);
     // The accruals posted, and the entries' pending points with them (one UPDATE of the cards); then the entries'
     // events, which show the cards after both, their next expiration included.
-    await this.posting.post(
-      locked,
-      accruals.map((e) => ({
-        kind: 'ACCRUAL' as const,
-        card: { id: e.planned.cardId, projectId: order.projectId, campaignId: e.planned.rule.campaignId },
-        points: e.points,
-        expiry: { earningRuleId: e.planned.rule.id },
-        row: { orderId: order.id, details: { order: paid.order, event: { id: paid.event.id, type: paid.event.type }, earning_rule: earningRuleRef(e.planned.rule) } },
-      })),
-      { alongside: pendingDeltas(created) },
-    );
-    await this.pending.added(locked, created, cause);
+    await this.posting.post(locked, accruals, { alongside: pendingDeltas(created) });
+    await this.pending.added(locked, created, (entry) => causes.get(entry.orderId) as EventCause);
     return created;
   }
 

@@ -55,9 +55,9 @@ export class PendingPointsService {
     return this.pending.insert(locked, entries);
   }
 
-  /** After the entries' cards changed: one `added` event per entry, showing its card as it now is. */
-  async added(locked: LockedCards, entries: PendingPoints[], cause: EventCause): Promise<void> {
-    await this.events.record(locked.tx, entries.map((entry) => ({ id: entry.id, change: entry.points })), PENDING.ADDED, 'AUTOMATIC', cause);
+  /** After the entries' cards changed: one `added` event per entry, showing its card as it now is, each with its own cause. */
+  async added(locked: LockedCards, entries: PendingPoints[], causeOf: (entry: PendingPoints) => EventCause): Promise<void> {
+    await this.events.record(locked.tx, entries.map((entry) => ({ id: entry.id, change: entry.points, cause: causeOf(entry) })), PENDING.ADDED, 'AUTOMATIC');
   }
 
   /** Inside the order's transaction (its row locked): every PENDING entry of a canceled order is canceled. */
@@ -168,7 +168,7 @@ export class PendingPointsService {
     const canceled = type === PENDING.CANCELED;
     const after = await this.cards.apply(locked, entries.map((entry, i) => ({ cardId: entry.voucherId, pending: changes[i], canceled: canceled ? -changes[i] : 0 })));
     if (!entries.length) return after;
-    await this.events.record(locked.tx, entries.map((entry, i) => ({ id: entry.id, change: changes[i] })), type, operation, cause);
+    await this.events.record(locked.tx, entries.map((entry, i) => ({ id: entry.id, change: changes[i], cause })), type, operation);
     return after;
   }
 

@@ -1,0 +1,87 @@
+import { Collector, type CollectorLimits } from './collector.js';
+
+/** A run the test ends by hand (`finish`), recording each batch it was given; an item 'bad' fails any batch it is in. */
+function controlled(limits: Partial<CollectorLimits> = {}, split = (_error: unknown) => true) {
+  const batches: string[][] = [];
+  const ends: (() => void)[] = [];
+  const collector = new Collector<string, string>(
+    (items) => {
+      batches.push(items);
+      return new Promise((resolve, reject) =>
+        ends.push(() => (items.includes('bad') ? reject(new Error(`batch ${items.join(',')} failed`)) : resolve(items.map((item) => `${item}!`)))),
+      );
+    },
+    split,
+    { items: 10, bytes: 1_000, inFlight: 1, ...limits },
+  );
+  const finish = async () => {
+    await until(() => ends.length > 0);
+    ends.shift()?.();
+  };
+  const submit = (key: string, item: string, bytes = 1, conflict = item) => collector.submit(key, item, { bytes, conflict });
+  return { batches, finish, submit };
+}
+
+/** Polls `condition` every 2 ms for up to 5 s (a bounded wait, not a bet on the machine's speed). */
+async function until(condition: () => boolean): Promise<void> {
+  for (const deadline = Date.now() + 5_000; !condition(); await new Promise((resolve) => setTimeout(resolve, 2))) {
+    if (Date.now() > deadline) throw new Error('condition not met within 5 s');
+  }
+}
+
+describe('Collector', () => {
+  it('runs a lone item at once, and the items that came meanwhile together in the next batch', async () => {
+    const { batches, finish, submit } = controlled();
+    const first = submit('p', 'a');
+    expect(batches).toEqual([['a']]);
+    const later = ['b', 'c', 'd'].map((item) => submit('p', item));
+    expect(batches).toHaveLength(1);
+    await finish();
+    expect(await first).toBe('a!');
+    await finish();
+    expect(await Promise.all(later)).toEqual(['b!', 'c!', 'd!']);
+    expect(batches).toEqual([['a'], ['b', 'c', 'd']]);
+  });
+
+  it('keeps a batch within its items and bytes, and never puts two items of one conflict key in one batch', async () => {
+    const { batches, finish, submit } = controlled({ items: 3, bytes: 10 });
+    const all = [submit('p', 'first')];
+    all.push(submit('p', 'a', 1, 'x'), submit('p', 'b', 1, 'x'), submit('p', 'c', 10), submit('p', 'd'), submit('p', 'e'), submit('p', 'f'), submit('p', 'big', 50));
+    for (let i = 0; i < 5; i += 1) await finish();
+    expect(await Promise.all(all)).toEqual(['first!', 'a!', 'b!', 'c!', 'd!', 'e!', 'f!', 'big!']);
+    // a and b share a conflict key; c (10 bytes) passes 10 beside any other; a batch holds 3 at most; big (50 bytes) goes alone.
+    expect(batches).toEqual([['first'], ['a', 'd', 'e'], ['b', 'f'], ['c'], ['big']]);
+  });
+
+  it('runs the items of a failed batch again one by one: the bad one fails alone, its neighbours succeed', async () => {
+    const { batches, finish, submit } = controlled();
+    const first = submit('p', 'first');
+    const settled = Promise.allSettled(['a', 'bad', 'c'].map((item) => submit('p', item)));
+    for (let i = 0; i < 5; i += 1) await finish();
+    await first;
+    const outcomes = await settled;
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as Error).message))).toEqual(['a!', 'batch bad failed', 'c!']);
+    expect(batches).toEqual([['first'], ['a', 'bad', 'c'], ['a'], ['bad'], ['c']]);
+  });
+
+  it('gives every item the error of a failed batch when it belongs to the moment, not to the items', async () => {
+    const { batches, finish, submit } = controlled({}, () => false);
+    const first = submit('p', 'first');
+    const settled = Promise.allSettled(['a', 'bad'].map((item) => submit('p', item)));
+    await finish();
+    await finish();
+    await first;
+    expect((await settled).map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect(batches).toEqual([['first'], ['a', 'bad']]);
+  });
+
+  it('runs keys independently, and up to inFlight batches of one key at once', async () => {
+    const { batches, finish, submit } = controlled({ inFlight: 2 });
+    const all = [submit('p', 'a'), submit('q', 'b'), submit('p', 'c'), submit('p', 'd'), submit('p', 'e')];
+    // p's first two items start a batch each (two in flight), q's its own; d and e wait for one of p's.
+    expect(batches).toEqual([['a'], ['b'], ['c']]);
+    for (let i = 0; i < 4; i += 1) await finish();
+    expect(await Promise.all(all)).toEqual(['a!', 'b!', 'c!', 'd!', 'e!']);
+    expect(batches).toEqual([['a'], ['b'], ['c'], ['d', 'e']]);
+  });
+});
