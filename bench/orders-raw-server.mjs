@@ -63,7 +63,7 @@ async function handle(req, res) {
   let plan = [];
   if (rules.length) {
     const campaignIds = [...new Set(rules.map((rule) => rule.campaign_id))];
-    const cards = new Map((await pool.query(ORDER_SQL.cards, [projectId, customerId, campaignIds])).rows.map((row) => [row.campaign_id, row.id]));
+    const cards = new Map((await pool.query(ORDER_SQL.cards, [projectId, [customerId], campaignIds])).rows.map((row) => [row.campaign_id, row.id]));
     for (const rule of rules) {
       if (rule.loyalty.type !== 'FIXED') return send(res, 400, invalid('the baseline takes FIXED earning rules only'));
       if (!cards.has(rule.campaign_id)) continue;

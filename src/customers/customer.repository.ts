@@ -49,6 +49,23 @@ export const ENSURE_BY_SOURCE_ID = prepared(
    UNION ALL
    SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE project_id = $2 AND source_id = $3 AND NOT EXISTS (SELECT 1 FROM made)`,
 );
+/**
+ * The customers of these source ids (`$2`, distinct), the missing ones made with the ids `$3` (same order), in one
+ * statement that writes no row version for a known customer; in source id order, so that two such statements
+ * making the same customers take their index entries in the same order.
+ */
+export const ENSURE_MANY_BY_SOURCE_ID = prepared(
+  'customers_ensure_many',
+  `WITH made AS (
+     INSERT INTO customers (id, project_id, source_id)
+     SELECT w.id, $1, w.source_id FROM unnest($2::text[], $3::text[]) AS w(source_id, id) ORDER BY w.source_id
+     ON CONFLICT (project_id, source_id) WHERE source_id IS NOT NULL DO NOTHING
+     RETURNING ${CUSTOMER_COLUMNS}
+   )
+   SELECT * FROM made
+   UNION ALL
+   SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE project_id = $1 AND source_id = ANY($2::text[]) AND source_id NOT IN (SELECT source_id FROM made)`,
+);
 /** A customer by id (a redemption's card holder: bench/'s plain baseline sends it too). */
 export const BY_ID = prepared('customers_by_id', `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE project_id = $1 AND id = $2`);
 export const BY_SOURCE_ID = prepared('customers_by_source_id', `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE project_id = $1 AND source_id = $2`);
@@ -96,6 +113,21 @@ export class CustomerRepository {
     if (!names.length) return this.ensureBySourceId(projectId, id, sourceId);
     const set = `${names.map((name) => `${name} = EXCLUDED.${name}`).join(', ')}, updated_at = now()`;
     return this.insert(projectId, id, sourceId, fields, `ON CONFLICT (project_id, source_id) WHERE source_id IS NOT NULL DO UPDATE SET ${set}`);
+  }
+
+  /**
+   * The customers with these source ids (distinct), each created if missing with the id `newId` gives it, changing
+   * nothing of those that exist: ENSURE_MANY_BY_SOURCE_ID, then, for any its snapshot could not see (made by
+   * another transaction meanwhile), a read each. By source id.
+   */
+  async ensureManyBySourceId(projectId: string, sourceIds: string[], newId: () => string): Promise<Map<string, Customer>> {
+    const rows = await runPrepared<CustomerRow[]>(this.dataSource, ENSURE_MANY_BY_SOURCE_ID, [projectId, sourceIds, sourceIds.map(() => newId())]);
+    const found = new Map(rows.map((row) => [row.source_id as string, customerFromRow(row)]));
+    for (const sourceId of sourceIds.filter((s) => !found.has(s))) {
+      const [again] = await runPrepared<CustomerRow[]>(this.dataSource, BY_SOURCE_ID, [projectId, sourceId]);
+      found.set(sourceId, customerFromRow(again));
+    }
+    return found;
   }
 
   /**

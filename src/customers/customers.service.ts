@@ -54,6 +54,17 @@ export class CustomersService {
     return this.save(project, customer);
   }
 
+  /**
+   * `resolve` for several customers at once (a batch of paid orders), each its own outcome: those named by
+   * source id alone (the common case) found or made by one statement, the others one by one.
+   */
+  async resolveAll(project: ProjectContext, customers: UpsertCustomerDto[]): Promise<PromiseSettledResult<Customer>[]> {
+    const bySourceOnly = (dto: UpsertCustomerDto) => dto.id === undefined && dto.source_id !== undefined && Object.values(toFields(dto)).every((value) => value === undefined);
+    const sourceIds = [...new Set(customers.filter(bySourceOnly).map((dto) => dto.source_id as string))].sort();
+    const known = sourceIds.length ? await this.customers.ensureManyBySourceId(project.id, sourceIds, newCustomerId) : new Map<string, Customer>();
+    return Promise.allSettled(customers.map(async (dto) => (bySourceOnly(dto) ? (known.get(dto.source_id as string) as Customer) : this.resolve(project, dto))));
+  }
+
   private async save(project: ProjectContext, dto: UpsertCustomerDto): Promise<Customer> {
     const fields = toFields(dto);
     if (dto.id !== undefined) {

@@ -200,6 +200,17 @@ SELECT * FROM made
 UNION ALL
 SELECT id, project_id, source_id, name, description, email, phone, birthdate, address, metadata, created_at, updated_at FROM customers WHERE project_id = $2 AND source_id = $3 AND NOT EXISTS (SELECT 1 FROM made);
 
+-- customers/customer.repository.ts: ENSURE_MANY_BY_SOURCE_ID (prepared customers_ensure_many)
+WITH made AS (
+  INSERT INTO customers (id, project_id, source_id)
+  SELECT w.id, $1, w.source_id FROM unnest($2::text[], $3::text[]) AS w(source_id, id) ORDER BY w.source_id
+  ON CONFLICT (project_id, source_id) WHERE source_id IS NOT NULL DO NOTHING
+  RETURNING id, project_id, source_id, name, description, email, phone, birthdate, address, metadata, created_at, updated_at
+)
+SELECT * FROM made
+UNION ALL
+SELECT id, project_id, source_id, name, description, email, phone, birthdate, address, metadata, created_at, updated_at FROM customers WHERE project_id = $1 AND source_id = ANY($2::text[]) AND source_id NOT IN (SELECT source_id FROM made);
+
 -- customers/customer.repository.ts: BY_ID (prepared customers_by_id)
 SELECT id, project_id, source_id, name, description, email, phone, birthdate, address, metadata, created_at, updated_at FROM customers WHERE project_id = $1 AND id = $2;
 
@@ -654,9 +665,9 @@ WITH gone AS (
 SELECT count(*)::int AS n FROM gone;
 
 -- members/member-card.repository.ts: ACTIVE_CARDS (prepared cards_active_of)
-SELECT v.campaign_id, v.id FROM vouchers v
-JOIN members m ON m.id = v.member_id AND m.status = 'ACTIVE' AND m.customer_id = $2
-WHERE v.holder_id = $2 AND v.project_id = $1 AND v.campaign_id = ANY($3::text[]);
+SELECT v.holder_id AS customer_id, v.campaign_id, v.id FROM vouchers v
+JOIN members m ON m.id = v.member_id AND m.status = 'ACTIVE' AND m.customer_id = v.holder_id
+WHERE v.holder_id = ANY($2::text[]) AND v.project_id = $1 AND v.campaign_id = ANY($3::text[]);
 
 -- members/member-card.repository.ts: PUBLISHED_BY_CODE
 SELECT v.id, v.code, v.campaign_id, v.holder_id, v.project_id

@@ -33,9 +33,9 @@ const ORDER_COLUMN = { created_at: 'v.created_at', updated_at: 'v.updated_at', c
 
 export const ACTIVE_CARDS = prepared(
   'cards_active_of',
-  `SELECT v.campaign_id, v.id FROM vouchers v
-   JOIN members m ON m.id = v.member_id AND m.status = 'ACTIVE' AND m.customer_id = $2
-   WHERE v.holder_id = $2 AND v.project_id = $1 AND v.campaign_id = ANY($3::text[])`,
+  `SELECT v.holder_id AS customer_id, v.campaign_id, v.id FROM vouchers v
+   JOIN members m ON m.id = v.member_id AND m.status = 'ACTIVE' AND m.customer_id = v.holder_id
+   WHERE v.holder_id = ANY($2::text[]) AND v.project_id = $1 AND v.campaign_id = ANY($3::text[])`,
 );
 
 /** A published card by code, in one campaign or in any live campaign of the project (bench/'s plain baseline sends it too). */
@@ -124,9 +124,20 @@ export class MemberCardRepository {
    * every card of the project's campaigns on each paid order.
    */
   async activeCardsOf(projectId: string, customerId: string, campaignIds: string[]): Promise<Map<string, string>> {
-    if (!campaignIds.length) return new Map();
-    const rows = await runPrepared<{ campaign_id: string; id: string }[]>(this.dataSource, ACTIVE_CARDS, [projectId, customerId, campaignIds]);
-    return new Map(rows.map((row) => [row.campaign_id, row.id]));
+    return (await this.activeCardsOfAll(projectId, [customerId], campaignIds)).get(customerId) ?? new Map();
+  }
+
+  /** `activeCardsOf` for several customers in one statement: per customer, by campaign (a customer with none is missing). */
+  async activeCardsOfAll(projectId: string, customerIds: string[], campaignIds: string[]): Promise<Map<string, Map<string, string>>> {
+    const cards = new Map<string, Map<string, string>>();
+    if (!campaignIds.length || !customerIds.length) return cards;
+    const rows = await runPrepared<{ customer_id: string; campaign_id: string; id: string }[]>(this.dataSource, ACTIVE_CARDS, [projectId, customerIds, campaignIds]);
+    for (const row of rows) {
+      let of = cards.get(row.customer_id);
+      if (!of) cards.set(row.customer_id, (of = new Map()));
+      of.set(row.campaign_id, row.id);
+    }
+    return cards;
   }
 
   /** Whether the customer has a live (ACTIVE or INACTIVE) membership in the campaign's program. */

@@ -179,6 +179,11 @@ export class MembersService {
     return this.cards.activeCardsOf(projectId, customerId, campaignIds);
   }
 
+  /** `activeCardsOf` for several customers at once: per customer, by campaign. */
+  activeCardsOfAll(projectId: string, customerIds: string[], campaignIds: string[]): Promise<Map<string, Map<string, string>>> {
+    return this.cards.activeCardsOfAll(projectId, customerIds, campaignIds);
+  }
+
   /** Whether the customer is a live (ACTIVE or INACTIVE) member of the campaign's program. */
   hasLiveMembership(projectId: string, customerId: string, campaignId: string): Promise<boolean> {
     return this.cards.hasLiveMembership(projectId, customerId, campaignId);

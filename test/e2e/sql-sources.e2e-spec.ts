@@ -39,7 +39,8 @@ const PER_CALL = [
   'points/buckets/bucket.repository.ts: INSERT INTO loyalty_points_buckets AS b',
   'points/buckets/bucket.repository.ts: SELECT b.expires_at AS d, sum(b.remaining)::bigint AS p FROM loyalty_points_buckets b',
   'points/ledger/ledger.repository.ts: INSERT INTO voucher_transactions (${LEDGER_COLUMNS}) ${select}',
-  'points/orders/order.repository.ts: INSERT INTO orders (id, project_id, source_id, status, amount${',
+  'points/orders/order.repository.ts: INSERT INTO orders (id, project_id, source_id, status, amount${others.map((c) => `, ${c}`).join(\'\')}) SELECT',
+  'points/orders/order.repository.ts: INSERT INTO orders (id, project_id, source_id, status, amount${others.map((c) => `, ${c}`).join(\'\')}) VALUES',
   'points/orders/order.repository.ts: UPDATE orders SET ${',
   'points/pending/pending-points.repository.ts: SELECT ${COLUMNS} FROM loyalty_pending_points WHERE ${where',
 ];

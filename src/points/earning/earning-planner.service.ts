@@ -35,8 +35,24 @@ export class EarningPlanner {
     const customerId = typeof customer === 'string' ? customer : customer.id;
     const rules = await this.rules.earningNow(project);
     if (!rules.length) return [];
-    const campaignIds = [...new Set(rules.map((rule) => rule.campaignId))];
-    const cards = await this.members.activeCardsOf(project.id, customerId, campaignIds);
+    const cards = await this.members.activeCardsOf(project.id, customerId, campaignsOf(rules));
+    return this.complete(project, rules, customer, cards);
+  }
+
+  /**
+   * `plan` for several customers (distinct) at once, a batch of paid orders: the rules and the cards read once for
+   * all; auto-join, when a customer needs it, customer by customer. Each customer's plan or its own error, in order.
+   */
+  async planAll(project: ProjectContext, customers: Customer[]): Promise<PromiseSettledResult<PlannedEarning[]>[]> {
+    const rules = await this.rules.earningNow(project);
+    if (!rules.length) return customers.map(() => ({ status: 'fulfilled', value: [] }));
+    const cards = await this.members.activeCardsOfAll(project.id, customers.map((c) => c.id), campaignsOf(rules));
+    return Promise.allSettled(customers.map((customer) => this.complete(project, rules, customer, cards.get(customer.id) ?? new Map<string, string>())));
+  }
+
+  /** The plan from the rules and the customer's cards by campaign (`cards`, completed here by auto-join). */
+  private async complete(project: ProjectContext, rules: EarningRuleNow[], customer: Customer | string, cards: Map<string, string>): Promise<PlannedEarning[]> {
+    const customerId = typeof customer === 'string' ? customer : customer.id;
     for (const rule of rules) {
       if (cards.has(rule.campaignId) || !rule.campaignAutoJoin) continue;
       // Auto-join only a customer who is not a member at all: an INACTIVE member does not earn. A member made
@@ -52,6 +68,10 @@ export class EarningPlanner {
     }
     return rules.filter((rule) => cards.has(rule.campaignId)).map((rule) => ({ rule, cardId: cards.get(rule.campaignId) as string }));
   }
+}
+
+function campaignsOf(rules: EarningRuleNow[]): string[] {
+  return [...new Set(rules.map((rule) => rule.campaignId))];
 }
 
 /** The points a planned rule gives for an amount; 400 when it would overflow a card. */

@@ -6,6 +6,7 @@ import { databaseBusy, unavailableDependency } from '../../common/errors/infrast
 import { hexId } from '../../common/ids.js';
 import { AppConfig } from '../../config/app-config.js';
 import { CustomersService } from '../../customers/customers.service.js';
+import type { UpsertCustomerDto } from '../../customers/dto/customer.dto.js';
 import { TransactionRunner } from '../../database/transaction-runner.js';
 import { type EventCause, requestCause } from '../../events/recording/event-recording.js';
 import { CardRepository, type LockedCards } from '../../cards/card.repository.js';
@@ -32,13 +33,20 @@ interface OrderEarning {
   cause: EventCause;
 }
 
-/** A paid order by source id that names its customer, with everything read before its transaction: what a batch saves. */
-interface PaidOrder {
+/** A paid order by source id that names its customer, as its request sent it: what the collector batches. */
+interface PaidRequest {
   project: ProjectContext;
   sourceId: string;
+  customer: UpsertCustomerDto;
+  /** The order's columns but its customer. */
   fields: OrderFields;
-  plan: PlannedEarning[];
   cause: EventCause;
+}
+
+/** A paid request with its customer and plan, ready for the batch's transaction. */
+interface PaidOrder extends PaidRequest {
+  customerId: string;
+  plan: PlannedEarning[];
 }
 
 /**
@@ -80,7 +88,7 @@ export class OrdersService {
    * orders (not to the database's state) runs each order of the batch again alone, so one bad order fails only
    * itself.
    */
-  private readonly paid = new Collector<PaidOrder, Order>((orders) => this.saveBatch(orders), (error) => !databaseBusy(error) && !unavailableDependency(error), BATCH_LIMITS);
+  private readonly paid = new Collector<PaidRequest, PromiseSettledResult<Order>>((requests) => this.payBatch(requests), (error) => !databaseBusy(error) && !unavailableDependency(error), BATCH_LIMITS);
 
   /** POST /v1/orders: updates the order with this `id` or `source_id`, or creates one. */
   async create(project: ProjectContext, dto: CreateOrderDto): Promise<OrderDto> {
@@ -147,18 +155,41 @@ export class OrdersService {
     return toOrderDto(order);
   }
 
-  /**
-   * A paid order by source id naming its customer: the customer and the plan read as for any order, then the
-   * order's transaction in a batch with the project's other paid orders of the moment (`paid`).
-   */
-  private async pay(project: ProjectContext, sourceId: string, named: NonNullable<OrderFieldsDto['customer']>, dto: OrderFieldsDto): Promise<OrderDto> {
-    const customer = await this.customers.resolve(project, named);
-    const plan = await this.planner.plan(project, customer);
-    const fields: OrderFields = { status: 'PAID', amount: dto.amount, customerId: customer.id, items: dto.items?.map((item) => ({ ...item, object: 'order_item' as const })), metadata: dto.metadata };
+  /** A paid order by source id naming its customer: saved and earned in a batch with the project's other paid orders of the moment (`paid`). */
+  private async pay(project: ProjectContext, sourceId: string, customer: UpsertCustomerDto, dto: OrderFieldsDto): Promise<OrderDto> {
+    const fields: OrderFields = { status: 'PAID', amount: dto.amount, items: dto.items?.map((item) => ({ ...item, object: 'order_item' as const })), metadata: dto.metadata };
     const columns = (Object.keys(fields) as (keyof OrderFields)[]).filter((name) => fields[name] !== undefined);
     const bytes = (fields.items ? JSON.stringify(fields.items).length : 0) + (fields.metadata ? JSON.stringify(fields.metadata).length : 0);
-    const order = await this.paid.submit(`${project.id} ${columns.join(',')}`, { project, sourceId, fields, plan, cause: requestCause(project) }, { bytes, conflict: sourceId });
-    return toOrderDto(order);
+    const outcome = await this.paid.submit(`${project.id} ${columns.join(',')}`, { project, sourceId, customer, fields, cause: requestCause(project) }, { bytes, conflict: sourceId });
+    if (outcome.status === 'rejected') throw outcome.reason;
+    return toOrderDto(outcome.value);
+  }
+
+  /**
+   * A batch of paid requests of one project: their customers resolved and their plans made together (one statement
+   * each for all in the common case), then one transaction for those whose customer and plan were found (`saveBatch`).
+   * Each request's order, or the error of its own customer or plan.
+   */
+  private async payBatch(requests: PaidRequest[]): Promise<PromiseSettledResult<Order>[]> {
+    const project = requests[0].project;
+    const customers = await this.customers.resolveAll(project, requests.map((r) => r.customer));
+    const distinct = [...new Map(customers.flatMap((c) => (c.status === 'fulfilled' ? [[c.value.id, c.value] as const] : []))).values()];
+    const plans = await this.planner.planAll(project, distinct);
+    const planOf = new Map(distinct.map((customer, i) => [customer.id, plans[i]]));
+    const outcomes: PromiseSettledResult<Order>[] = new Array(requests.length);
+    const ready: { at: number; order: PaidOrder }[] = [];
+    requests.forEach((request, at) => {
+      const customer = customers[at];
+      if (customer.status === 'rejected') return void (outcomes[at] = customer);
+      const plan = planOf.get(customer.value.id) as PromiseSettledResult<PlannedEarning[]>;
+      if (plan.status === 'rejected') return void (outcomes[at] = plan);
+      ready.push({ at, order: { ...request, customerId: customer.value.id, plan: plan.value } });
+    });
+    if (ready.length) {
+      const saved = await this.saveBatch(ready.map((r) => r.order));
+      ready.forEach((r, i) => (outcomes[r.at] = { status: 'fulfilled', value: saved[i] }));
+    }
+    return outcomes;
   }
 
   /**
@@ -170,7 +201,7 @@ export class OrdersService {
   private async saveBatch(paid: PaidOrder[]): Promise<Order[]> {
     const projectId = paid[0].project.id;
     const { saved, entries } = await this.transactions.run(async (tx) => {
-      const saved = await this.orders.upsertBySourceId(tx, projectId, paid.map((p) => ({ id: hexId('ord_'), sourceId: p.sourceId, fields: p.fields })));
+      const saved = await this.orders.upsertBySourceId(tx, projectId, paid.map((p) => ({ id: hexId('ord_'), sourceId: p.sourceId, fields: { ...p.fields, customerId: p.customerId } })));
       const earning = saved.map((order, i) => ({
         order,
         cause: paid[i].cause,
