@@ -12,7 +12,8 @@ function controlled(limits: Partial<CollectorLimits> = {}, split = (_error: unkn
       );
     },
     split,
-    { items: 10, bytes: 1_000, inFlight: 1, ...limits },
+    { items: 10, bytes: 1_000, inFlight: 1, waitMs: 60_000, ...limits },
+    () => new Error('waited too long'),
   );
   const finish = async () => {
     await until(() => ends.length > 0);
@@ -73,6 +74,19 @@ describe('Collector', () => {
     await first;
     expect((await settled).map((o) => o.status)).toEqual(['rejected', 'rejected']);
     expect(batches).toEqual([['first'], ['a', 'bad']]);
+  });
+
+  it('refuses an item that no batch took within waitMs; the others go on', async () => {
+    const { batches, finish, submit } = controlled({ waitMs: 50 });
+    const first = submit('p', 'first');
+    const late = submit('p', 'late');
+    await expect(late).rejects.toThrow('waited too long');
+    const next = submit('p', 'next');
+    await finish();
+    expect(await first).toBe('first!');
+    await finish();
+    expect(await next).toBe('next!');
+    expect(batches).toEqual([['first'], ['next']]);
   });
 
   it('runs keys independently, and up to inFlight batches of one key at once', async () => {

@@ -6,6 +6,8 @@ export interface CollectorLimits {
   bytes: number;
   /** At most this many batches of one key running at once. */
   inFlight: number;
+  /** An item that waited this long without a batch taking it is refused (`tooLong`): a bounded wait, as for a pool's connection. */
+  waitMs: number;
 }
 
 export interface Submission {
@@ -19,6 +21,7 @@ interface Waiting<I, R> extends Submission {
   item: I;
   resolve(value: R): void;
   reject(error: unknown): void;
+  timer: ReturnType<typeof setTimeout>;
 }
 
 interface KeyState<I, R> {
@@ -37,7 +40,9 @@ interface KeyState<I, R> {
  * error that `split` says belongs to the items (bad data, a bug) rather than to the moment (the database
  * unreachable or busy), each item is run again alone, one after the other, so one bad item fails only itself;
  * otherwise every item of the batch gets the error, as it would have alone. Keys run independently (one
- * project's batches never wait for another's), and a key's state is dropped when its queue is empty.
+ * project's batches never wait for another's), and a key's state is dropped when its queue is empty. An item
+ * waits at most `waitMs` for a batch to take it (the batches before it stuck behind a lock, say), then gets
+ * `tooLong()`.
  */
 export class Collector<I, R> {
   private readonly keys = new Map<string, KeyState<I, R>>();
@@ -46,6 +51,7 @@ export class Collector<I, R> {
     private readonly run: (items: I[]) => Promise<R[]>,
     private readonly split: (error: unknown) => boolean,
     private readonly limits: CollectorLimits,
+    private readonly tooLong: () => unknown,
   ) {}
 
   /** Items waiting for a batch of their key (not yet in a running one): for tests and diagnostics. */
@@ -59,7 +65,8 @@ export class Collector<I, R> {
     return new Promise<R>((resolve, reject) => {
       let state = this.keys.get(key);
       if (!state) this.keys.set(key, (state = { queue: [], running: 0 }));
-      state.queue.push({ item, ...submission, resolve, reject });
+      const waiting: Waiting<I, R> = { item, ...submission, resolve, reject, timer: setTimeout(() => this.expire(key, waiting), this.limits.waitMs) };
+      state.queue.push(waiting);
       if (state.running < this.limits.inFlight) {
         state.running += 1;
         void this.drain(key, state);
@@ -85,12 +92,22 @@ export class Collector<I, R> {
         i += 1;
         continue;
       }
+      clearTimeout(next.timer);
       batch.push(next);
       conflicts.add(next.conflict);
       bytes += next.bytes;
       queue.splice(i, 1);
     }
     return batch;
+  }
+
+  /** An item still waiting after `waitMs`: out of its queue, refused. */
+  private expire(key: string, waiting: Waiting<I, R>): void {
+    const state = this.keys.get(key);
+    const at = state?.queue.indexOf(waiting) ?? -1;
+    if (!state || at < 0) return;
+    state.queue.splice(at, 1);
+    waiting.reject(this.tooLong());
   }
 
   private async settle(batch: Waiting<I, R>[]): Promise<void> {

@@ -52,7 +52,7 @@ interface PaidOrder extends PaidRequest {
 /**
  * How paid orders are batched (docs/architecture.md, "Path of a pending entry"): at most 64 orders, or 1 MiB of
  * their items and metadata, in one transaction, and two transactions of a project's paid orders at once per API
- * process (one collects while the other commits).
+ * process (one collects while the other commits). An order waits for a batch at most as long as for a connection.
  */
 const BATCH_LIMITS = { items: 64, bytes: 1 << 20, inFlight: 2 };
 
@@ -71,6 +71,15 @@ function earningRuleRef(rule: { id: string; banner: string | null }): { id: stri
  */
 @Injectable()
 export class OrdersService {
+  /**
+   * Concurrent paid orders of a project, collected into one transaction each batch (issue 40): per project and set
+   * of columns sent; one order never shares a batch with another send of itself. An error that belongs to the
+   * orders (not to the database's state) runs each order of the batch again alone, so one bad order fails only
+   * itself. An order that no batch took within DATABASE_POOL_WAIT_MS is answered 503 database_busy, as one that
+   * found no free connection.
+   */
+  private readonly paid: Collector<PaidRequest, PromiseSettledResult<Order>>;
+
   constructor(
     private readonly orders: OrderRepository,
     private readonly customers: CustomersService,
@@ -80,15 +89,14 @@ export class OrdersService {
     private readonly posting: PointsPosting,
     private readonly pending: PendingPointsService,
     private readonly config: AppConfig,
-  ) {}
-
-  /**
-   * Concurrent paid orders of a project, collected into one transaction each batch (issue 40): per project and set
-   * of columns sent; one order never shares a batch with another send of itself. An error that belongs to the
-   * orders (not to the database's state) runs each order of the batch again alone, so one bad order fails only
-   * itself.
-   */
-  private readonly paid = new Collector<PaidRequest, PromiseSettledResult<Order>>((requests) => this.payBatch(requests), (error) => !databaseBusy(error) && !unavailableDependency(error), BATCH_LIMITS);
+  ) {
+    this.paid = new Collector(
+      (requests) => this.payBatch(requests),
+      (error) => !databaseBusy(error) && !unavailableDependency(error),
+      { ...BATCH_LIMITS, waitMs: config.databasePool.waitMs },
+      () => ApiError.databaseBusy(),
+    );
+  }
 
   /** POST /v1/orders: updates the order with this `id` or `source_id`, or creates one. */
   async create(project: ProjectContext, dto: CreateOrderDto): Promise<OrderDto> {
