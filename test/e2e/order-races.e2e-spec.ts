@@ -53,6 +53,10 @@ describe('concurrent paid orders on the same cards', () => {
     for (const code of codes) expect(await db.card(code)).toMatchObject({ balance: 0, points: 0, pending_points: 7 * each });
     expect(await earnings(who)).toBe(ROUNDS * ORDERS_PER_ROUND);
     expect(await pendingEntries(who)).toBe(ROUNDS * ORDERS_PER_ROUND);
+    // Concurrent paid orders of the project shared transactions (batches, issue 40): each order's row names the
+    // transaction that wrote it, and 20 clients at a time leave far fewer of them than orders.
+    const [{ n: transactions }] = await db.query<{ n: number }>('SELECT count(DISTINCT xmin::text)::int AS n FROM orders WHERE project_id = $1', [who.project.id]);
+    expect(transactions).toBeLessThan((ROUNDS * ORDERS_PER_ROUND) / 2);
   });
 
   it('an accrual-only rule: 5 rounds of 40 paid orders on two cards, 20 clients at once, all earn once', async () => {
