@@ -24,6 +24,8 @@ export function attemptOutcome(statusCode: number | null): AttemptOutcome {
 /** Answers of the API take milliseconds (the member list ~1 ms); the upper buckets catch the slow tail. */
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /** A webhook attempt lasts up to WEBHOOK_TIMEOUT_MS (10 s by default, at most 600 s). */
+/** Paid orders per batch: 1 is an order alone, 64 a full batch (OrdersService's limit). */
+const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64];
 const ATTEMPT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 600];
 
 /**
@@ -45,6 +47,13 @@ export class Metrics {
     help: 'Time from the request reaching the API to the end of its answer, by route template (unmatched: no route), method and status',
     labelNames: ['method', 'route', 'status_code'] as const,
     buckets: HTTP_BUCKETS,
+    registers: [],
+  });
+
+  readonly paidOrderBatches = new Histogram({
+    name: 'loyalty_paid_order_batch_size',
+    help: 'Paid orders (POST /v1/orders, PAID, by source_id with a customer) written by one batch transaction of this API; 1: an order alone',
+    buckets: BATCH_BUCKETS,
     registers: [],
   });
 
@@ -79,7 +88,7 @@ export class Metrics {
 
   constructor(readonly role: MetricsRole) {
     const shared: Metric[] = [this.activations];
-    const own: Metric[] = role === 'api' ? [this.httpDuration] : [this.deliveryAttempts, this.deliveryAttemptDuration, this.jobFailures];
+    const own: Metric[] = role === 'api' ? [this.httpDuration, this.paidOrderBatches] : [this.deliveryAttempts, this.deliveryAttemptDuration, this.jobFailures];
     for (const metric of [...shared, ...own]) this.registry.registerMetric(metric);
     // CPU, memory, event loop lag, GC: read at scrape time, except the GC and event loop observers.
     collectDefaultMetrics({ register: this.registry });
@@ -95,6 +104,11 @@ export class Metrics {
 
   activated(operation: ActivationOperation, trigger: ActivationTrigger, count: number): void {
     if (count > 0) this.activations.labels(operation, trigger).inc(count);
+  }
+
+  /** A batch of paid orders committed (its orders that reached the transaction). */
+  paidOrderBatch(orders: number): void {
+    this.paidOrderBatches.observe(orders);
   }
 
   deliveryAttempted(statusCode: number | null, durationMs: number): void {

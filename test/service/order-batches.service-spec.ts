@@ -1,5 +1,6 @@
 import type { ProjectContext } from '../../src/auth/auth.service.js';
 import type { Collector } from '../../src/common/batching/collector.js';
+import { Metrics } from '../../src/metrics/metrics.js';
 import { CreateOrderDto } from '../../src/points/orders/dto/order.dto.js';
 import { OrdersService } from '../../src/points/orders/orders.service.js';
 import { PointsModule } from '../../src/points/points.module.js';
@@ -51,6 +52,13 @@ describe('paid orders in batches (OrdersService on PostgreSQL)', () => {
     }
   }
 
+  /** The batch histogram's observations and their sum (loyalty_paid_order_batch_size). */
+  const batchHistogram = async () => {
+    const { values } = await services.get(Metrics).paidOrderBatches.get();
+    const value = (name: string) => values.find((v) => v.metricName === name)?.value ?? 0;
+    return { count: value('loyalty_paid_order_batch_size_count'), sum: value('loyalty_paid_order_batch_size_sum') };
+  };
+
   /** How many transactions wrote the project's orders (each row's xmin is the transaction that wrote it last). */
   const transactions = async (projectId: string) => (await db.query<{ n: number }>('SELECT count(DISTINCT xmin::text)::int AS n FROM orders WHERE project_id = $1', [projectId]))[0].n;
 
@@ -58,11 +66,13 @@ describe('paid orders in batches (OrdersService on PostgreSQL)', () => {
     const holder = await build.member({ rules: [{ points: 10 }, { points: 5, days: 30 }] }, unique('batch-holder'));
     const { project } = holder;
     const sourceIds = Array.from({ length: 20 }, () => unique('batch-order'));
+    const histogram = await batchHistogram();
 
     const outcomes = await behindCardLock(holder, () => sourceIds.map((source_id) => pay(project, { source_id, customer: holder.customer })));
     expect(outcomes.map((o) => o.status)).toEqual(Array(20).fill('fulfilled'));
-    // The two first orders' transactions, and one for the 20.
+    // The two first orders' transactions, and one for the 20; the metric saw the same.
     expect(await transactions(project.id)).toBe(3);
+    expect(await batchHistogram()).toEqual({ count: histogram.count + 3, sum: histogram.sum + 22 });
 
     expect(await db.card(holder.card.code)).toMatchObject({ balance: 220, points: 220, pending_points: 110 });
     expect(await db.count('SELECT 1 FROM order_earnings WHERE project_id = $1', [project.id])).toBe(44);

@@ -9,6 +9,7 @@ import { CustomersService } from '../../customers/customers.service.js';
 import type { UpsertCustomerDto } from '../../customers/dto/customer.dto.js';
 import { TransactionRunner } from '../../database/transaction-runner.js';
 import { type EventCause, requestCause } from '../../events/recording/event-recording.js';
+import { Metrics } from '../../metrics/metrics.js';
 import { CardRepository, type LockedCards } from '../../cards/card.repository.js';
 import { EarningPlanner, earnedPoints, type PlannedEarning } from '../earning/earning-planner.service.js';
 import { type Movement, PointsPosting } from '../ledger/posting.service.js';
@@ -89,6 +90,7 @@ export class OrdersService {
     private readonly posting: PointsPosting,
     private readonly pending: PendingPointsService,
     private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {
     this.paid = new Collector(
       (requests) => this.payBatch(requests),
@@ -220,6 +222,7 @@ export class OrdersService {
       const live = earning.map((o) => ({ ...o, earning: o.earning.filter((e) => locked.has(e.planned.cardId)) })).filter((o) => o.earning.length);
       return { saved, entries: live.length ? await this.earn(locked, live) : [] };
     });
+    this.metrics.paidOrderBatch(paid.length);
     await this.pending.schedule(entries);
     return saved;
   }
