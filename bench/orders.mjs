@@ -70,7 +70,7 @@ const dbName = `loyalty_bench_${runId}`;
 url.pathname = `/${dbName}`;
 const config = loadConfig({ DATABASE_URL: url.toString(), DATABASE_SESSION_URL: url.toString(), QUEUE_PREFIX: `loyalty_bench_${runId}`, LOG_LEVEL: 'warn' });
 // The limiter stays on at a rate the load never reaches (the default 300 a second would answer with 429).
-const childEnv = { ...process.env, DATABASE_URL: config.databaseUrl, DATABASE_SESSION_URL: config.databaseUrl, REDIS_URL: config.redisUrl, QUEUE_PREFIX: config.queuePrefix, RATE_LIMIT_PER_SECOND: '1000000' };
+const childEnv = { ...process.env, DATABASE_URL: config.databaseUrl, DATABASE_SESSION_URL: config.databaseUrl, REDIS_URL: config.redisUrl, QUEUE_PREFIX: config.queuePrefix, RATE_LIMIT_PER_SECOND: '1000000', METRICS_PUBLIC: 'true' };
 delete childEnv.BOOTSTRAP_APP_ID;
 delete childEnv.BOOTSTRAP_APP_TOKEN;
 const apiLog = join(os.tmpdir(), `loyalty-bench-${runId}-api.log`);
@@ -135,15 +135,26 @@ function statementSample(db, headers, bodyOf, start = startApi) {
   return sampleStatements({ db, dbName, orders: SAMPLE_ORDERS, start, stop: (api) => stopChild(api.child), send: (api) => call(api.base, headers, 'POST', '/v1/orders', JSON.parse(bodyOf())) });
 }
 
-/** A measured window of a part: the load, then the API's warnings during it and the time to drain. */
+/** The API's batch histogram (loyalty_paid_order_batch_size): its observations and their sum. */
+async function batches(base) {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const value = (name) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return { count: value('loyalty_paid_order_batch_size_count'), sum: value('loyalty_paid_order_batch_size_sum') };
+}
+
+/** A measured window of a part: the load, then the API's warnings during it, its batches of paid orders and the time to drain. */
 async function window(db, processes, run) {
   assertAlive('before a measured window');
   const from = (await stat(apiLog).catch(() => ({ size: 0 }))).size;
+  const before = await batches(run.base);
   const measured = await measureOrders(db, processes, run);
   assertAlive('during a measured window');
   const drained = await drain(db);
   await sleep(200);
-  return { ...measured, drain_s: drained, api_warnings: await apiWarnings(apiLog, from) };
+  const after = await batches(run.base);
+  const count = after.count - before.count;
+  const paid_order_batches = { batches: count, orders_per_batch: count > 0 ? Number(((after.sum - before.sum) / count).toFixed(1)) : null };
+  return { ...measured, drain_s: drained, api_warnings: await apiWarnings(apiLog, from), paid_order_batches };
 }
 
 async function machine(db) {
@@ -168,6 +179,7 @@ function printPart(label, r) {
   console.log(`    statuses ${JSON.stringify(r.status_codes)}, socket errors ${r.errors}, timeouts ${r.timeouts}, unanswered at the window's end ${r.unanswered}${r.drain_s === undefined ? '' : r.drain_s >= 30 ? ' (still not drained after 30 s)' : ` (drained in ${r.drain_s} s)`}`);
   if (r.api_warnings && Object.keys(r.api_warnings).length) console.log(`    API log, warn and above: ${Object.entries(r.api_warnings).map(([k, n]) => `${n} × ${k}`).join('; ')}`);
   console.log(`    CPU ms per order: ${cpu}`);
+  if (r.paid_order_batches) console.log(`    paid orders per batch transaction (the API's loyalty_paid_order_batch_size): ${r.paid_order_batches.orders_per_batch} on average, ${r.paid_order_batches.batches} batches`);
   console.log(`    per order (pg_stat_database): ${Object.entries(r.database_per_order).map(([k, v]) => `${k} ${v}`).join(', ')}; deadlocks ${r.database.deadlocks}`);
 }
 
