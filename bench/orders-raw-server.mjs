@@ -11,8 +11,8 @@
 //     pending entries, one update of the cards, the accruals' ledger rows with the API's details and their point
 //     buckets (and the cards' next expiration when a bucket is dated), one `added` event per entry (whose
 //     trigger writes the webhook outbox), COMMIT;
-//   - after the commit, one delayed activation job per entry on the service's BullMQ queue (job id = entry
-//     id), as the API schedules them;
+//   - after the commit, one delayed activation job per due-moment cohort not yet scheduled by this process, on
+//     the service's BullMQ queue, as the API schedules them (its cohorts and memory of them, from dist/);
 //   - the API's JSON for the order.
 //
 // It supports what the benchmark sends (status PAID, amount, customer by source_id, FIXED rules, no
@@ -27,6 +27,7 @@ import { loadConfig } from '../dist/config/app-config.js';
 import { DEFAULT_JOB_OPTIONS, JOB_OPTIONS, JobName, QueueName } from '../dist/queue/queue.definitions.js';
 import { redisOptions } from '../dist/queue/redis-options.js';
 import { DELTA_COLUMNS, ORDER_SQL } from './orders-raw.sql.mjs';
+import { cohortsOf, RecentCohorts } from '../dist/points/pending/activation-cohorts.js';
 
 const POOL_SIZE = 10;
 const config = loadConfig();
@@ -34,6 +35,8 @@ const KEY_CACHE_MS = config.appKeyCacheMs;
 const ADDED = 'customer.voucher.loyalty_card.pending_points.added';
 
 const pool = new pg.Pool({ connectionString: config.databaseUrl, max: POOL_SIZE, application_name: 'loyalty-raw-baseline', keepAlive: true, query_timeout: 15_000 });
+/** The due-moment cohorts this server scheduled, as the API remembers its own (PendingPointsService.schedule). */
+const cohorts = new RecentCohorts();
 const activations = new Queue(QueueName.PendingPoints, { connection: redisOptions(config.redisUrl, false), prefix: config.queuePrefix, defaultJobOptions: DEFAULT_JOB_OPTIONS });
 const authenticate = keyChecker(pool, KEY_CACHE_MS);
 
@@ -179,10 +182,12 @@ async function handle(req, res) {
   } finally {
     client.release();
   }
-  if (entries.length) {
+  const due = cohorts.unscheduled(cohortsOf(entries.map((entry) => ({ projectId: entry.project_id, activatesAt: entry.activates_at }))));
+  if (due.length) {
+    const now = Date.now();
     await activations
-      .addBulk(entries.map((entry) => ({ name: JobName.ActivatePendingPoints, data: { pendingPointsId: entry.id }, opts: { ...JOB_OPTIONS[JobName.ActivatePendingPoints], jobId: entry.id, delay: Math.max(0, entry.activates_at.getTime() - Date.now()) } })))
-      .catch((failure) => process.stderr.write(`could not schedule: ${failure}\n`));
+      .addBulk(due.map((cohort) => ({ name: JobName.ActivateDuePendingPoints, data: { projectId: cohort.projectId, dueAt: cohort.dueAt }, opts: { ...JOB_OPTIONS[JobName.ActivateDuePendingPoints], jobId: cohort.jobId, delay: Math.max(0, cohort.dueAt - now) } })))
+      .catch((failure) => (cohorts.failed(due), process.stderr.write(`could not schedule: ${failure}\n`)));
   }
   send(res, 200, {
     id: order.id,
