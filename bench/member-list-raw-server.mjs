@@ -122,7 +122,7 @@ async function enrol(req, res, projectId, programId) {
   if (!program) return send(res, 404, error(404, 'not_found', 'Resource not found', `Cannot find program with id ${programId}`));
   if (programStatus(program) !== 'ACTIVE') return send(res, 423, error(423, 'non_active_program', 'Invalid program status', 'Cannot create member when program status is not ACTIVE'));
   const sourceId = identification.customer_source_id;
-  const [made] = (await pool.query(ENROL_SQL.customer, [base62Id('cust_', 24), projectId, sourceId])).rows;
+  const [made] = (await pool.query(ENROL_SQL.customer, [projectId, [sourceId], [base62Id('cust_', 24)]])).rows;
   const customerId = (made ?? (await pool.query(ENROL_SQL.customerAgain, [projectId, sourceId])).rows[0]).id;
 
   const memberId = hexId('lmbr_');

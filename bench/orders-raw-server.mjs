@@ -58,7 +58,7 @@ async function handle(req, res) {
   if (typeof customer?.source_id !== 'string' || customer.source_id === '' || Object.keys(customer).length !== 1) return send(res, 400, invalid('the baseline takes customer {source_id}'));
 
   // A customer made concurrently is not seen by the upsert's snapshot: read again, as CustomerRepository does.
-  const [known] = (await pool.query(ORDER_SQL.customer, [base62Id('cust_', 24), projectId, customer.source_id])).rows;
+  const [known] = (await pool.query(ORDER_SQL.customer, [projectId, [customer.source_id], [base62Id('cust_', 24)]])).rows;
   const customerId = (known ?? (await pool.query(ORDER_SQL.customerAgain, [projectId, customer.source_id])).rows[0]).id;
 
   // The plan: every rule whose campaign has a card of the customer's (FIXED points only).

@@ -38,24 +38,15 @@ function customerFromRow(row: CustomerRow): Customer {
   });
 }
 
-export const ENSURE_BY_SOURCE_ID = prepared(
-  'customers_ensure',
-  `WITH made AS (
-     INSERT INTO customers (id, project_id, source_id) VALUES ($1, $2, $3)
-     ON CONFLICT (project_id, source_id) WHERE source_id IS NOT NULL DO NOTHING
-     RETURNING ${CUSTOMER_COLUMNS}
-   )
-   SELECT * FROM made
-   UNION ALL
-   SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE project_id = $2 AND source_id = $3 AND NOT EXISTS (SELECT 1 FROM made)`,
-);
 /**
  * The customers of these source ids (`$2`, distinct), the missing ones made with the ids `$3` (same order), in one
- * statement that writes no row version for a known customer; in source id order, so that two such statements
- * making the same customers take their index entries in the same order.
+ * statement that writes no row version for a known customer (a paid order's or an enrolment's, the common case);
+ * in source id order, so that two such statements making the same customers take their index entries in the same
+ * order. Its snapshot cannot see a customer another transaction made after it began (its INSERT then conflicts
+ * and returns nothing): the caller reads those again (BY_SOURCE_ID).
  */
-export const ENSURE_MANY_BY_SOURCE_ID = prepared(
-  'customers_ensure_many',
+export const ENSURE_BY_SOURCE_ID = prepared(
+  'customers_ensure',
   `WITH made AS (
      INSERT INTO customers (id, project_id, source_id)
      SELECT w.id, $1, w.source_id FROM unnest($2::text[], $3::text[]) AS w(source_id, id) ORDER BY w.source_id
@@ -117,11 +108,11 @@ export class CustomerRepository {
 
   /**
    * The customers with these source ids (distinct), each created if missing with the id `newId` gives it, changing
-   * nothing of those that exist: ENSURE_MANY_BY_SOURCE_ID, then, for any its snapshot could not see (made by
-   * another transaction meanwhile), a read each. By source id.
+   * nothing of those that exist: ENSURE_BY_SOURCE_ID, then, for any its snapshot could not see (made by another
+   * transaction meanwhile), a read each. By source id.
    */
   async ensureManyBySourceId(projectId: string, sourceIds: string[], newId: () => string): Promise<Map<string, Customer>> {
-    const rows = await runPrepared<CustomerRow[]>(this.dataSource, ENSURE_MANY_BY_SOURCE_ID, [projectId, sourceIds, sourceIds.map(() => newId())]);
+    const rows = await runPrepared<CustomerRow[]>(this.dataSource, ENSURE_BY_SOURCE_ID, [projectId, sourceIds, sourceIds.map(() => newId())]);
     const found = new Map(rows.map((row) => [row.source_id as string, customerFromRow(row)]));
     for (const sourceId of sourceIds.filter((s) => !found.has(s))) {
       const [again] = await runPrepared<CustomerRow[]>(this.dataSource, BY_SOURCE_ID, [projectId, sourceId]);
@@ -130,17 +121,9 @@ export class CustomerRepository {
     return found;
   }
 
-  /**
-   * The customer with this source id, created if missing, changing nothing if it exists (a paid order of a
-   * known customer, the common case): one statement that writes no new row version. The statement's own
-   * snapshot cannot see a customer that another transaction created after it began (its INSERT then
-   * conflicts and returns nothing), so that rare case reads it again.
-   */
+  /** The customer with this source id, created with the id `id` if missing, changing nothing if it exists. */
   private async ensureBySourceId(projectId: string, id: string, sourceId: string): Promise<Customer> {
-    const [row] = await runPrepared<CustomerRow[]>(this.dataSource, ENSURE_BY_SOURCE_ID, [id, projectId, sourceId]);
-    if (row) return customerFromRow(row);
-    const [again] = await runPrepared<CustomerRow[]>(this.dataSource, BY_SOURCE_ID, [projectId, sourceId]);
-    return customerFromRow(again);
+    return (await this.ensureManyBySourceId(projectId, [sourceId], () => id)).get(sourceId) as Customer;
   }
 
   private async insert(projectId: string, id: string, sourceId: string | null, fields: CustomerFields, onConflict: string): Promise<Customer> {

@@ -192,16 +192,6 @@ UPDATE vouchers v SET expiry_error = f.error, expiry_set_aside_at = now() FROM u
 
 -- customers/customer.repository.ts: ENSURE_BY_SOURCE_ID (prepared customers_ensure)
 WITH made AS (
-  INSERT INTO customers (id, project_id, source_id) VALUES ($1, $2, $3)
-  ON CONFLICT (project_id, source_id) WHERE source_id IS NOT NULL DO NOTHING
-  RETURNING id, project_id, source_id, name, description, email, phone, birthdate, address, metadata, created_at, updated_at
-)
-SELECT * FROM made
-UNION ALL
-SELECT id, project_id, source_id, name, description, email, phone, birthdate, address, metadata, created_at, updated_at FROM customers WHERE project_id = $2 AND source_id = $3 AND NOT EXISTS (SELECT 1 FROM made);
-
--- customers/customer.repository.ts: ENSURE_MANY_BY_SOURCE_ID (prepared customers_ensure_many)
-WITH made AS (
   INSERT INTO customers (id, project_id, source_id)
   SELECT w.id, $1, w.source_id FROM unnest($2::text[], $3::text[]) AS w(source_id, id) ORDER BY w.source_id
   ON CONFLICT (project_id, source_id) WHERE source_id IS NOT NULL DO NOTHING

@@ -32,22 +32,21 @@ export class EarningPlanner {
 
   /** `customer`: the order's customer as the request resolved it, or its id when the order already had it (auto-join then reads it). */
   async plan(project: ProjectContext, customer: Customer | string): Promise<PlannedEarning[]> {
-    const customerId = typeof customer === 'string' ? customer : customer.id;
-    const rules = await this.rules.earningNow(project);
-    if (!rules.length) return [];
-    const cards = await this.members.activeCardsOf(project.id, customerId, campaignsOf(rules));
-    return this.complete(project, rules, customer, cards);
+    const [planned] = await this.planAll(project, [customer]);
+    if (planned.status === 'rejected') throw planned.reason;
+    return planned.value;
   }
 
   /**
    * `plan` for several customers (distinct) at once, a batch of paid orders: the rules and the cards read once for
    * all; auto-join, when a customer needs it, customer by customer. Each customer's plan or its own error, in order.
    */
-  async planAll(project: ProjectContext, customers: Customer[]): Promise<PromiseSettledResult<PlannedEarning[]>[]> {
+  async planAll(project: ProjectContext, customers: (Customer | string)[]): Promise<PromiseSettledResult<PlannedEarning[]>[]> {
     const rules = await this.rules.earningNow(project);
     if (!rules.length) return customers.map(() => ({ status: 'fulfilled', value: [] }));
-    const cards = await this.members.activeCardsOfAll(project.id, customers.map((c) => c.id), campaignsOf(rules));
-    return Promise.allSettled(customers.map((customer) => this.complete(project, rules, customer, cards.get(customer.id) ?? new Map<string, string>())));
+    const idOf = (customer: Customer | string) => (typeof customer === 'string' ? customer : customer.id);
+    const cards = await this.members.activeCardsOfAll(project.id, customers.map(idOf), campaignsOf(rules));
+    return Promise.allSettled(customers.map((customer) => this.complete(project, rules, customer, cards.get(idOf(customer)) ?? new Map<string, string>())));
   }
 
   /** The plan from the rules and the customer's cards by campaign (`cards`, completed here by auto-join). */

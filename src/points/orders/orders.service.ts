@@ -110,8 +110,8 @@ export class OrdersService {
     if (dto.source_id === undefined) return this.save(project, null, undefined, dto);
     if (dto.status === 'PAID' && dto.customer !== undefined) return this.pay(project, dto.source_id, dto.customer, dto);
     // The upsert by source id needs the stored order only for what the request leaves out: its status, or its
-    // customer when it is PAID. A shop's paid order names both, and saves a read.
-    const complete = dto.status !== undefined && (dto.status !== 'PAID' || dto.customer !== undefined);
+    // customer when it is PAID (a paid order that names its customer went to `pay` above).
+    const complete = dto.status !== undefined && dto.status !== 'PAID';
     const existing = complete ? null : await this.orders.findBySourceId(project.id, dto.source_id);
     return this.save(project, existing, existing ? undefined : dto.source_id, dto);
   }
