@@ -48,15 +48,31 @@ export async function waitFor<T>(probe: () => Promise<T | undefined>, { timeoutM
   }
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A port for a child process to listen on. Not the kernel's `listen(0)`: a port it hands out lies in the
+ * ephemeral range, where another test's supertest server or any outgoing connection can take it between our
+ * close and the child's listen (CI, 2026-11-29: the launcher's health poll reached another test's Nest app on
+ * "its" port, which then closed). Each jest worker takes ports from its own slice below that range instead.
+ */
+const PORT_FLOOR = 12_000;
+const PORT_SLICE = 2_000;
+let portCursor = Math.floor(Math.random() * PORT_SLICE);
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+export async function freePort(): Promise<number> {
+  const slice = PORT_FLOOR + (Number(process.env.JEST_WORKER_ID ?? 0) % 10) * PORT_SLICE;
+  for (let tries = 0; tries < PORT_SLICE; tries++) {
+    const port = slice + (portCursor++ % PORT_SLICE);
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port in ${slice}..${slice + PORT_SLICE - 1}`);
 }
 
 export const REQUEST_ID = /^v-[0-9a-f]{18}$/;
