@@ -140,6 +140,15 @@ async function handle(req, res) {
     const [current] = (await client.query(SQL.lock, [[cardId]])).rows;
     if (!current) throw Object.assign(new Error('gone'), { answer: [404, error(404, 'not_found', 'Resource not found')] });
     if (Number(current.balance) < points) throw Object.assign(new Error('exceeded'), { answer: [400, exceeded(Number(current.balance))] });
+    // The reward's unit after the card, as the API's batch takes it (a reward without a stock held FOR KEY SHARE).
+    let taken;
+    if (reward.stock === null) {
+      const [held] = (await client.query(SQL.holdUnlimited, [projectId, reward.id])).rows;
+      taken = held && (held.stock === null || (await client.query(SQL.takeUnits, [projectId, reward.id, 1])).rows[0]?.taken > 0);
+    } else {
+      taken = (await client.query(SQL.takeUnits, [projectId, reward.id, 1])).rows[0]?.taken > 0;
+    }
+    if (!taken) throw Object.assign(new Error('out of stock'), { answer: [400, outOfStock] });
     const delta = { redeemed: points, redemptions: 1 };
     const [after] = (await client.query(SQL.apply, [[cardId], ...DELTA_COLUMNS.map((column) => [delta[column] ?? 0])])).rows;
     const at = new Date();
@@ -175,8 +184,13 @@ async function handle(req, res) {
     const snapshot = { customer: customerJson(customer), voucher: voucherJson(card, state), reward: rewardJson, order: null, channel: { channel_id: appId, channel_type: 'API' } };
     const [row] = (
       await client.query(SQL.redemption, [
-        id, projectId, 'redemption', null, 'SUCCEEDED', cardId, card.campaign_id, customer?.id ?? null, reward.id, assignment.id, points,
-        JSON.stringify(drained), null, null, null, customer?.source_id ?? null, null, null, transactionId, JSON.stringify(snapshot),
+        JSON.stringify([
+          {
+            id, project_id: projectId, object: 'redemption', redemption_id: null, status: 'SUCCEEDED', voucher_id: cardId, campaign_id: card.campaign_id,
+            customer_id: customer?.id ?? null, reward_id: reward.id, assignment_id: assignment.id, points, buckets: drained, target_card_id: null,
+            target_points: null, order_id: null, tracking_id: customer?.source_id ?? null, reason: null, metadata: null, transaction_id: transactionId, snapshot,
+          },
+        ]),
       ])
     ).rows;
     const date = row.created_at.toISOString();
@@ -204,27 +218,16 @@ async function handle(req, res) {
       const rewardRedemption = (state) => ({ id: `rewr_${id.slice(2)}`, state, created_at: date, updated_at: date, voucher_id: cardId, campaign_id: card.campaign_id, customer_id: answer.customer_id, reward_assignment_id: assignment.id, source_id: id, source_type: 'redemption' });
       const shared = { reward: rewardJson, reward_assignment: assignmentJson(assignment), source: { id, type: 'redemption' }, balance: null };
       const { order: _order, voucher: _voucher, related_object_type: _t, related_object_id: _i, loyalty_card: _l, related_redemptions: _r, ...simple } = answer;
+      const event = (type, data) => ({ card_id: cardId, balance: state.balance, type, data, group_id: groupId, source });
       await client.query(SQL.events, [
-        cardId,
-        groupId,
-        JSON.stringify(source),
         JSON.stringify([
-          { type: 'customer.reward_redemptions.created', data: { ...shared, reward_redemption: rewardRedemption('CREATED') } },
-          { type: 'customer.reward_redemptions.pending', data: { ...shared, reward_redemption: rewardRedemption('PENDING') } },
-          { type: 'redemption.succeeded', data: { order: null, redemption: { ...simple, metadata: {} }, created_at: date } },
+          event('customer.reward_redemptions.created', { ...shared, reward_redemption: rewardRedemption('CREATED') }),
+          event('customer.reward_redemptions.pending', { ...shared, reward_redemption: rewardRedemption('PENDING') }),
+          event('redemption.succeeded', { order: null, redemption: { ...simple, metadata: {} }, created_at: date }),
         ]),
         config.events.payloadMaxBytes,
       ]);
     }
-    // The reward's row last, as the API takes it.
-    let taken;
-    if (reward.stock === null) {
-      const [held] = (await client.query(SQL.holdUnlimited, [projectId, reward.id])).rows;
-      taken = held && (held.stock === null || (await client.query(SQL.takeUnit, [projectId, reward.id])).rows.length > 0);
-    } else {
-      taken = (await client.query(SQL.takeUnit, [projectId, reward.id])).rows.length > 0;
-    }
-    if (!taken) throw Object.assign(new Error('out of stock'), { answer: [400, outOfStock] });
     await client.query('COMMIT');
   } catch (failure) {
     await client.query('ROLLBACK').catch(() => undefined);

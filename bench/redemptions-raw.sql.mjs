@@ -7,10 +7,10 @@
 // difference is reported).
 //
 // Before the transaction: the card (with its campaign, the one the path names by id), the reward, its offer in the card's campaign, the holder. In
-// it: the card locked (its point columns read by the lock), the posting (one update of the card, returning what
-// the answer shows, the ledger row, the buckets drained soonest-expiring first, the card's next expiration), the
-// redemption's row, its events (whose trigger writes the webhook outbox), and the reward's row last (a unit of a stock; held FOR KEY
-// SHARE without one).
+// it, as the API's batch of one: the card locked (its point columns read by the lock), the reward's row (a unit of a
+// stock; held FOR KEY SHARE without one), the posting (one update of the card, returning what the answer shows, the
+// ledger row, the buckets drained soonest-expiring first, the card's next expiration), the redemption's row, its
+// events (whose trigger writes the webhook outbox).
 import { APPLY, DELTA_COLUMNS, LOCK } from '../dist/cards/card.repository.js';
 import { BY_ID as CUSTOMER } from '../dist/customers/customer.repository.js';
 import { CARD_BY_CODE } from '../dist/members/member-card.repository.js';
@@ -19,7 +19,7 @@ import { INSERT as LEDGER_INSERT } from '../dist/points/ledger/ledger.repository
 import { INSERT as REDEMPTION_INSERT } from '../dist/redemptions/redemption.repository.js';
 import { RECORD as REDEMPTION_EVENTS } from '../dist/redemptions/redemption-events.repository.js';
 import { OFFER } from '../dist/rewards/reward-assignment.repository.js';
-import { FIND_TO_REDEEM, HOLD_UNLIMITED, TAKE_UNIT } from '../dist/rewards/reward.repository.js';
+import { FIND_TO_REDEEM, HOLD_UNLIMITED, TAKE_UNITS } from '../dist/rewards/reward.repository.js';
 
 /** The delta columns of APPLY, in the order of its arrays. */
 export { DELTA_COLUMNS };
@@ -45,5 +45,5 @@ export const REDEMPTION_SQL = {
   redemption: REDEMPTION_INSERT,
   events: REDEMPTION_EVENTS,
   holdUnlimited: HOLD_UNLIMITED,
-  takeUnit: TAKE_UNIT,
+  takeUnits: TAKE_UNITS,
 };

@@ -1176,26 +1176,31 @@ DELETE FROM loyalty_pending_points WHERE id IN (SELECT id FROM loyalty_pending_p
 -- redemptions/redemption-events.repository.ts: RECORD (prepared redemption_events_record)
 INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
   SELECT 'evcus_' || left(md5(random()::text || clock_timestamp()::text || s.entity_id), 18), s.project_id, s.type, s.entity_id, s.group_id, s.event_source,
-         CASE WHEN octet_length(s.data::text) <= $5::int THEN s.data ELSE loyalty_event_fit(s.data, $5::int) END
+         CASE WHEN octet_length(s.data::text) <= $2::int THEN s.data ELSE loyalty_event_fit(s.data, $2::int) END
   FROM (
-SELECT v.project_id, e.type, v.holder_id AS entity_id, $2::text AS group_id, $3::jsonb AS event_source,
+SELECT v.project_id, e.type, v.holder_id AS entity_id, e.group_id, e.source AS event_source,
        (jsonb_build_object(
          'customer', loyalty_customer_json(cu),
          'holder', loyalty_customer_json(cu),
          'campaign', loyalty_campaign_json(ca),
-         'voucher', loyalty_voucher_json(v, ca.name, v.points, v.balance, v.pending_points, v.next_expiration_date, v.next_expiration_points, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = v.member_id)))
+         'voucher', loyalty_voucher_json(v, ca.name, v.points, coalesce(e.balance, v.balance), v.pending_points, v.next_expiration_date, v.next_expiration_points, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = v.member_id)))
         || e.data)::json AS data
-FROM vouchers v
+FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (card_id text, balance bigint, type text, data jsonb, group_id text, source jsonb)) WITH ORDINALITY AS e(card_id, balance, type, data, group_id, source, n)
+JOIN vouchers v ON v.id = e.card_id
 JOIN customers cu ON cu.id = v.holder_id
 JOIN campaigns ca ON ca.id = v.campaign_id
-CROSS JOIN ROWS FROM (jsonb_to_recordset($4::jsonb) AS (type text, data jsonb)) WITH ORDINALITY AS e(type, data, n)
-WHERE v.id = $1
 ORDER BY e.n OFFSET 0) s;
 
 -- redemptions/redemption.repository.ts: INSERT (prepared redemptions_insert)
 INSERT INTO redemptions (id, project_id, object, redemption_id, status, voucher_id, campaign_id, customer_id, reward_id, assignment_id, points, buckets,
                          target_card_id, target_points, order_id, tracking_id, reason, metadata, transaction_id, snapshot)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) RETURNING created_at;
+SELECT r.id, r.project_id, r.object, r.redemption_id, r.status, r.voucher_id, r.campaign_id, r.customer_id, r.reward_id, r.assignment_id, r.points, r.buckets,
+       r.target_card_id, r.target_points, r.order_id, r.tracking_id, r.reason, r.metadata, r.transaction_id, r.snapshot
+FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (id text, project_id text, object text, redemption_id text, status text, voucher_id text, campaign_id text,
+       customer_id text, reward_id text, assignment_id text, points bigint, buckets jsonb, target_card_id text, target_points bigint, order_id text,
+       tracking_id text, reason text, metadata jsonb, transaction_id text, snapshot jsonb)) WITH ORDINALITY AS r
+ORDER BY r.ordinality
+RETURNING id, created_at;
 
 -- redemptions/redemption.repository.ts: CARD_STATES (prepared redemptions_card_states)
 SELECT id, code, campaign_id, holder_id, points::float8 AS points, balance::float8 AS balance, redeemed_points::float8 AS redeemed_points, redeemed_quantity, created_at, updated_at
@@ -1278,6 +1283,14 @@ SELECT id, project_id, name, type, parameters, stock, redeemed, attributes, meta
 
 -- rewards/reward.repository.ts: TAKE_UNIT (prepared rewards_take_unit)
 UPDATE rewards SET redeemed = redeemed + 1 WHERE project_id = $1 AND id = $2 AND (stock IS NULL OR redeemed < stock) RETURNING redeemed, stock;
+
+-- rewards/reward.repository.ts: TAKE_UNITS (prepared rewards_take_units)
+WITH held AS (SELECT id, redeemed FROM rewards WHERE project_id = $1 AND id = $2 FOR UPDATE)
+UPDATE rewards r SET redeemed = CASE WHEN r.stock IS NULL THEN r.redeemed + $3 ELSE least(r.stock, r.redeemed + $3) END
+FROM held WHERE r.id = held.id RETURNING (r.redeemed - held.redeemed)::int AS taken;
+
+-- rewards/reward.repository.ts: RETURN_UNITS (prepared rewards_return_units)
+UPDATE rewards SET redeemed = CASE WHEN stock IS NULL THEN redeemed ELSE greatest(redeemed - $3, 0) END WHERE project_id = $1 AND id = $2;
 
 -- rewards/reward.repository.ts: HOLD_UNLIMITED (prepared rewards_hold_unlimited)
 SELECT stock FROM rewards WHERE project_id = $1 AND id = $2 FOR KEY SHARE;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ProjectContext } from '../auth/auth.service.js';
 import type { Campaign } from '../campaigns/campaign.entity.js';
-import { type CardBalance, CardRepository, type LockedCards } from '../cards/card.repository.js';
+import { CardRepository, type LockedCards } from '../cards/card.repository.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { hexId } from '../common/ids.js';
 import type { Customer } from '../customers/customer.entity.js';
@@ -15,17 +15,17 @@ import { toOrderDto } from '../points/orders/dto/order.dto.js';
 import { type Order, totalAmount } from '../points/orders/order.entity.js';
 import { OrderRepository } from '../points/orders/order.repository.js';
 import { type Movement, PointsExceeded, PointsPosting } from '../points/ledger/posting.service.js';
-import { toRewardDto } from '../rewards/dto/reward.dto.js';
 import type { StoredAssignment } from '../rewards/reward-assignment.repository.js';
 import { RewardAssignmentRepository } from '../rewards/reward-assignment.repository.js';
 import type { CoinRewardParameters, Reward } from '../rewards/reward.entity.js';
 import { RewardRepository } from '../rewards/reward.repository.js';
 import type { RedeemRewardDto, LoyaltyRedemptionDto } from './dto/redemption.dto.js';
 import { toRedemptionDto } from './dto/redemption-answers.js';
-import { coinPoints, customerJson, voucherAfter } from './redemption-parts.js';
+import { coinPoints, rewardResult, stateOf, succeededRow } from './redemption-parts.js';
+import { RedemptionBatches } from './redemption-batches.service.js';
 import { RedemptionErrors } from './redemption-errors.js';
 import { RedemptionEventsRepository } from './redemption-events.repository.js';
-import { type CardState, RedemptionRepository } from './redemption.repository.js';
+import { RedemptionRepository } from './redemption.repository.js';
 
 /** What a redemption needs, read before its transaction. */
 interface Prepared {
@@ -41,12 +41,14 @@ interface Prepared {
 }
 
 /**
- * Redeeming a reward with a loyalty card (docs/rewards.md, "Redeeming"): one transaction, in the lock order of
- * docs/architecture.md: a COIN redemption's order row first, then the card (and a CAMPAIGN reward's target card),
- * in id order; then the points posted (PointsPosting: REDEMPTION on the card, draining its buckets
- * soonest-expiring first, refused past its balance; ADDITION on the target card), then the reward's stock unit,
- * taken last (a reward's row is never held while waiting for a card), then the redemption's row and its events.
- * A refusal throws inside the transaction, so nothing of it stays: no row, no bucket, no counter, no event.
+ * Redeeming a reward with a loyalty card (docs/rewards.md, "Redeeming"). A MATERIAL reward's redemption goes to
+ * RedemptionBatches, which writes the project's concurrent ones together. A COIN or CAMPAIGN reward's is one
+ * transaction, in the lock order of docs/architecture.md: a COIN redemption's order row first, then the card (and
+ * a CAMPAIGN reward's target card), in id order; then the points posted (PointsPosting: REDEMPTION on the card,
+ * draining its buckets soonest-expiring first, refused past its balance; ADDITION on the target card), then the
+ * reward's stock unit, taken last (a reward's row is never held while waiting for a card), then the redemption's
+ * row and its events. A refusal throws inside the transaction, so nothing of it stays: no row, no bucket, no
+ * counter, no event.
  */
 @Injectable()
 export class RedeemService {
@@ -62,6 +64,7 @@ export class RedeemService {
     private readonly customers: CustomersService,
     private readonly orders: OrderRepository,
     private readonly idempotency: IdempotencyService,
+    private readonly batches: RedemptionBatches,
   ) {}
 
   async redeem(project: ProjectContext, campaignIdOrName: string | null, code: string, dto: RedeemRewardDto, key: string | undefined): Promise<LoyaltyRedemptionDto> {
@@ -69,6 +72,10 @@ export class RedeemService {
     return this.idempotency.run<LoyaltyRedemptionDto>(request, async (done) => {
       const prepared = await this.prepare(project, campaignIdOrName, code, dto);
       const cause = requestCause(project);
+      if (prepared.reward.type === 'MATERIAL') {
+        const { card, customer, reward, assignment } = prepared;
+        return this.batches.redeem({ project, card, customer, reward, assignment, metadata: dto.metadata ?? null, cause, done });
+      }
       return this.transactions.run(async (tx) => {
         const order = prepared.order ? await this.saveOrder(tx, project, prepared.order, dto) : null;
         const locked = await this.cards.lock(tx, [prepared.card.id, ...(prepared.target ? [prepared.target.cardId] : [])]);
@@ -184,15 +191,7 @@ export class RedeemService {
     });
     // The card's columns as the posting's update returned them; a CAMPAIGN reward's target card is read whole.
     const states = target ? await this.redemptions.cardStates(locked, [card.id, target.cardId]) : new Map([[card.id, stateOf(card, posting.cards.get(card.id))]]);
-    const voucher = voucherAfter(card, states.get(card.id));
-    // Voucherify's RedemptionRewardResult: the reward without its stock counts, with the assignment.
-    const { stock: _stock, redeemed: _redeemed, attributes: _attributes, ...rewardDto } = toRewardDto(reward);
-    const rewardJson: Record<string, unknown> = { ...rewardDto, assignment_id: assignment.id };
-    if (reward.type === 'MATERIAL') {
-      const { product } = reward.parameters as { product: { id: string; sku_id: string | null } };
-      rewardJson.product = { id: product.id, object: 'product' };
-      if (product.sku_id) rewardJson.sku = { id: product.sku_id, product_id: product.id, object: 'sku' };
-    }
+    const rewardJson = rewardResult(reward, assignment);
     const targetState = target ? states.get(target.cardId) : undefined;
     if (targetState) {
       rewardJson.voucher = {
@@ -215,51 +214,30 @@ export class RedeemService {
           redemptions: { [id]: { date: posting.movements[0].transaction.createdAt.toISOString(), related_object_type: 'voucher', related_object_id: card.id, related_object_parent_id: card.campaign_id } },
         }
       : null;
-    const row = await this.redemptions.insert(locked, {
-      id,
-      projectId: project.id,
-      object: 'redemption',
-      redemptionId: null,
-      status: 'SUCCEEDED',
-      voucherId: card.id,
-      campaignId: card.campaign_id,
-      customerId: prepared.customer?.id ?? null,
-      rewardId: reward.id,
-      assignmentId: assignment.id,
-      points,
-      buckets: posting.movements[0].buckets.map((b) => ({ id: b.id, points: b.points, expiresAt: b.expiresAt })),
-      targetCardId: target?.cardId ?? null,
-      targetPoints: target?.points ?? null,
-      orderId: order?.id ?? null,
-      trackingId: prepared.customer?.sourceId ?? null,
-      reason: null,
-      metadata: dto.metadata ?? null,
-      transactionId: posting.movements[0].transaction.id,
-      snapshot: { customer: prepared.customer ? customerJson(prepared.customer) : null, voucher, reward: rewardJson, order: orderJson, channel: { channel_id: project.apiKey?.appId ?? 'API', channel_type: 'API' } },
-    });
+    const row = await this.redemptions.insert(
+      locked,
+      succeededRow({
+        id,
+        project,
+        card,
+        customer: prepared.customer,
+        reward,
+        assignment,
+        points,
+        posted: posting.movements[0],
+        state: states.get(card.id),
+        rewardJson,
+        metadata: dto.metadata ?? null,
+        target,
+        order: order && orderJson ? { id: order.id, json: orderJson } : null,
+      }),
+    );
     const answer = toRedemptionDto(row, null);
-    await this.events.redeemed(locked, row, answer, prepared.assignment, cause);
+    await this.events.redeemed(locked, [{ row, answer, assignment, cause, balance: null }]);
     await done(locked.tx, answer);
     // A reward without a stock: its row only held FOR KEY SHARE, so its redemptions do not queue on it (its `redeemed` is counted from them).
     const taken = reward.stock === null ? await this.rewardRows.takeUnlimited(locked.tx, project.id, reward.id) : (await this.rewardRows.takeUnit(locked.tx, project.id, reward.id)) !== null;
     if (!taken) throw RedemptionErrors.outOfStock(reward.id);
     return answer;
   }
-}
-
-/** The card's state after the posting: its own columns (code, campaign, holder) as read before, its point columns as the posting left them. */
-function stateOf(card: LoyaltyMemberDto, after: CardBalance | undefined): CardState | undefined {
-  if (!after) return undefined;
-  return {
-    id: card.id,
-    code: card.code,
-    campaignId: card.campaign_id,
-    holderId: card.holder_id,
-    points: after.points,
-    balance: after.balance,
-    redeemedPoints: after.redeemedPoints,
-    redeemedQuantity: after.redeemedQuantity,
-    createdAt: new Date(card.created_at),
-    updatedAt: after.updatedAt,
-  };
 }

@@ -8,28 +8,48 @@ import type { LoyaltyRedemptionDto, RedemptionRollbackDto } from './dto/redempti
 import type { Redemption } from './redemption.entity.js';
 
 /**
- * The events of a redemption and its rollback, in its transaction after the card changed: customer (and
- * holder), campaign and voucher built by the payload functions the other card events use (the card as the change
- * left it), merged with each event's own part built here (`$4`: one `{type, data}` per event). A card without a
- * holder has no customer to tell: no event.
+ * The events of redemptions and rollbacks, in their transaction after the cards changed (`$1`: one `{card_id,
+ * balance, type, data, group_id, source}` per event, in their order): customer (and holder), campaign and voucher
+ * built by the payload functions the other card events use, merged with each event's own part built here. The
+ * voucher shows its card as the change left it: `balance` when given (a batch's redemption of a card that later
+ * redemptions of the same batch drain further: the balance right after its own), else the card's column. A card
+ * without a holder has no customer to tell: no event.
  */
 export const RECORD = prepared(
   'redemption_events_record',
   eventsInsertSql(`
-  SELECT v.project_id, e.type, v.holder_id AS entity_id, $2::text AS group_id, $3::jsonb AS event_source,
+  SELECT v.project_id, e.type, v.holder_id AS entity_id, e.group_id, e.source AS event_source,
          (jsonb_build_object(
            'customer', loyalty_customer_json(cu),
            'holder', loyalty_customer_json(cu),
            'campaign', loyalty_campaign_json(ca),
-           'voucher', loyalty_voucher_json(v, ca.name, v.points, v.balance, v.pending_points, v.next_expiration_date, v.next_expiration_points, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = v.member_id)))
+           'voucher', loyalty_voucher_json(v, ca.name, v.points, coalesce(e.balance, v.balance), v.pending_points, v.next_expiration_date, v.next_expiration_points, (SELECT m.status = 'ACTIVE' FROM members m WHERE m.id = v.member_id)))
           || e.data)::json AS data
-  FROM vouchers v
+  FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (card_id text, balance bigint, type text, data jsonb, group_id text, source jsonb)) WITH ORDINALITY AS e(card_id, balance, type, data, group_id, source, n)
+  JOIN vouchers v ON v.id = e.card_id
   JOIN customers cu ON cu.id = v.holder_id
   JOIN campaigns ca ON ca.id = v.campaign_id
-  CROSS JOIN ROWS FROM (jsonb_to_recordset($4::jsonb) AS (type text, data jsonb)) WITH ORDINALITY AS e(type, data, n)
-  WHERE v.id = $1
-  ORDER BY e.n`, '$5'),
+  ORDER BY e.n`, '$2'),
 );
+
+/** One event of a redemption or rollback, as RECORD takes it. */
+interface CardEvent {
+  card_id: string;
+  balance: number | null;
+  type: EventType;
+  data: Record<string, unknown>;
+  group_id: string;
+  source: EventCause['source'];
+}
+
+/** A redemption of a batch whose events are recorded: its row and answer, its offer, its request's cause, and its card's balance right after it. */
+export interface RedeemedItem {
+  row: Redemption;
+  answer: LoyaltyRedemptionDto;
+  assignment: StoredAssignment;
+  cause: EventCause;
+  balance: number | null;
+}
 
 const REWARD_REDEMPTIONS = EVENTS.CUSTOMER.REWARD_REDEMPTIONS;
 
@@ -84,42 +104,47 @@ export class RedemptionEventsRepository {
   constructor(private readonly config: AppConfig) {}
 
   /**
-   * A redemption's events: `customer.reward_redemptions.created`, then `.completed` (COIN and CAMPAIGN rewards:
-   * nothing is left to do) or `.pending` (MATERIAL: the merchant hands it over), and `redemption.succeeded`.
+   * Each redemption's events: `customer.reward_redemptions.created`, then `.completed` (COIN and CAMPAIGN rewards:
+   * nothing is left to do) or `.pending` (MATERIAL: the merchant hands it over), and `redemption.succeeded`; all of
+   * them in one statement.
    */
-  async redeemed(locked: LockedCards, row: Redemption, answer: LoyaltyRedemptionDto, assignment: StoredAssignment, cause: EventCause): Promise<void> {
-    const at = row.createdAt.toISOString();
-    const reward = answer.reward;
-    const shared = { reward, reward_assignment: assignmentJson(assignment), source: { id: row.id, type: 'redemption' }, balance: null };
-    const next = reward.type === 'MATERIAL' ? 'PENDING' : 'COMPLETED';
-    await this.record(locked, row.voucherId, cause, [
-      { type: REWARD_REDEMPTIONS.CREATED, data: { ...shared, reward_redemption: rewardRedemption(row, 'CREATED', at) } },
-      { type: REWARD_REDEMPTIONS[next], data: { ...shared, reward_redemption: rewardRedemption(row, next, at) } },
-      { type: EVENTS.REDEMPTION.SUCCEEDED, data: { order: eventOrder(answer.order), redemption: simpleRedemption(answer), created_at: at } },
-    ]);
+  async redeemed(locked: LockedCards, items: RedeemedItem[]): Promise<void> {
+    await this.record(
+      locked,
+      items.flatMap(({ row, answer, assignment, cause, balance }) => {
+        const at = row.createdAt.toISOString();
+        const reward = answer.reward;
+        const shared = { reward, reward_assignment: assignmentJson(assignment), source: { id: row.id, type: 'redemption' }, balance: null };
+        const next = reward.type === 'MATERIAL' ? 'PENDING' : 'COMPLETED';
+        const event = (type: EventType, data: Record<string, unknown>): CardEvent => ({ card_id: row.voucherId, balance, type, data, group_id: cause.groupId, source: cause.source });
+        return [
+          event(REWARD_REDEMPTIONS.CREATED, { ...shared, reward_redemption: rewardRedemption(row, 'CREATED', at) }),
+          event(REWARD_REDEMPTIONS[next], { ...shared, reward_redemption: rewardRedemption(row, next, at) }),
+          event(EVENTS.REDEMPTION.SUCCEEDED, { order: eventOrder(answer.order), redemption: simpleRedemption(answer), created_at: at }),
+        ];
+      }),
+    );
   }
 
   /** A rollback's events: `customer.reward_redemptions.rolledback` (the event log only, as Voucherify) and `redemption.rollback.succeeded`. */
   async rolledBack(locked: LockedCards, redemption: Redemption, rollback: Redemption, answer: RedemptionRollbackDto, redemptionAnswer: LoyaltyRedemptionDto, assignment: StoredAssignment | null, cause: EventCause): Promise<void> {
     const at = rollback.createdAt.toISOString();
-    await this.record(locked, rollback.voucherId, cause, [
-      {
-        type: REWARD_REDEMPTIONS.ROLLEDBACK,
-        data: {
-          reward: answer.reward,
-          reward_assignment: assignment ? assignmentJson(assignment) : null,
-          source: { id: redemption.id, type: 'redemption' },
-          balance: null,
-          reward_redemption: rewardRedemption(redemption, 'ROLLEDBACK', at),
-        },
-      },
-      { type: EVENTS.REDEMPTION.ROLLBACK.SUCCEEDED, data: { order: eventOrder(answer.order), redemption: simpleRedemption(redemptionAnswer), redemption_rollback: simpleRedemption(answer) } },
+    const event = (type: EventType, data: Record<string, unknown>): CardEvent => ({ card_id: rollback.voucherId, balance: null, type, data, group_id: cause.groupId, source: cause.source });
+    await this.record(locked, [
+      event(REWARD_REDEMPTIONS.ROLLEDBACK, {
+        reward: answer.reward,
+        reward_assignment: assignment ? assignmentJson(assignment) : null,
+        source: { id: redemption.id, type: 'redemption' },
+        balance: null,
+        reward_redemption: rewardRedemption(redemption, 'ROLLEDBACK', at),
+      }),
+      event(EVENTS.REDEMPTION.ROLLBACK.SUCCEEDED, { order: eventOrder(answer.order), redemption: simpleRedemption(redemptionAnswer), redemption_rollback: simpleRedemption(answer) }),
     ]);
   }
 
-  private async record(locked: LockedCards, cardId: string, cause: EventCause, events: { type: EventType; data: Record<string, unknown> }[]): Promise<void> {
-    locked.require([cardId]);
-    await runPrepared(locked.tx, RECORD, [cardId, cause.groupId, JSON.stringify(cause.source), JSON.stringify(events), this.config.events.payloadMaxBytes]);
+  private async record(locked: LockedCards, events: CardEvent[]): Promise<void> {
+    locked.require(events.map((e) => e.card_id));
+    await runPrepared(locked.tx, RECORD, [JSON.stringify(events), this.config.events.payloadMaxBytes]);
   }
 }
 

@@ -35,12 +35,18 @@ const FILTERED = `FROM redemptions r WHERE r.project_id = $1 AND ($2::text IS NU
   AND ($4::text IS NULL OR r.order_id = $4) AND ($5::text IS NULL OR r.voucher_id = $5)
   AND ($6::timestamptz IS NULL OR r.created_at < $6) AND ($7::timestamptz IS NULL OR r.created_at > $7)`;
 
-/** A redemption's (or a rollback's) row, its `created_at` returned. */
+/** Redemptions' (or rollbacks') rows, in the order given (`seq` follows it), each `created_at` returned. */
 export const INSERT = prepared(
   'redemptions_insert',
   `INSERT INTO redemptions (id, project_id, object, redemption_id, status, voucher_id, campaign_id, customer_id, reward_id, assignment_id, points, buckets,
                             target_card_id, target_points, order_id, tracking_id, reason, metadata, transaction_id, snapshot)
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) RETURNING created_at`,
+   SELECT r.id, r.project_id, r.object, r.redemption_id, r.status, r.voucher_id, r.campaign_id, r.customer_id, r.reward_id, r.assignment_id, r.points, r.buckets,
+          r.target_card_id, r.target_points, r.order_id, r.tracking_id, r.reason, r.metadata, r.transaction_id, r.snapshot
+   FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (id text, project_id text, object text, redemption_id text, status text, voucher_id text, campaign_id text,
+          customer_id text, reward_id text, assignment_id text, points bigint, buckets jsonb, target_card_id text, target_points bigint, order_id text,
+          tracking_id text, reason text, metadata jsonb, transaction_id text, snapshot jsonb)) WITH ORDINALITY AS r
+   ORDER BY r.ordinality
+   RETURNING id, created_at`,
 );
 
 /** Locked cards' columns that a redemption's answer shows (`$1`: their ids). */
@@ -60,30 +66,36 @@ export class RedemptionRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async insert(locked: LockedCards, row: NewRedemption): Promise<Redemption> {
-    locked.require([row.voucherId]);
-    const [saved] = await runPrepared<{ created_at: Date }[]>(locked.tx, INSERT, [
-        row.id,
-        row.projectId,
-        row.object,
-        row.redemptionId,
-        row.status,
-        row.voucherId,
-        row.campaignId,
-        row.customerId,
-        row.rewardId,
-        row.assignmentId,
-        row.points,
-        JSON.stringify(row.buckets),
-        row.targetCardId,
-        row.targetPoints,
-        row.orderId,
-        row.trackingId,
-        row.reason,
-        row.metadata === null ? null : JSON.stringify(row.metadata),
-        row.transactionId,
-        JSON.stringify(row.snapshot),
-    ]);
-    return Object.assign(new Redemption(), row, { createdAt: saved.created_at });
+    return (await this.insertAll(locked, [row]))[0];
+  }
+
+  /** Rows of redemptions (or rollbacks) of locked cards, in one statement; as written, in the order given. */
+  async insertAll(locked: LockedCards, rows: NewRedemption[]): Promise<Redemption[]> {
+    locked.require(rows.map((row) => row.voucherId));
+    const json = rows.map((row) => ({
+      id: row.id,
+      project_id: row.projectId,
+      object: row.object,
+      redemption_id: row.redemptionId,
+      status: row.status,
+      voucher_id: row.voucherId,
+      campaign_id: row.campaignId,
+      customer_id: row.customerId,
+      reward_id: row.rewardId,
+      assignment_id: row.assignmentId,
+      points: row.points,
+      buckets: row.buckets,
+      target_card_id: row.targetCardId,
+      target_points: row.targetPoints,
+      order_id: row.orderId,
+      tracking_id: row.trackingId,
+      reason: row.reason,
+      metadata: row.metadata,
+      transaction_id: row.transactionId,
+      snapshot: row.snapshot,
+    }));
+    const saved = new Map((await runPrepared<{ id: string; created_at: Date }[]>(locked.tx, INSERT, [JSON.stringify(json)])).map((r) => [r.id, r.created_at]));
+    return rows.map((row) => Object.assign(new Redemption(), row, { createdAt: saved.get(row.id) as Date }));
   }
 
   find(projectId: string, id: string): Promise<Redemption | null> {

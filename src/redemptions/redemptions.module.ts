@@ -9,6 +9,7 @@ import { PointsModule } from '../points/points.module.js';
 import { RewardsModule } from '../rewards/rewards.module.js';
 import { RedeemController } from './redeem.controller.js';
 import { RedeemService } from './redeem.service.js';
+import { RedemptionBatches } from './redemption-batches.service.js';
 import { RedemptionEventsRepository } from './redemption-events.repository.js';
 import { RedemptionReadsService } from './redemption-reads.service.js';
 import { RedemptionRepository } from './redemption.repository.js';
@@ -23,6 +24,6 @@ import { RollbackService } from './rollback.service.js';
 @Module({
   imports: [DatabaseKitModule, CardsModule, CampaignsModule, CustomersModule, MembersModule, PointsModule, RewardsModule, IdempotencyModule],
   controllers: [RedeemController, RedemptionsController],
-  providers: [RedeemService, RollbackService, RedemptionReadsService, RedemptionRepository, RedemptionEventsRepository],
+  providers: [RedeemService, RedemptionBatches, RollbackService, RedemptionReadsService, RedemptionRepository, RedemptionEventsRepository],
 })
 export class RedemptionsModule {}

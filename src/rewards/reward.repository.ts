@@ -51,6 +51,24 @@ export const TAKE_UNIT = prepared(
 );
 
 /**
+ * `$3` units of a reward for a batch of its redemptions: as many as its stock has left (all of them when it has no
+ * stock any more), checked and written by one statement; `taken` is how many. The CTE locks the row first, so
+ * `held.redeemed` is the count the update starts from.
+ */
+export const TAKE_UNITS = prepared(
+  'rewards_take_units',
+  `WITH held AS (SELECT id, redeemed FROM rewards WHERE project_id = $1 AND id = $2 FOR UPDATE)
+   UPDATE rewards r SET redeemed = CASE WHEN r.stock IS NULL THEN r.redeemed + $3 ELSE least(r.stock, r.redeemed + $3) END
+   FROM held WHERE r.id = held.id RETURNING (r.redeemed - held.redeemed)::int AS taken`,
+);
+
+/** Units taken by TAKE_UNITS that a batch did not use (their redemptions were refused for their points) given back. */
+export const RETURN_UNITS = prepared(
+  'rewards_return_units',
+  'UPDATE rewards SET redeemed = CASE WHEN stock IS NULL THEN redeemed ELSE greatest(redeemed - $3, 0) END WHERE project_id = $1 AND id = $2',
+);
+
+/**
  * A redemption of a reward that had no stock when it was read: the row held `FOR KEY SHARE` (which redemptions
  * of the reward share, and a change of its stock waits for: `update`) and its stock as it is now.
  */
@@ -190,6 +208,27 @@ export class RewardRepository {
     const [row] = await runPrepared<{ stock: number | null }[]>(tx, HOLD_UNLIMITED, [projectId, id]);
     if (!row) return false;
     return row.stock === null || (await this.takeUnit(tx, projectId, id)) !== null;
+  }
+
+  /**
+   * Units of a reward for a batch of `count` redemptions (RedemptionBatches), in its transaction after the cards:
+   * read without a stock (`unlimited`), its row held FOR KEY SHARE as `takeUnlimited` holds it, and every unit
+   * given (uncounted: its `redeemed` is counted from its redemptions) unless a stock was set since; else
+   * TAKE_UNITS. `left`: how many were given (0 when there is no such reward); `counted`: taken from a stock.
+   */
+  async takeUnits(tx: Tx, projectId: string, id: string, count: number, unlimited: boolean): Promise<{ left: number; counted: boolean }> {
+    if (unlimited) {
+      const [row] = await runPrepared<{ stock: number | null }[]>(tx, HOLD_UNLIMITED, [projectId, id]);
+      if (!row) return { left: 0, counted: false };
+      if (row.stock === null) return { left: count, counted: false };
+    }
+    const [rows] = await runPrepared<[{ taken: number }[], number]>(tx, TAKE_UNITS, [projectId, id, count]);
+    return { left: rows[0]?.taken ?? 0, counted: true };
+  }
+
+  /** Units a batch took and did not use, given back (RETURN_UNITS). */
+  async returnUnits(tx: Tx, projectId: string, id: string, count: number): Promise<void> {
+    await runPrepared(tx, RETURN_UNITS, [projectId, id, count]);
   }
 
   /** A rollback gives the unit back, in its transaction (RETURN_UNIT; the row is locked either way, as `update` needs); false when there is no such reward. */

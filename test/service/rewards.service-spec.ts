@@ -246,4 +246,28 @@ describe('RewardsService and RewardAssignmentsService on PostgreSQL (no worker, 
     // The CHECK holds for every writer.
     await expect(db.query('UPDATE rewards SET redeemed = 6 WHERE id = $1', [reward.id])).rejects.toThrow(/chk_rewards_stock/);
   });
+
+  it('takes units for a batch atomically: concurrent batches of units take exactly what the stock has left, and give back what they did not use', async () => {
+    const project = await services.project();
+    const reward = await create(project, { ...mug, stock: 7 });
+    const runner = services.get(TransactionRunner);
+    const repository = services.get(RewardRepository);
+    for (let round = 0; round < 3; round += 1) {
+      await db.query('UPDATE rewards SET redeemed = 1 WHERE id = $1', [reward.id]);
+      const taken = await Promise.all(Array.from({ length: 8 }, (_, i) => runner.run(async (tx) => (await repository.takeUnits(tx, project.id, reward.id, 1 + (i % 3), false)).left)));
+      expect(taken.reduce((sum, n) => sum + n, 0)).toBe(6);
+      expect(taken.every((n, i) => n >= 0 && n <= 1 + (i % 3))).toBe(true);
+      expect((await repository.find(project.id, reward.id))?.redeemed).toBe(7);
+    }
+    await runner.run((tx) => repository.returnUnits(tx, project.id, reward.id, 3));
+    expect((await repository.find(project.id, reward.id))?.redeemed).toBe(4);
+    // Read without a stock: every unit given while it has none; a stock set since is taken from.
+    const unlimited = await create(project, { ...mug, name: 'Unlimited mug' });
+    expect(await runner.run((tx) => repository.takeUnits(tx, project.id, unlimited.id, 5, true))).toEqual({ left: 5, counted: false });
+    await db.query('UPDATE rewards SET stock = 2, redeemed = 0 WHERE id = $1', [unlimited.id]);
+    expect(await runner.run((tx) => repository.takeUnits(tx, project.id, unlimited.id, 5, true))).toEqual({ left: 2, counted: true });
+    // Another project takes nothing of it.
+    expect(await runner.run(async (tx) => repository.takeUnits(tx, (await services.project()).id, reward.id, 2, false))).toEqual({ left: 0, counted: true });
+    expect(await runner.run(async (tx) => repository.takeUnits(tx, (await services.project()).id, unlimited.id, 2, true))).toEqual({ left: 0, counted: false });
+  });
 });

@@ -1,3 +1,6 @@
+import { ApiError } from '../errors/api-error.js';
+import { databaseBusy, unavailableDependency } from '../errors/infrastructure-errors.js';
+
 /** How big one batch may grow. */
 export interface CollectorLimits {
   /** At most this many items in one batch. */
@@ -125,4 +128,20 @@ export class Collector<I, R> {
     }
     batch.forEach((waiting, i) => waiting.resolve(results[i]));
   }
+}
+
+/**
+ * How the API batches concurrent requests of a project (paid orders, MATERIAL redemptions; docs/architecture.md,
+ * "Requests by the batch"): at most 64 of them, or 1 MiB of what they carry, in one transaction, and two
+ * transactions of a project's batches at once per API process (one collects while the other commits).
+ */
+export const REQUEST_BATCH_LIMITS = { items: 64, bytes: 1 << 20, inFlight: 2 };
+
+/**
+ * A collector of the API's requests: batches within REQUEST_BATCH_LIMITS; a batch that failed for its items'
+ * reason (not a busy or unreachable database) runs each item again alone; a request waits for a batch at most
+ * `waitMs` (DATABASE_POOL_WAIT_MS: as long as for a connection), then gets 503 database_busy.
+ */
+export function requestCollector<I, R>(run: (items: I[]) => Promise<R[]>, waitMs: number): Collector<I, R> {
+  return new Collector(run, (error) => !databaseBusy(error) && !unavailableDependency(error), { ...REQUEST_BATCH_LIMITS, waitMs }, () => ApiError.databaseBusy());
 }

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ProjectContext } from '../../auth/auth.service.js';
-import { Collector } from '../../common/batching/collector.js';
+import { type Collector, requestCollector } from '../../common/batching/collector.js';
 import { ApiError } from '../../common/errors/api-error.js';
-import { databaseBusy, unavailableDependency } from '../../common/errors/infrastructure-errors.js';
 import { hexId } from '../../common/ids.js';
 import { AppConfig } from '../../config/app-config.js';
 import { CustomersService } from '../../customers/customers.service.js';
@@ -51,13 +50,6 @@ interface PaidOrder extends PaidRequest {
 }
 
 /**
- * How paid orders are batched (docs/architecture.md, "Path of a pending entry"): at most 64 orders, or 1 MiB of
- * their items and metadata, in one transaction, and two transactions of a project's paid orders at once per API
- * process (one collects while the other commits). An order waits for a batch at most as long as for a connection.
- */
-const BATCH_LIMITS = { items: 64, bytes: 1 << 20, inFlight: 2 };
-
-/**
  * The earning rule as pending entries and ledger rows name it, Voucherify's `details.earning_rule`, whose
  * schemas require `source.banner`: a rule without a banner gives an empty one (docs/decisions.md, issue 37).
  */
@@ -92,12 +84,7 @@ export class OrdersService {
     private readonly config: AppConfig,
     private readonly metrics: Metrics,
   ) {
-    this.paid = new Collector(
-      (requests) => this.payBatch(requests),
-      (error) => !databaseBusy(error) && !unavailableDependency(error),
-      { ...BATCH_LIMITS, waitMs: config.databasePool.waitMs },
-      () => ApiError.databaseBusy(),
-    );
+    this.paid = requestCollector((requests) => this.payBatch(requests), config.databasePool.waitMs);
   }
 
   /** POST /v1/orders: updates the order with this `id` or `source_id`, or creates one. */
