@@ -93,7 +93,7 @@ async function handle(req, res) {
   if (typeof body?.reward?.id !== 'string' || body.order !== undefined) return send(res, 400, error(400, 'invalid_payload', 'Invalid payload', 'the baseline takes {reward: {id}}'));
 
   // The card by its code (unique in a project), with its campaign; the campaign is read only when it is not the one named by id (as the API does).
-  const [card] = (await pool.query(SQL.card, [projectId, code])).rows;
+  const [card] = (await pool.query(SQL.card, [projectId, [code]])).rows;
   if (card?.c_id !== campaignIdOrName) {
     const [campaign] = (await pool.query(SQL.campaign, [projectId, campaignIdOrName])).rows;
     if (!campaign) return send(res, 404, error(404, 'not_found', 'Resource not found', `Cannot find campaign with id ${campaignIdOrName}`));
@@ -103,12 +103,12 @@ async function handle(req, res) {
   const now = new Date();
   if (card.c_start_date && card.c_start_date > now) return send(res, 400, refused('voucher_not_active', 'voucher not active'));
   if (card.c_expiration_date && card.c_expiration_date < now) return send(res, 400, refused('voucher_expired', 'voucher expired'));
-  const [reward] = (await pool.query(SQL.reward, [projectId, body.reward.id])).rows;
+  const [reward] = (await pool.query(SQL.reward, [projectId, [body.reward.id]])).rows;
   if (!reward) return send(res, 404, error(404, 'not_found', 'Resource not found', `Cannot find reward with id ${body.reward.id}`));
-  const [assignment] = (await pool.query(SQL.offer, [projectId, reward.id, card.campaign_id])).rows;
+  const [assignment] = (await pool.query(SQL.offer, [projectId, [reward.id], [card.campaign_id]])).rows;
   if (!assignment) return send(res, 404, error(404, 'not_found', 'Resource not found', `Cannot find reward_assignment of reward ${reward.id} in campaign ${card.campaign_id}`));
   if (reward.type !== 'MATERIAL') return send(res, 400, error(400, 'invalid_payload', 'Invalid payload', 'the baseline takes MATERIAL rewards'));
-  const [customer] = card.holder_id ? (await pool.query(SQL.customer, [projectId, card.holder_id])).rows : [null];
+  const [customer] = card.holder_id ? (await pool.query(SQL.customer, [projectId, [card.holder_id]])).rows : [null];
   const points = assignment.points;
   const exceeded = (balance) => refused('loyalty_card_points_exceeded', 'loyalty card points exceeded', `There are not enough loyalty points on the card ${code}: ${points} needed, its balance is ${balance}.`);
   if (points > Number(card.balance)) return send(res, 400, exceeded(Number(card.balance)));

@@ -58,7 +58,7 @@ export const ENSURE_BY_SOURCE_ID = prepared(
    SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE project_id = $1 AND source_id = ANY($2::text[]) AND source_id NOT IN (SELECT source_id FROM made)`,
 );
 /** A customer by id (a redemption's card holder: bench/'s plain baseline sends it too). */
-export const BY_ID = prepared('customers_by_id', `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE project_id = $1 AND id = $2`);
+export const BY_ID = prepared('customers_by_id', `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE project_id = $1 AND id = ANY($2::text[])`);
 export const BY_SOURCE_ID = prepared('customers_by_source_id', `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE project_id = $1 AND source_id = $2`);
 
 /** The fields a caller may set on a customer; undefined leaves a field as it is. */
@@ -77,8 +77,13 @@ export class CustomerRepository {
 
   /** BY_ID, a fixed statement: TypeORM's findOneBy built and hydrated its SELECT at each call, on every redemption. */
   async findById(projectId: string, id: string): Promise<Customer | null> {
-    const [row] = await runPrepared<CustomerRow[]>(this.dataSource, BY_ID, [projectId, id]);
-    return row ? customerFromRow(row) : null;
+    return (await this.findByIds(projectId, [id])).get(id) ?? null;
+  }
+
+  /** Customers by id (BY_ID, one statement), by id; an id without one is absent. */
+  async findByIds(projectId: string, ids: string[]): Promise<Map<string, Customer>> {
+    const rows = await runPrepared<CustomerRow[]>(this.dataSource, BY_ID, [projectId, [...new Set(ids)]]);
+    return new Map(rows.map((row) => [row.id, customerFromRow(row)]));
   }
 
   /** Voucherify's `{customerId}` is an id or a source id; an id match wins. */

@@ -32,6 +32,11 @@ export class CustomersService {
   }
 
   /** An existing customer by id, or 404 `customer`. */
+  /** Customers by id, read by one statement; an id without one is absent. */
+  byIds(project: ProjectContext, ids: string[]): Promise<Map<string, Customer>> {
+    return this.customers.findByIds(project.id, ids);
+  }
+
   async requireById(project: ProjectContext, id: string): Promise<Customer> {
     const customer = await this.customers.findById(project.id, id);
     if (!customer) throw ApiError.notFound('customer', id);

@@ -202,7 +202,7 @@ UNION ALL
 SELECT id, project_id, source_id, name, description, email, phone, birthdate, address, metadata, created_at, updated_at FROM customers WHERE project_id = $1 AND source_id = ANY($2::text[]) AND source_id NOT IN (SELECT source_id FROM made);
 
 -- customers/customer.repository.ts: BY_ID (prepared customers_by_id)
-SELECT id, project_id, source_id, name, description, email, phone, birthdate, address, metadata, created_at, updated_at FROM customers WHERE project_id = $1 AND id = $2;
+SELECT id, project_id, source_id, name, description, email, phone, birthdate, address, metadata, created_at, updated_at FROM customers WHERE project_id = $1 AND id = ANY($2::text[]);
 
 -- customers/customer.repository.ts: BY_SOURCE_ID (prepared customers_by_source_id)
 SELECT id, project_id, source_id, name, description, email, phone, birthdate, address, metadata, created_at, updated_at FROM customers WHERE project_id = $1 AND source_id = $2;
@@ -687,7 +687,7 @@ SELECT v.id, v.project_id, v.campaign_id, v.code, v.type, v.initial_points, v.po
  JOIN members m ON m.id = v.member_id AND m.status <> 'DELETED'
  JOIN campaigns c ON c.id = v.campaign_id AND c.deleted_at IS NULL
  LEFT JOIN categories cat ON cat.id = c.category_id
-WHERE v.project_id = $1 AND v.code = $2;
+WHERE v.project_id = $1 AND v.code = ANY($2::text[]);
 
 -- members/member-card.repository.ts: MemberCardRepository.hasLiveMembership
 SELECT 1 FROM members m JOIN loyalty_programs p ON p.id = m.program_id
@@ -1220,7 +1220,7 @@ AND ($4::text IS NULL OR r.order_id = $4) AND ($5::text IS NULL OR r.voucher_id 
 AND ($6::timestamptz IS NULL OR r.created_at < $6) AND ($7::timestamptz IS NULL OR r.created_at > $7);
 
 -- rewards/reward-assignment.repository.ts: OFFER (prepared reward_assignments_offer)
-SELECT a.id, a.project_id, a.reward_id, a.campaign_id, a.points, a.created_at, a.updated_at FROM reward_assignments a JOIN campaigns c ON c.id = a.campaign_id AND c.deleted_at IS NULL WHERE a.project_id = $1 AND a.reward_id = $2 AND a.campaign_id = $3;
+SELECT a.id, a.project_id, a.reward_id, a.campaign_id, a.points, a.created_at, a.updated_at FROM reward_assignments a JOIN campaigns c ON c.id = a.campaign_id AND c.deleted_at IS NULL WHERE a.project_id = $1 AND (a.reward_id, a.campaign_id) IN (SELECT * FROM unnest($2::text[], $3::text[]));
 
 -- rewards/reward-assignment.repository.ts: RewardAssignmentRepository.holdCampaign
 SELECT pg_advisory_xact_lock(hashtextextended('reward_assignments:' || $1, 0));
@@ -1279,7 +1279,7 @@ WHERE a.project_id = $1 AND a.campaign_id = $2
                            AND (r.stock IS NULL OR r.redeemed < r.stock)));
 
 -- rewards/reward.repository.ts: FIND_TO_REDEEM (prepared rewards_find_to_redeem)
-SELECT id, project_id, name, type, parameters, stock, redeemed, attributes, metadata, created_at, updated_at FROM rewards WHERE project_id = $1 AND id = $2;
+SELECT id, project_id, name, type, parameters, stock, redeemed, attributes, metadata, created_at, updated_at FROM rewards WHERE project_id = $1 AND id = ANY($2::text[]);
 
 -- rewards/reward.repository.ts: TAKE_UNIT (prepared rewards_take_unit)
 UPDATE rewards SET redeemed = redeemed + 1 WHERE project_id = $1 AND id = $2 AND (stock IS NULL OR redeemed < stock) RETURNING redeemed, stock;

@@ -75,7 +75,7 @@ export const CARD_BY_CODE = prepared(
      JOIN members m ON m.id = v.member_id AND m.status <> 'DELETED'
      JOIN campaigns c ON c.id = v.campaign_id AND c.deleted_at IS NULL
      LEFT JOIN categories cat ON cat.id = c.category_id
-    WHERE v.project_id = $1 AND v.code = $2`,
+    WHERE v.project_id = $1 AND v.code = ANY($2::text[])`,
 );
 
 /**
@@ -89,8 +89,13 @@ export class MemberCardRepository {
 
   /** A published card by code (CARD_BY_CODE), as `findById` reads one by id. */
   async findByCode(projectId: string, code: string): Promise<PublishedCard | null> {
-    const [row] = await runPrepared<CardRow[]>(this.dataSource, CARD_BY_CODE, [projectId, code]);
-    return row ? cardFromRow(row) : null;
+    return (await this.findByCodes(projectId, [code])).get(code) ?? null;
+  }
+
+  /** Published cards by code (CARD_BY_CODE, one statement), by their code; a code without one is absent. */
+  async findByCodes(projectId: string, codes: string[]): Promise<Map<string, PublishedCard>> {
+    const rows = await runPrepared<CardRow[]>(this.dataSource, CARD_BY_CODE, [projectId, [...new Set(codes)]]);
+    return new Map(rows.map((row) => [row.code as string, cardFromRow(row)]));
   }
 
   async findById(projectId: string, id: string): Promise<PublishedCard | null> {

@@ -129,13 +129,29 @@ export class MembersService {
    * looked up as before, so that the 404 says which one is missing.
    */
   async getV1WithCampaign(project: ProjectContext, campaignIdOrName: string | null, code: string): Promise<{ card: LoyaltyMemberDto; campaign: Campaign }> {
-    const card = await this.cards.findByCode(project.id, code);
-    if (campaignIdOrName !== null && card?.campaign.id !== campaignIdOrName) {
-      const { campaign } = await this.campaigns.find(project, campaignIdOrName);
-      if (card?.campaignId !== campaign.id) throw ApiError.notFound('voucher', code);
-    }
-    if (!card) throw ApiError.notFound('voucher', code);
-    return { card: toLoyaltyMember(card), campaign: card.campaign };
+    const [found] = await this.getV1WithCampaignAll(project, [{ campaignIdOrName, code }]);
+    if (found.status === 'rejected') throw found.reason;
+    return found.value;
+  }
+
+  /**
+   * Cards by code, each in the campaign named (by id or name; null: any), read by one statement (a redemption
+   * batch's); each its card and campaign, or its 404. A campaign named otherwise than by the card's own id is read
+   * for that request alone, so a name or another campaign answers as before.
+   */
+  async getV1WithCampaignAll(project: ProjectContext, requests: { campaignIdOrName: string | null; code: string }[]): Promise<PromiseSettledResult<{ card: LoyaltyMemberDto; campaign: Campaign }>[]> {
+    const cards = await this.cards.findByCodes(project.id, requests.map((r) => r.code));
+    return Promise.allSettled(
+      requests.map(async ({ campaignIdOrName, code }) => {
+        const card = cards.get(code);
+        if (campaignIdOrName !== null && card?.campaign.id !== campaignIdOrName) {
+          const { campaign } = await this.campaigns.find(project, campaignIdOrName);
+          if (card?.campaignId !== campaign.id) throw ApiError.notFound('voucher', code);
+        }
+        if (!card) throw ApiError.notFound('voucher', code);
+        return { card: toLoyaltyMember(card), campaign: card.campaign };
+      }),
+    );
   }
 
   async listV1(project: ProjectContext, campaignIdOrName: string, query: ListLoyaltyMembersQueryDto): Promise<LoyaltyMemberListDto> {

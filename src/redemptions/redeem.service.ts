@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import type { ProjectContext } from '../auth/auth.service.js';
-import type { Campaign } from '../campaigns/campaign.entity.js';
 import { CardRepository, type LockedCards } from '../cards/card.repository.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { hexId } from '../common/ids.js';
@@ -9,31 +8,24 @@ import { CustomersService } from '../customers/customers.service.js';
 import { TransactionRunner } from '../database/transaction-runner.js';
 import { type EventCause, requestCause } from '../events/recording/event-recording.js';
 import { type IdempotentDone, IdempotencyService } from '../idempotency/idempotency.service.js';
-import type { LoyaltyMemberDto } from '../members/dto/loyalty-member.dto.js';
 import { MembersService } from '../members/members.service.js';
 import { toOrderDto } from '../points/orders/dto/order.dto.js';
 import { type Order, totalAmount } from '../points/orders/order.entity.js';
 import { OrderRepository } from '../points/orders/order.repository.js';
 import { type Movement, PointsExceeded, PointsPosting } from '../points/ledger/posting.service.js';
-import type { StoredAssignment } from '../rewards/reward-assignment.repository.js';
-import { RewardAssignmentRepository } from '../rewards/reward-assignment.repository.js';
 import type { CoinRewardParameters, Reward } from '../rewards/reward.entity.js';
 import { RewardRepository } from '../rewards/reward.repository.js';
 import type { RedeemRewardDto, LoyaltyRedemptionDto } from './dto/redemption.dto.js';
 import { toRedemptionDto } from './dto/redemption-answers.js';
 import { coinPoints, rewardResult, stateOf, succeededRow } from './redemption-parts.js';
+import type { Checked } from './redeem-checks.service.js';
 import { RedemptionBatches } from './redemption-batches.service.js';
 import { RedemptionErrors } from './redemption-errors.js';
 import { RedemptionEventsRepository } from './redemption-events.repository.js';
 import { RedemptionRepository } from './redemption.repository.js';
 
-/** What a redemption needs, read before its transaction. */
-interface Prepared {
-  card: LoyaltyMemberDto;
-  campaign: Campaign;
-  customer: Customer | null;
-  reward: Reward;
-  assignment: StoredAssignment;
+/** What a COIN or CAMPAIGN redemption needs, read before its transaction. */
+interface Prepared extends Checked {
   /** CAMPAIGN: the customer's card in the target campaign (enrolled before the transaction when there was none). */
   target: { cardId: string; campaignId: string; points: number } | null;
   /** COIN: the order as stored (null: a new one) and its customer, read before the transaction (as orders do). */
@@ -59,7 +51,6 @@ export class RedeemService {
     private readonly redemptions: RedemptionRepository,
     private readonly events: RedemptionEventsRepository,
     private readonly rewardRows: RewardRepository,
-    private readonly assignments: RewardAssignmentRepository,
     private readonly members: MembersService,
     private readonly customers: CustomersService,
     private readonly orders: OrderRepository,
@@ -70,12 +61,10 @@ export class RedeemService {
   async redeem(project: ProjectContext, campaignIdOrName: string | null, code: string, dto: RedeemRewardDto, key: string | undefined): Promise<LoyaltyRedemptionDto> {
     const request = { projectId: project.id, scope: 'loyalties.members.redemption', key, fingerprint: { campaign: campaignIdOrName, member: code, body: { ...dto } } };
     return this.idempotency.run<LoyaltyRedemptionDto>(request, async (done) => {
-      const prepared = await this.prepare(project, campaignIdOrName, code, dto);
       const cause = requestCause(project);
-      if (prepared.reward.type === 'MATERIAL') {
-        const { card, customer, reward, assignment } = prepared;
-        return this.batches.redeem({ project, card, customer, reward, assignment, metadata: dto.metadata ?? null, cause, done });
-      }
+      const batched = await this.batches.redeem({ project, campaignIdOrName, code, dto, cause, done });
+      if ('answer' in batched) return batched.answer;
+      const prepared = await this.prepare(project, batched.alone, dto);
       return this.transactions.run(async (tx) => {
         const order = prepared.order ? await this.saveOrder(tx, project, prepared.order, dto) : null;
         const locked = await this.cards.lock(tx, [prepared.card.id, ...(prepared.target ? [prepared.target.cardId] : [])]);
@@ -87,34 +76,12 @@ export class RedeemService {
     });
   }
 
-  /** The card, its campaign, the reward and its offer there, the customer, and a CAMPAIGN reward's target card: every refusal that needs no lock. */
-  private async prepare(project: ProjectContext, campaignIdOrName: string | null, code: string, dto: RedeemRewardDto): Promise<Prepared> {
-    const { card, campaign } = await this.members.getV1WithCampaign(project, campaignIdOrName, code);
-    if (!dto.reward) throw RedemptionErrors.missingReward();
-    if (!card.active) throw RedemptionErrors.voucherDisabled('its member is INACTIVE');
-    if (!campaign.active) throw RedemptionErrors.voucherDisabled(`campaign ${campaign.id} is switched off`);
-    const now = new Date();
-    if (campaign.startDate && campaign.startDate > now) throw RedemptionErrors.notActive();
-    if (campaign.expirationDate && campaign.expirationDate < now) throw RedemptionErrors.expired();
-    const reward = await this.rewardRows.findToRedeem(project.id, dto.reward.id);
-    if (!reward) throw ApiError.notFound('reward', dto.reward.id);
-    const assignment = await this.assignments.findOffer(project.id, reward.id, card.campaign_id);
-    if (!assignment) {
-      throw new ApiError(404, 'not_found', 'Resource not found', {
-        details: `Cannot find reward_assignment of reward ${reward.id} in campaign ${card.campaign_id}`,
-        resourceId: reward.id,
-        resourceType: 'reward_assignment',
-      });
-    }
-    if (reward.type === 'COIN' && !dto.order) throw RedemptionErrors.missingOrder();
-    const customer = card.holder_id ? await this.customers.requireById(project, card.holder_id) : null;
-    // Before enrolling anyone in the target campaign: a price the card cannot pay now is refused first.
-    if (assignment.points !== null && assignment.points > card.loyalty_card.balance) throw RedemptionErrors.pointsExceeded(code, assignment.points, card.loyalty_card.balance);
-    // A stock already used up is refused here, before the card's queue; the unit taken in the transaction stays the check that counts.
-    if (reward.stock !== null && reward.redeemed >= reward.stock) throw RedemptionErrors.outOfStock(reward.id);
+  /** After the checks (RedeemChecks, in the batch): a CAMPAIGN reward's target card (enrolling the customer there first), a COIN reward's order. */
+  private async prepare(project: ProjectContext, checked: Checked, dto: RedeemRewardDto): Promise<Prepared> {
+    const { reward, customer } = checked;
     const target = reward.type === 'CAMPAIGN' ? await this.targetCard(project, reward, customer) : null;
     const order = reward.type === 'COIN' ? await this.findOrder(project, dto, customer) : null;
-    return { card, campaign, customer, reward, assignment, target, order };
+    return { ...checked, target, order };
   }
 
   /** A COIN redemption's order as stored, by id (404 when there is none) or source_id, and its customer (the card's holder unless the order names one). */

@@ -5,15 +5,13 @@ import { type Collector, requestCollector } from '../common/batching/collector.j
 import { ApiError } from '../common/errors/api-error.js';
 import { hexId } from '../common/ids.js';
 import { AppConfig } from '../config/app-config.js';
-import type { Customer } from '../customers/customer.entity.js';
 import { TransactionRunner } from '../database/transaction-runner.js';
 import type { EventCause } from '../events/recording/event-recording.js';
 import type { IdempotentDone } from '../idempotency/idempotency.service.js';
-import type { LoyaltyMemberDto } from '../members/dto/loyalty-member.dto.js';
 import { type Movement, PointsPosting } from '../points/ledger/posting.service.js';
-import type { StoredAssignment } from '../rewards/reward-assignment.repository.js';
 import type { Reward } from '../rewards/reward.entity.js';
 import { RewardRepository } from '../rewards/reward.repository.js';
+import { type Checked, RedeemChecks, type RedeemRequest } from './redeem-checks.service.js';
 import type { LoyaltyRedemptionDto } from './dto/redemption.dto.js';
 import { toRedemptionDto } from './dto/redemption-answers.js';
 import { rewardResult, stateOf, succeededRow } from './redemption-parts.js';
@@ -21,18 +19,24 @@ import { RedemptionErrors } from './redemption-errors.js';
 import { RedemptionEventsRepository } from './redemption-events.repository.js';
 import { type CardState, RedemptionRepository } from './redemption.repository.js';
 
-/** A MATERIAL redemption as RedeemService prepared it (every refusal that needs no lock made), waiting for its batch. */
-export interface BatchedRedemption {
+/** A redemption request waiting for its batch. */
+export interface BatchedRequest extends RedeemRequest {
   project: ProjectContext;
-  card: LoyaltyMemberDto;
-  customer: Customer | null;
-  reward: Reward;
-  assignment: StoredAssignment;
-  metadata: Record<string, unknown> | null;
   cause: EventCause;
   /** Stores the answer with the request's Idempotency-Key, in the batch's transaction. */
   done: IdempotentDone<LoyaltyRedemptionDto>;
 }
+
+/** A MATERIAL redemption of the batch, checked. */
+interface BatchedRedemption extends Checked {
+  project: ProjectContext;
+  metadata: Record<string, unknown> | null;
+  cause: EventCause;
+  done: IdempotentDone<LoyaltyRedemptionDto>;
+}
+
+/** What the batch answers a request: a MATERIAL reward's redemption made, or another reward's checks for RedeemService to go on alone. */
+export type BatchAnswer = { answer: LoyaltyRedemptionDto } | { alone: Checked };
 
 /** A redemption of the batch that its card and its reward's stock can pay. */
 interface Accepted {
@@ -43,23 +47,27 @@ interface Accepted {
 }
 
 type Outcome = PromiseSettledResult<LoyaltyRedemptionDto>;
+type BatchOutcome = PromiseSettledResult<BatchAnswer>;
 
 /**
- * Concurrent MATERIAL redemptions of a project, written by the batch (issue 38's throughput, as paid orders are:
- * docs/architecture.md, "Requests by the batch"). One transaction per batch, in the lock order of a lone
- * redemption: the batch's cards locked in id order by one statement, then each reward's units taken by one
+ * Concurrent redemptions of a project, by the batch (issue 38's throughput, as paid orders are: docs/architecture.md,
+ * "Requests by the batch"). A batch reads its requests' cards, rewards, offers and holders by one statement each
+ * and makes every refusal that needs no lock (RedeemChecks); a COIN or CAMPAIGN reward's redemption is handed
+ * back to RedeemService to go on alone. The MATERIAL ones are written in one transaction, in the lock order of a
+ * lone redemption: the batch's cards locked in id order by one statement, then each reward's units taken by one
  * statement (the row held until the commit), then one posting of all the redemptions (one update of the cards,
  * one ledger statement, each debit draining its card's buckets soonest-expiring first), their rows and events by
- * one statement each. The redemptions are checked in their order of arrival against the balances the lock read
- * and the units taken, so each is refused or made exactly as if they had come one after the other; a refused one
+ * one statement each. They are checked in their order of arrival against the balances the lock read and the
+ * units taken, so each is refused or made exactly as if they had come one after the other; a refused one
  * (points, stock, its card gone) is answered its own 400 or 404 and writes nothing, and the others go on.
  */
 @Injectable()
 export class RedemptionBatches {
-  private readonly collector: Collector<BatchedRedemption, Outcome>;
+  private readonly collector: Collector<BatchedRequest, BatchOutcome>;
 
   constructor(
     private readonly transactions: TransactionRunner,
+    private readonly checks: RedeemChecks,
     private readonly cards: CardRepository,
     private readonly posting: PointsPosting,
     private readonly redemptions: RedemptionRepository,
@@ -67,15 +75,36 @@ export class RedemptionBatches {
     private readonly rewardRows: RewardRepository,
     config: AppConfig,
   ) {
-    this.collector = requestCollector((items) => this.transactions.run((tx) => this.write(tx, items)), config.databasePool.waitMs);
+    this.collector = requestCollector((requests) => this.run(requests), config.databasePool.waitMs);
   }
 
-  async redeem(item: BatchedRedemption): Promise<LoyaltyRedemptionDto> {
-    const bytes = item.metadata ? JSON.stringify(item.metadata).length : 0;
+  async redeem(request: BatchedRequest): Promise<BatchAnswer> {
+    const bytes = JSON.stringify(request.dto).length;
     // Several redemptions of one card may share a batch (they are checked in turn), so nothing conflicts.
-    const outcome = await this.collector.submit(item.project.id, item, { bytes, conflict: hexId('') });
+    const outcome = await this.collector.submit(request.project.id, request, { bytes, conflict: hexId('') });
     if (outcome.status === 'rejected') throw outcome.reason;
     return outcome.value;
+  }
+
+  /** A batch: its checks, then one transaction for its MATERIAL redemptions. */
+  private async run(requests: BatchedRequest[]): Promise<BatchOutcome[]> {
+    const checked = await this.checks.checkAll(requests[0].project, requests);
+    const outcomes: BatchOutcome[] = new Array(requests.length);
+    const material: { at: number; item: BatchedRedemption }[] = [];
+    checked.forEach((check, at) => {
+      if (check.status === 'rejected') return void (outcomes[at] = check);
+      if (check.value.reward.type !== 'MATERIAL') return void (outcomes[at] = { status: 'fulfilled', value: { alone: check.value } });
+      const { project, dto, cause, done } = requests[at];
+      material.push({ at, item: { ...check.value, project, metadata: dto.metadata ?? null, cause, done } });
+    });
+    if (material.length) {
+      const written = await this.transactions.run((tx) => this.write(tx, material.map((m) => m.item)));
+      material.forEach(({ at }, i) => {
+        const result = written[i];
+        outcomes[at] = result.status === 'fulfilled' ? { status: 'fulfilled', value: { answer: result.value } } : result;
+      });
+    }
+    return outcomes;
   }
 
   private async write(tx: LockedCards['tx'], items: BatchedRedemption[]): Promise<Outcome[]> {

@@ -8,6 +8,7 @@ import { MembersModule } from '../members/members.module.js';
 import { PointsModule } from '../points/points.module.js';
 import { RewardsModule } from '../rewards/rewards.module.js';
 import { RedeemController } from './redeem.controller.js';
+import { RedeemChecks } from './redeem-checks.service.js';
 import { RedeemService } from './redeem.service.js';
 import { RedemptionBatches } from './redemption-batches.service.js';
 import { RedemptionEventsRepository } from './redemption-events.repository.js';
@@ -24,6 +25,6 @@ import { RollbackService } from './rollback.service.js';
 @Module({
   imports: [DatabaseKitModule, CardsModule, CampaignsModule, CustomersModule, MembersModule, PointsModule, RewardsModule, IdempotencyModule],
   controllers: [RedeemController, RedemptionsController],
-  providers: [RedeemService, RedemptionBatches, RollbackService, RedemptionReadsService, RedemptionRepository, RedemptionEventsRepository],
+  providers: [RedeemService, RedeemChecks, RedemptionBatches, RollbackService, RedemptionReadsService, RedemptionRepository, RedemptionEventsRepository],
 })
 export class RedemptionsModule {}

@@ -54,8 +54,16 @@ const OFFERED = `
     AND (NOT $4::boolean OR ((CASE WHEN r.type = 'COIN' THEN (r.parameters -> 'coin' ->> 'points_ratio')::bigint ELSE a.points END) <= (SELECT v.balance FROM vouchers v WHERE v.id = $3)
                              AND (r.stock IS NULL OR r.redeemed < r.stock)))`;
 
-/** The assignment that offers a reward (`$2`) in a live campaign (`$3`): what a redemption pays. */
-export const OFFER = prepared('reward_assignments_offer', `SELECT ${COLUMNS} FROM reward_assignments a ${LIVE} WHERE a.project_id = $1 AND a.reward_id = $2 AND a.campaign_id = $3`);
+/** The assignments that offer rewards (`$2`) in live campaigns (`$3`, pairwise): what redemptions pay. */
+export const OFFER = prepared(
+  'reward_assignments_offer',
+  `SELECT ${COLUMNS} FROM reward_assignments a ${LIVE} WHERE a.project_id = $1 AND (a.reward_id, a.campaign_id) IN (SELECT * FROM unnest($2::text[], $3::text[]))`,
+);
+
+/** The key of an offer in `findOffers`' answer. */
+export function offerKey(rewardId: string, campaignId: string): string {
+  return `${rewardId} ${campaignId}`;
+}
 
 /** The reward assignments: the only writer of `reward_assignments`. Every query names the project. */
 @Injectable()
@@ -106,8 +114,16 @@ export class RewardAssignmentRepository {
 
   /** The assignment that offers a reward in a live campaign (what a redemption pays), or null when it is not offered there. */
   async findOffer(projectId: string, rewardId: string, campaignId: string): Promise<StoredAssignment | null> {
-    const [row] = await runPrepared<AssignmentRow[]>(this.dataSource, OFFER, [projectId, rewardId, campaignId]);
-    return row ? toAssignment(row) : null;
+    return (await this.findOffers(projectId, [{ rewardId, campaignId }])).get(offerKey(rewardId, campaignId)) ?? null;
+  }
+
+  /** The assignments offering rewards in campaigns (OFFER, one statement), by `offerKey`; a pair not offered is absent. */
+  async findOffers(projectId: string, pairs: { rewardId: string; campaignId: string }[]): Promise<Map<string, StoredAssignment>> {
+    const rows = await runPrepared<AssignmentRow[]>(this.dataSource, OFFER, [projectId, pairs.map((p) => p.rewardId), pairs.map((p) => p.campaignId)]);
+    return new Map(rows.map((row) => {
+      const assignment = toAssignment(row);
+      return [offerKey(assignment.rewardId, assignment.campaignId), assignment];
+    }));
   }
 
   /** A campaign's or a reward's assignments (of live campaigns), in the order made, and how many there are. */

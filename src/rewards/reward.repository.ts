@@ -39,7 +39,7 @@ const REWARD_COLUMNS = 'id, project_id, name, type, parameters, stock, redeemed,
  * The reward a redemption asks for, read before its transaction. `redeemed` is the column: the units taken of a
  * stock, not counted for a reward without one (a redemption does not show it).
  */
-export const FIND_TO_REDEEM = prepared('rewards_find_to_redeem', `SELECT ${REWARD_COLUMNS} FROM rewards WHERE project_id = $1 AND id = $2`);
+export const FIND_TO_REDEEM = prepared('rewards_find_to_redeem', `SELECT ${REWARD_COLUMNS} FROM rewards WHERE project_id = $1 AND id = ANY($2::text[])`);
 
 /**
  * A unit of a reward with a stock: `redeemed` + 1 if a unit is left (or if it has no stock any more), checked and
@@ -116,8 +116,13 @@ export class RewardRepository {
 
   /** The reward a redemption asks for (FIND_TO_REDEEM: `redeemed` counts the units of a stock only). */
   async findToRedeem(projectId: string, id: string): Promise<Reward | null> {
-    const [row] = await runPrepared<RewardRow[]>(this.dataSource, FIND_TO_REDEEM, [projectId, id]);
-    return row ? toReward(row) : null;
+    return (await this.findToRedeemAll(projectId, [id])).get(id) ?? null;
+  }
+
+  /** The rewards redemptions ask for (FIND_TO_REDEEM, one statement), by id; an id without one is absent. */
+  async findToRedeemAll(projectId: string, ids: string[]): Promise<Map<string, Reward>> {
+    const rows = await runPrepared<RewardRow[]>(this.dataSource, FIND_TO_REDEEM, [projectId, [...new Set(ids)]]);
+    return new Map(rows.map((row) => [row.id, toReward(row)]));
   }
 
   /** The project's rewards, oldest first; with `assignmentId`, only the reward of that assignment (of a live campaign). */

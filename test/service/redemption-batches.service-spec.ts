@@ -134,4 +134,35 @@ describe('MATERIAL redemptions in batches (RedeemService on PostgreSQL)', () => 
     expect((await db.query<{ redeemed: number }>('SELECT redeemed FROM rewards WHERE id = $1', [badge]))[0].redeemed).toBe(4);
     expect(await db.brokenCards()).toEqual([]);
   });
+
+  it('a batch\'s checks: each request is refused as it would be alone, a COIN reward goes on alone, and the others are made', async () => {
+    const cup = await reward('cup', 20);
+    const plate = (await services.get(RewardsService).create(project, await body(CreateRewardDto, { name: 'plate', parameters: { product: { id: 'prod_plate' } } }))).id;
+    const coin = (await services.get(RewardsService).create(project, await body(CreateRewardDto, { name: 'coin', type: 'COIN', parameters: { coin: { exchange_ratio: 1, points_ratio: 10 } } }))).id;
+    await services.get(RewardAssignmentsService).createForReward(project, coin, await body(CreateRewardAssignmentDto, { campaign: campaignId }));
+    const card = await newCard(100);
+    const other = await newCard(10);
+    const plain = (code: string, dto: object) => outcome(services.get(RedeemService).redeem(project, null, code, Object.assign(new RedeemRewardDto(), dto), undefined));
+    const { first, sent } = await behindCardLock(
+      card.id,
+      () => [outcome(redeem(card.code, cup)), outcome(redeem(card.code, cup))],
+      () => [
+        outcome(redeem('NO-SUCH-CODE', cup)),
+        plain(card.code, {}),
+        outcome(redeem(card.code, 'rew_missing')),
+        outcome(redeem(card.code, plate)),
+        outcome(redeem(card.code, coin)),
+        plain(card.code, { reward: { id: coin, points: 10 }, order: { amount: 2000 } }),
+        outcome(redeem(other.code, cup)),
+        outcome(redeem(card.code, cup)),
+      ],
+    );
+    expect(first.sort()).toEqual(['200 60', '200 80']);
+    expect(sent.slice(0, 5)).toEqual(['404 not_found', '400 missing_reward', '404 not_found', '404 not_found', '400 missing_order']);
+    // The COIN redemption (alone, 10 points) and the cup (in the batch, 20) share the card's 60 points in either order.
+    expect([...sent.slice(5, 6), ...sent.slice(7)].map((o) => o.slice(0, 3))).toEqual(['200', '200']);
+    expect(sent[6]).toBe('400 loyalty_card_points_exceeded');
+    expect(await counters(card.id)).toMatchObject({ balance: 30, redeemed_quantity: 4 });
+    expect(await db.brokenCards()).toEqual([]);
+  });
 });
