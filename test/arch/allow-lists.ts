@@ -64,7 +64,7 @@ export const TABLE_OWNERS: Record<string, string> = {
   voucher_transactions: 'points/ledger (PointsPosting.post for a point movement; LedgerRepository, `ledgerInsertSql`)',
   loyalty_points_buckets: 'points/buckets (BucketRepository, `bucketCreditSql`); for a point movement, points/ledger (PointsPosting.post)',
   loyalty_pending_points: 'points/pending (PendingPointsRepository)',
-  rewards: 'rewards/ (RewardRepository: takeUnit, returnUnit for a redemption\'s stock unit)',
+  rewards: 'rewards/ (RewardRepository: takeUnit, takeUnits, returnUnit, returnUnits for redemptions\' stock units)',
   reward_assignments: 'rewards/ (RewardAssignmentRepository)',
   redemptions: 'redemptions/ (RedemptionRepository)',
 };
