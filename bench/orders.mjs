@@ -34,7 +34,7 @@ import { freePort, run, startApiProcess, startProcess, stopProcess } from './lib
 import { accrual, checkData, enrolAll, orders, pending } from './lib/orders-setup.mjs';
 import { positive } from './lib/args.mjs';
 import { sampleStatements } from './lib/statement-log.mjs';
-import { apiWarnings, drain, interleavedOrders, measureOrders, postLoad } from './lib/orders-load.mjs';
+import { apiWarnings, drain, histogram, interleavedOrders, measureOrders, perBatch, postLoad } from './lib/orders-load.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -136,11 +136,7 @@ function statementSample(db, headers, bodyOf, start = startApi) {
 }
 
 /** The API's batch histogram (loyalty_paid_order_batch_size): its observations and their sum. */
-async function batches(base) {
-  const text = await (await fetch(`${base}/metrics`)).text();
-  const value = (name) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
-  return { count: value('loyalty_paid_order_batch_size_count'), sum: value('loyalty_paid_order_batch_size_sum') };
-}
+const batches = (base) => histogram(base, 'loyalty_paid_order_batch_size');
 
 /** A measured window of a part: the load, then the API's warnings during it, its batches of paid orders and the time to drain. */
 async function window(db, processes, run) {
@@ -152,8 +148,8 @@ async function window(db, processes, run) {
   const drained = await drain(db);
   await sleep(200);
   const after = await batches(run.base);
-  const count = after.count - before.count;
-  const paid_order_batches = { batches: count, orders_per_batch: count > 0 ? Number(((after.sum - before.sum) / count).toFixed(1)) : null };
+  const { batches: count, per_batch: perOrderBatch } = perBatch(before, after);
+  const paid_order_batches = { batches: count, orders_per_batch: perOrderBatch };
   return { ...measured, drain_s: drained, api_warnings: await apiWarnings(apiLog, from), paid_order_batches };
 }
 

@@ -38,7 +38,7 @@ import { freePort, run, startApiProcess, startProcess, stopProcess } from './lib
 import { positive } from './lib/args.mjs';
 import { sampleStatements } from './lib/statement-log.mjs';
 import { sampleLockWaits } from './lib/lock-waits.mjs';
-import { apiWarnings, drain, measureOrders, postLoad } from './lib/orders-load.mjs';
+import { apiWarnings, drain, histogram, measureOrders, perBatch, postLoad } from './lib/orders-load.mjs';
 import { checkData, dayAhead, enrolAll, fill, redemptions, reward } from './lib/redemptions-setup.mjs';
 import { printRaw, rawBaseline } from './lib/redemptions-raw.mjs';
 
@@ -84,7 +84,7 @@ const dbName = `loyalty_bench_${runId}`;
 url.pathname = `/${dbName}`;
 const config = loadConfig({ DATABASE_URL: url.toString(), DATABASE_SESSION_URL: url.toString(), QUEUE_PREFIX: `loyalty_bench_${runId}`, LOG_LEVEL: 'warn' });
 // The limiter stays on at a rate the load never reaches (the default 300 a second would answer with 429).
-const childEnv = { ...process.env, DATABASE_URL: config.databaseUrl, DATABASE_SESSION_URL: config.databaseUrl, REDIS_URL: config.redisUrl, QUEUE_PREFIX: config.queuePrefix, RATE_LIMIT_PER_SECOND: '1000000' };
+const childEnv = { ...process.env, DATABASE_URL: config.databaseUrl, DATABASE_SESSION_URL: config.databaseUrl, REDIS_URL: config.redisUrl, QUEUE_PREFIX: config.queuePrefix, RATE_LIMIT_PER_SECOND: '1000000', METRICS_PUBLIC: 'true' };
 delete childEnv.BOOTSTRAP_APP_ID;
 delete childEnv.BOOTSTRAP_APP_TOKEN;
 const apiLog = join(os.tmpdir(), `loyalty-bench-${runId}-api.log`);
@@ -161,13 +161,15 @@ async function window(db, processes, run) {
   assertAlive('before a measured window');
   const from = (await stat(apiLog).catch(() => ({ size: 0 }))).size;
   const waits = await sampleLockWaits(config.databaseUrl);
+  const before = await histogram(run.base, 'loyalty_redemption_batch_size');
   const measured = await measureOrders(db, processes, run);
   const lockWaits = await waits.stop();
   assertAlive('during a measured window');
   const drained = await drain(db);
   await sleep(200);
+  const batches = perBatch(before, await histogram(run.base, 'loyalty_redemption_batch_size'));
   const { orders_per_s: perSecond, cpu_ms_per_order: cpu, database_per_order: perRedemption, ...rest } = measured;
-  return { ...rest, redemptions_per_s: perSecond, cpu_ms_per_redemption: cpu, database_per_redemption: perRedemption, lock_waits: lockWaits, drain_s: drained, api_warnings: await apiWarnings(apiLog, from) };
+  return { ...rest, redemptions_per_s: perSecond, cpu_ms_per_redemption: cpu, database_per_redemption: perRedemption, lock_waits: lockWaits, drain_s: drained, api_warnings: await apiWarnings(apiLog, from), batches };
 }
 
 async function machine(db) {
@@ -192,6 +194,7 @@ function printPart(label, r) {
   console.log(`    statuses ${JSON.stringify(r.status_codes)}, socket errors ${r.errors}, timeouts ${r.timeouts}, unanswered at the window's end ${r.unanswered}${r.drain_s >= 30 ? ' (still not drained after 30 s)' : ` (drained in ${r.drain_s} s)`}`);
   if (r.api_warnings && Object.keys(r.api_warnings).length) console.log(`    API log, warn and above: ${Object.entries(r.api_warnings).map(([k, n]) => `${n} × ${k}`).join('; ')}`);
   console.log(`    CPU ms per redemption (2xx): ${cpu}`);
+  if (r.batches?.per_batch) console.log(`    redemptions per batch (the API's loyalty_redemption_batch_size): ${r.batches.per_batch} on average, ${r.batches.batches} batches`);
   console.log(`    sessions in a transaction, mean ${r.lock_waits.sessions_busy_mean}; waiting for a lock, mean: ${JSON.stringify(r.lock_waits.waiting_for_a_lock_mean)} (${r.lock_waits.samples} samples, bench/lib/lock-waits.mjs)`);
   console.log(`    per redemption (pg_stat_database): ${Object.entries(r.database_per_redemption).map(([k, v]) => `${k} ${v}`).join(', ')}; deadlocks ${r.database.deadlocks}`);
 }

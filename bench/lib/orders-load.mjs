@@ -167,6 +167,22 @@ export async function drain(db) {
 }
 
 /** What the API logged at warn level or above since byte `from` of its log: counts by message. */
+/**
+ * A histogram of the API's /metrics (the benchmarks' API runs with METRICS_PUBLIC=true): its observations and
+ * their sum, both NaN when the server has no such metric (a plain baseline).
+ */
+export async function histogram(base, name) {
+  const text = await fetch(`${base}/metrics`).then((res) => res.text()).catch(() => '');
+  const value = (suffix) => Number(new RegExp(`^${name}_${suffix} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return { count: value('count'), sum: value('sum') };
+}
+
+/** Batches between two readings of a batch-size `histogram`: how many, and the mean items per batch (null: none, or no such metric). */
+export function perBatch(before, after) {
+  const batches = after.count - before.count;
+  return { batches: Number.isNaN(batches) ? null : batches, per_batch: batches > 0 ? Number(((after.sum - before.sum) / batches).toFixed(1)) : null };
+}
+
 export async function apiWarnings(apiLog, from) {
   const text = await readFile(apiLog, 'utf8').catch(() => '');
   const counts = {};

@@ -57,6 +57,13 @@ export class Metrics {
     registers: [],
   });
 
+  readonly redemptionBatches = new Histogram({
+    name: 'loyalty_redemption_batch_size',
+    help: 'Redemptions (POST …/members/{memberId}/redemption) read and checked by one batch of this API, MATERIAL ones written by its transaction; 1: a redemption alone',
+    buckets: BATCH_BUCKETS,
+    registers: [],
+  });
+
   readonly activations = new Counter({
     name: 'loyalty_pending_points_activations_total',
     help: 'Pending points entries activated, by operation_type (as the activated event says) and trigger (job, sweep or api)',
@@ -88,7 +95,7 @@ export class Metrics {
 
   constructor(readonly role: MetricsRole) {
     const shared: Metric[] = [this.activations];
-    const own: Metric[] = role === 'api' ? [this.httpDuration, this.paidOrderBatches] : [this.deliveryAttempts, this.deliveryAttemptDuration, this.jobFailures];
+    const own: Metric[] = role === 'api' ? [this.httpDuration, this.paidOrderBatches, this.redemptionBatches] : [this.deliveryAttempts, this.deliveryAttemptDuration, this.jobFailures];
     for (const metric of [...shared, ...own]) this.registry.registerMetric(metric);
     // CPU, memory, event loop lag, GC: read at scrape time, except the GC and event loop observers.
     collectDefaultMetrics({ register: this.registry });
@@ -109,6 +116,11 @@ export class Metrics {
   /** A batch of paid orders committed (its orders that reached the transaction). */
   paidOrderBatch(orders: number): void {
     this.paidOrderBatches.observe(orders);
+  }
+
+  /** A batch of redemptions done (its requests, whatever each one's outcome). */
+  redemptionBatch(redemptions: number): void {
+    this.redemptionBatches.observe(redemptions);
   }
 
   deliveryAttempted(statusCode: number | null, durationMs: number): void {

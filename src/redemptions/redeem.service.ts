@@ -33,9 +33,9 @@ interface Prepared extends Checked {
 }
 
 /**
- * Redeeming a reward with a loyalty card (docs/rewards.md, "Redeeming"). A MATERIAL reward's redemption goes to
- * RedemptionBatches, which writes the project's concurrent ones together. A COIN or CAMPAIGN reward's is one
- * transaction, in the lock order of docs/architecture.md: a COIN redemption's order row first, then the card (and
+ * Redeeming a reward with a loyalty card (docs/rewards.md, "Redeeming"). Every redemption goes to
+ * RedemptionBatches, which reads and checks the project's concurrent ones together and writes the MATERIAL ones
+ * there. A COIN or CAMPAIGN reward's comes back checked, and is one transaction of its own, in the lock order of docs/architecture.md: a COIN redemption's order row first, then the card (and
  * a CAMPAIGN reward's target card), in id order; then the points posted (PointsPosting: REDEMPTION on the card,
  * draining its buckets soonest-expiring first, refused past its balance; ADDITION on the target card), then the
  * reward's stock unit, taken last (a reward's row is never held while waiting for a card), then the redemption's

@@ -5,6 +5,7 @@ import { type Collector, requestCollector } from '../common/batching/collector.j
 import { ApiError } from '../common/errors/api-error.js';
 import { hexId } from '../common/ids.js';
 import { AppConfig } from '../config/app-config.js';
+import { Metrics } from '../metrics/metrics.js';
 import { TransactionRunner } from '../database/transaction-runner.js';
 import type { EventCause } from '../events/recording/event-recording.js';
 import type { IdempotentDone } from '../idempotency/idempotency.service.js';
@@ -73,6 +74,7 @@ export class RedemptionBatches {
     private readonly redemptions: RedemptionRepository,
     private readonly events: RedemptionEventsRepository,
     private readonly rewardRows: RewardRepository,
+    private readonly metrics: Metrics,
     config: AppConfig,
   ) {
     this.collector = requestCollector((requests) => this.run(requests), config.databasePool.waitMs);
@@ -104,6 +106,7 @@ export class RedemptionBatches {
         outcomes[at] = result.status === 'fulfilled' ? { status: 'fulfilled', value: { answer: result.value } } : result;
       });
     }
+    this.metrics.redemptionBatch(requests.length);
     return outcomes;
   }
 

@@ -53,6 +53,7 @@ describe('GET /metrics on the API', () => {
     expect(types.get('loyalty_webhook_deliveries')).toBe('gauge');
     expect(types.get('loyalty_pending_points_activations_total')).toBe('counter');
     expect(types.get('loyalty_paid_order_batch_size')).toBe('histogram');
+    expect(types.get('loyalty_redemption_batch_size')).toBe('histogram');
     expect(types.get('process_cpu_seconds_total')).toBe('counter');
     // Worker-only families are not shown by the API.
     expect(types.has('loyalty_webhook_delivery_attempts_total')).toBe(false);

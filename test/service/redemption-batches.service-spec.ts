@@ -1,6 +1,7 @@
 import type { ProjectContext } from '../../src/auth/auth.service.js';
 import type { Collector } from '../../src/common/batching/collector.js';
 import { ApiError } from '../../src/common/errors/api-error.js';
+import { Metrics } from '../../src/metrics/metrics.js';
 import { BalanceChangeDto } from '../../src/points/balance/dto/balance.dto.js';
 import { BalanceService } from '../../src/points/balance/balance.service.js';
 import { PointsModule } from '../../src/points/points.module.js';
@@ -70,6 +71,12 @@ describe('MATERIAL redemptions in batches (RedeemService on PostgreSQL)', () => 
       await holder.end();
     }
   }
+  /** The batch histogram's observations and their sum (loyalty_redemption_batch_size). */
+  const batchHistogram = async () => {
+    const { values } = await services.get(Metrics).redemptionBatches.get();
+    const value = (name: string) => values.find((v) => v.metricName === name)?.value ?? 0;
+    return { count: value('loyalty_redemption_batch_size_count'), sum: value('loyalty_redemption_batch_size_sum') };
+  };
   /** How many transactions wrote the card's redemptions (each row's xmin is the transaction that wrote it). */
   const transactions = async (cardId: string) => (await db.query<{ n: number }>('SELECT count(DISTINCT xmin::text)::int AS n FROM redemptions WHERE voucher_id = $1', [cardId]))[0].n;
 
@@ -85,6 +92,7 @@ describe('MATERIAL redemptions in batches (RedeemService on PostgreSQL)', () => 
     const mug = await reward('mug', 50);
     const pin = await reward('pin', 10, 3);
     const card = await newCard(300);
+    const histogram = await batchHistogram();
     const { first, sent } = await behindCardLock(
       card.id,
       () => [outcome(redeem(card.code, mug)), outcome(redeem(card.code, mug))],
@@ -98,6 +106,8 @@ describe('MATERIAL redemptions in batches (RedeemService on PostgreSQL)', () => 
     expect(balances).toHaveLength(8);
     expect(balances.at(-1)).toBe(20);
     expect(await transactions(card.id)).toBe(3);
+    // Three batches (the two first alone, then the eight), as the API's metric counts them.
+    expect(await batchHistogram()).toEqual({ count: histogram.count + 3, sum: histogram.sum + 10 });
     expect(await counters(card.id)).toEqual({ balance: 20, redeemed_points: 280, redeemed_quantity: 8 });
     expect((await db.query<{ redeemed: number }>('SELECT redeemed FROM rewards WHERE id = $1', [pin]))[0].redeemed).toBe(3);
     // Each redemption's answer, ledger row and event show the balance right after it: eight different balances.
