@@ -1,12 +1,8 @@
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
+import { until } from '../../test/support/until.js';
 import { SweepTimers } from './sweeps.js';
 
-const until = async (condition: () => boolean) => {
-  for (const deadline = Date.now() + 5_000; !condition(); await new Promise((resolve) => setTimeout(resolve, 5))) {
-    if (Date.now() > deadline) throw new Error('condition not met in 5 s');
-  }
-};
 
 describe('SweepTimers', () => {
   let warnings: unknown[];

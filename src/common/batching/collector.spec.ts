@@ -1,3 +1,4 @@
+import { until } from '../../../test/support/until.js';
 import { Collector, type CollectorLimits } from './collector.js';
 
 /** A run the test ends by hand (`finish`), recording each batch it was given; an item 'bad' fails any batch it is in. */
@@ -23,12 +24,6 @@ function controlled(limits: Partial<CollectorLimits> = {}, split = (_error: unkn
   return { batches, finish, submit };
 }
 
-/** Polls `condition` every 2 ms for up to 5 s (a bounded wait, not a bet on the machine's speed). */
-async function until(condition: () => boolean): Promise<void> {
-  for (const deadline = Date.now() + 5_000; !condition(); await new Promise((resolve) => setTimeout(resolve, 2))) {
-    if (Date.now() > deadline) throw new Error('condition not met within 5 s');
-  }
-}
 
 describe('Collector', () => {
   it('runs a lone item at once, and the items that came meanwhile together in the next batch', async () => {

@@ -1,3 +1,4 @@
+import { until } from '../../../../test/support/until.js';
 import { Rerun } from './rerun.js';
 
 /** A drain the test ends by hand (`finish`), counting its starts, with a pass at its start as the relay's. */
@@ -18,11 +19,6 @@ function controlled(restMs: number) {
 }
 
 /** Polls `condition` every 5 ms for up to 5 s (a bounded wait, not a bet on the machine's speed). */
-async function until(condition: () => boolean): Promise<void> {
-  for (const deadline = Date.now() + 5_000; !condition(); await new Promise((resolve) => setTimeout(resolve, 5))) {
-    if (Date.now() > deadline) throw new Error('condition not met within 5 s');
-  }
-}
 
 describe('Rerun', () => {
   it('runs at once when idle, and once more after a run that was called again', async () => {

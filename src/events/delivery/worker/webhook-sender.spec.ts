@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { AddressGuard } from '../ssrf-guard.js';
+import { until } from '../../../../test/support/until.js';
 import { WebhookSender } from './webhook-sender.js';
 
 /** A receiver answering 200 at once, with the client sockets it has open. */
@@ -15,10 +16,6 @@ async function receiver(): Promise<{ server: Server; url: string; open: Set<Sock
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, open };
 }
 
-async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 20))) if (condition()) return true;
-  return condition();
-}
 
 describe('WebhookSender keep-alive sockets (issue 26)', () => {
   const guard = new AddressGuard(['127.0.0.1/32']);
@@ -33,7 +30,7 @@ describe('WebhookSender keep-alive sockets (issue 26)', () => {
       // Both requests went over one kept-alive connection, still open just after.
       expect(open.size).toBe(1);
       const idleFrom = Date.now();
-      expect(await until(() => open.size === 0, 10_000)).toBe(true);
+      await until(() => open.size === 0, { timeoutMs: 10_000, intervalMs: 20 });
       expect(Date.now() - idleFrom).toBeGreaterThanOrEqual(300);
     } finally {
       sender.close();
@@ -48,7 +45,7 @@ describe('WebhookSender keep-alive sockets (issue 26)', () => {
     try {
       const answers = await Promise.all(Array.from({ length: 100 }, () => sender.send(request(url))));
       expect(answers.every((a) => a.statusCode === 200)).toBe(true);
-      expect(await until(() => open.size <= 64, 5_000)).toBe(true);
+      await until(() => open.size <= 64, { intervalMs: 20 });
       expect(open.size).toBeGreaterThan(0);
     } finally {
       sender.close();
