@@ -6,6 +6,7 @@ import { OrdersService } from '../../src/points/orders/orders.service.js';
 import { PointsModule } from '../../src/points/points.module.js';
 import { builders } from '../support/builders.js';
 import { waitFor } from '../support/harness.js';
+import { histogramTotals } from '../support/prometheus.js';
 import { PointsDb, projectViolations, unique } from '../support/points.js';
 import { body, useServices } from '../support/services.js';
 
@@ -53,11 +54,7 @@ describe('paid orders in batches (OrdersService on PostgreSQL)', () => {
   }
 
   /** The batch histogram's observations and their sum (loyalty_paid_order_batch_size). */
-  const batchHistogram = async () => {
-    const { values } = await services.get(Metrics).paidOrderBatches.get();
-    const value = (name: string) => values.find((v) => v.metricName === name)?.value ?? 0;
-    return { count: value('loyalty_paid_order_batch_size_count'), sum: value('loyalty_paid_order_batch_size_sum') };
-  };
+  const batchHistogram = () => histogramTotals(services.get(Metrics).paidOrderBatches, 'loyalty_paid_order_batch_size');
 
   /** How many transactions wrote the project's orders (each row's xmin is the transaction that wrote it last). */
   const transactions = async (projectId: string) => (await db.query<{ n: number }>('SELECT count(DISTINCT xmin::text)::int AS n FROM orders WHERE project_id = $1', [projectId]))[0].n;

@@ -14,6 +14,7 @@ import { CreateRewardDto } from '../../src/rewards/dto/reward-request.dto.js';
 import { RewardAssignmentsService } from '../../src/rewards/reward-assignments.service.js';
 import { RewardsService } from '../../src/rewards/rewards.service.js';
 import { waitFor } from '../support/harness.js';
+import { histogramTotals } from '../support/prometheus.js';
 import { PointsDb, unique } from '../support/points.js';
 import { enrolCustomer, pointsProgram } from '../support/service-points.js';
 import { body, useServices } from '../support/services.js';
@@ -72,11 +73,7 @@ describe('MATERIAL redemptions in batches (RedeemService on PostgreSQL)', () => 
     }
   }
   /** The batch histogram's observations and their sum (loyalty_redemption_batch_size). */
-  const batchHistogram = async () => {
-    const { values } = await services.get(Metrics).redemptionBatches.get();
-    const value = (name: string) => values.find((v) => v.metricName === name)?.value ?? 0;
-    return { count: value('loyalty_redemption_batch_size_count'), sum: value('loyalty_redemption_batch_size_sum') };
-  };
+  const batchHistogram = () => histogramTotals(services.get(Metrics).redemptionBatches, 'loyalty_redemption_batch_size');
   /** How many transactions wrote the card's redemptions (each row's xmin is the transaction that wrote it). */
   const transactions = async (cardId: string) => (await db.query<{ n: number }>('SELECT count(DISTINCT xmin::text)::int AS n FROM redemptions WHERE voucher_id = $1', [cardId]))[0].n;
 

@@ -30,3 +30,10 @@ export function valueOf(samples: Sample[], name: string, labels: Record<string, 
 export function typesOf(text: string): Map<string, string> {
   return new Map([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1], m[2]]));
 }
+
+/** A histogram of prom-client's, read in process: its observations and their sum (0 before the first). */
+export async function histogramTotals(histogram: { get(): Promise<{ values: { metricName?: string; value: number }[] }> }, name: string): Promise<{ count: number; sum: number }> {
+  const { values } = await histogram.get();
+  const value = (metric: string) => values.find((v) => v.metricName === metric)?.value ?? 0;
+  return { count: value(`${name}_count`), sum: value(`${name}_sum`) };
+}
