@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { useStack } from '../support/fixture.js';
-import { startWorkerProcess, waitFor } from '../support/harness.js';
+import { http, startApi, startWorkerProcess, testConfig, waitFor } from '../support/harness.js';
 import { Answers, addDueBuckets, enrol, inParallel, payOrder, pointsCampaign, projectViolations, unique } from '../support/points.js';
 
 const DAY_MS = 1_000;
@@ -80,6 +80,45 @@ describe('redemptions under concurrency', () => {
     expect(balances.filter((b) => b === 100)).toHaveLength(25);
     expect(await db.count(`SELECT 1 FROM redemptions WHERE reward_id = $1`, [mug])).toBe(5);
   }, 60_000);
+
+  it('two APIs, each with its own batches, redeem the same cards and reward at once: exactly the stock succeeds, no card pays past its balance (3 rounds)', async () => {
+    // A second API (its own collector, so its own batches) on the same database, beside the stack's.
+    const second = await startApi(testConfig({ RATE_LIMIT_PER_SECOND: '0', DATABASE_QUERY_TIMEOUT_MS: '5000' }));
+    try {
+      const { campaign } = await pointsCampaign(stack.app, stack.a, [{ points: 10 }], { type: 'AUTO_UPDATE', voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 100 } } });
+      for (let round = 0; round < 3; round += 1) {
+        const codes = await Promise.all(Array.from({ length: 4 }, (_, i) => enrol(stack.app, stack.a, campaign, unique(`two-apis-${round}-${i}`))));
+        const mug = await reward({ name: `Shared mugs ${round}`, parameters: { product: { id: 'prod_shared' } }, stock: 10 });
+        await assign(campaign.id, mug, 30);
+        // Each card affords 3 (90 of its 100 points): 12 by points, 10 by stock.
+        const answers = new Answers();
+        const perCard = new Map<string, number>();
+        await inParallel(
+          codes.flatMap((code) =>
+            Array.from({ length: 8 }, (_, i) => async () => {
+              const app = i % 2 === 0 ? api() : http(second);
+              const res = await app.post(`/v1/loyalties/members/${code}/redemption`).set(headers()).send({ reward: { id: mug } });
+              answers.add(res);
+              if (res.status === 200) perCard.set(code, (perCard.get(code) ?? 0) + 1);
+            }),
+          ),
+          32,
+        );
+        const report = answers.report(['200', '400 quantity_exceeded', EXCEEDED]);
+        expect(report.unexpected).toEqual({});
+        expect(report.histogram['200']).toBe(10);
+        expect((await api().get(`/v1/rewards/${mug}`).set(headers())).body).toMatchObject({ stock: 10, redeemed: 10 });
+        for (const code of codes) {
+          expect(perCard.get(code) ?? 0).toBeLessThanOrEqual(3);
+          expect((await db.card(code)).balance).toBe(100 - 30 * (perCard.get(code) ?? 0));
+        }
+        expect(await db.count(`SELECT 1 FROM redemptions WHERE reward_id = $1`, [mug])).toBe(10);
+      }
+      expect(await db.brokenCards()).toEqual([]);
+    } finally {
+      await second.close();
+    }
+  }, 90_000);
 
   it('a reward without a stock given one while 30 cards redeem it: never more successes than that stock, its redeemed = its SUCCEEDED redemptions (3 rounds)', async () => {
     const { campaign } = await pointsCampaign(stack.app, stack.a, [{ points: 10 }], { type: 'AUTO_UPDATE', voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 100 } } });
