@@ -124,9 +124,9 @@ export class RedemptionBatches {
       const points = assignment.points ?? 0;
       const balance = balances.get(card.id) ?? 0;
       if (points > balance) return void (outcomes[at] = { status: 'rejected', reason: RedemptionErrors.pointsExceeded(card.code, points, balance) });
-      const left = units.get(reward.id)?.left ?? 0;
-      if (left < 1) return void (outcomes[at] = { status: 'rejected', reason: RedemptionErrors.outOfStock(reward.id) });
-      units.set(reward.id, { ...(units.get(reward.id) as { left: number; counted: boolean }), left: left - 1 });
+      const unit = units.get(reward.id);
+      if (!unit || unit.left < 1) return void (outcomes[at] = { status: 'rejected', reason: RedemptionErrors.outOfStock(reward.id) });
+      unit.left -= 1;
       balances.set(card.id, balance - points);
       accepted.push({ at, item, id: hexId('r_'), points });
     });

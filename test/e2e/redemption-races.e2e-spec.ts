@@ -56,6 +56,9 @@ describe('redemptions under concurrency', () => {
       await api().post(`/v1/loyalties/members/${code}/balance`).set(headers()).send({ points: -50 });
     }
     expect(await redemptionRows(card.id)).toBe(21);
+    // Concurrent redemptions of the card shared batch transactions (each row's xmin is the transaction that wrote it).
+    const [{ n: transactions }] = await db.query<{ n: number }>(`SELECT count(DISTINCT xmin::text)::int AS n FROM redemptions WHERE voucher_id = $1`, [card.id]);
+    expect(transactions).toBeLessThan(21);
     expect(await db.count(`SELECT 1 FROM voucher_transactions WHERE voucher_id = $1 AND type = 'POINTS_REDEMPTION'`, [card.id])).toBe(21);
     expect(await db.count(`SELECT 1 FROM events WHERE type = 'redemption.succeeded' AND data->'voucher'->>'id' = $1`, [card.id])).toBe(21);
     expect(await db.count(`SELECT 1 FROM events WHERE type = 'customer.reward_redemptions.created' AND data->'voucher'->>'id' = $1`, [card.id])).toBe(21);
