@@ -22,7 +22,7 @@ if (missing.length) process.stderr.write(`test/e2e/fleet.e2e-spec.ts skipped: ${
 
 /**
  * The many-machines proof (issue 39, docs/scaling.md) on the real servers: PgBouncer in transaction mode (no
- * ignore_startup_parameters), a Redis master + replica + three sentinels, haproxy over three APIs checking
+ * ignore_startup_parameters), a Redis master + two replicas + three sentinels, haproxy over three APIs checking
  * `/health/ready`, two workers; migrated once. Under a steady stream of paid orders with pending points and member
  * reads through the balancer, with a webhook distribution: a worker is SIGKILLed and started again, an API is sent
  * SIGTERM and replaced, Redis is failed over through Sentinel, and idle client connections are kept through the
@@ -84,6 +84,9 @@ if (missing.length) process.stderr.write(`test/e2e/fleet.e2e-spec.ts skipped: ${
       WEBHOOK_TIMEOUT_MS: '2000',
       WEBHOOK_RETRY_BASE_MS: '500',
       PENDING_POINTS_DAY_MS: '2000',
+      // Activation jobs lost with the killed worker or the failover are the sweep's to find: every 3 s here (60 s by
+      // default). The webhook sweep keeps its 30 s, so the delivery lag below proves the relay's LISTEN.
+      PENDING_POINTS_SWEEP_MS: '3000',
       SHUTDOWN_DRAIN_MS: String(DRAIN_MS),
       SHUTDOWN_TIMEOUT_MS: '15000',
       HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000',

@@ -24,7 +24,7 @@ const missing = [REDIS_SERVER, REDIS_SENTINEL].filter((path) => !existsSync(path
 if (missing.length) process.stderr.write(`test/e2e/redis-sentinel.e2e-spec.ts skipped: ${missing.join(', ')} missing (apt-get install redis-server redis-sentinel; .ci/run installs them)\n`);
 
 /**
- * Redis under Sentinel, on real servers: a master, a replica and three sentinels on free ports, an API and a
+ * Redis under Sentinel, on real servers: a master, two replicas and three sentinels on free ports, an API and a
  * worker configured with REDIS_SENTINELS only (REDIS_URL points nowhere). Under a steady stream of paid orders
  * with pending points and member reads, the master is failed over twice: by SENTINEL FAILOVER (the old master is
  * demoted and stays up, answering READONLY to whoever still writes to it) and by SIGKILL of the new master (the
@@ -60,6 +60,9 @@ if (missing.length) process.stderr.write(`test/e2e/redis-sentinel.e2e-spec.ts sk
     BOOTSTRAP_APP_TOKEN: appToken,
     WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
     PENDING_POINTS_DAY_MS: '2000',
+    // Jobs a failover lost are the sweeps' to find: every 3 s here (60 s and 30 s by default).
+    PENDING_POINTS_SWEEP_MS: '3000',
+    WEBHOOK_SWEEP_MS: '3000',
     // A request the receiver (this busy test process) leaves unanswered is retried within a second or two.
     WEBHOOK_TIMEOUT_MS: '2000',
     WEBHOOK_RETRY_BASE_MS: '500',

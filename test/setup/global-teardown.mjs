@@ -11,7 +11,8 @@ const NO_SUCH_TABLE = '42P01';
 
 /**
  * Where the database-backed files' time went: each one's own run (from its locks to its teardown) summed per
- * tier, and the time files waited for a `@serial` or `@heavy` lock; TEST_TIMINGS=1 lists the 25 slowest files (TEST_TIMINGS=all: every file),
+ * tier, and the time files waited for a `@serial` or `@heavy` lock; TEST_TIMINGS=1 lists the 25 slowest files with when each ran, in seconds from the first file's start
+ * (TEST_TIMINGS=all: every file),
  * TEST_TIMINGS_FILE=test/setup/durations.json writes each file's seconds for test/setup/sequencer.mjs.
  */
 function reportTimings(timings) {
@@ -34,8 +35,10 @@ function reportTimings(timings) {
     writeFileSync(out, `${JSON.stringify(durations, null, 2)}\n`);
   }
   if (process.env.TEST_TIMINGS === '1' || process.env.TEST_TIMINGS === 'all') {
+    const first = Math.min(...timings.map((t) => t.startedAt ?? Infinity));
     for (const t of timings.sort((a, b) => b.ranMs - a.ranMs).slice(0, process.env.TEST_TIMINGS === 'all' ? undefined : 25)) {
-      process.stdout.write(`  ${seconds(t.ranMs).padStart(4)} s  (CPU ${seconds(t.cpuMs ?? 0)} s, waited ${seconds(t.waitedMs)} s)  ${t.file}\n`);
+      const from = t.startedAt ? `${seconds(t.startedAt - first).padStart(4)}–${seconds(t.startedAt - first + t.ranMs).padEnd(4)} s` : '';
+      process.stdout.write(`  ${seconds(t.ranMs).padStart(4)} s  ${from} (CPU ${seconds(t.cpuMs ?? 0)} s, waited ${seconds(t.waitedMs)} s)  ${t.file}\n`);
     }
   }
 }

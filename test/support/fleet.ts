@@ -81,7 +81,7 @@ export async function askRedis<T>(port: number, ...args: (string | number)[]): P
   }
 }
 
-/** A Redis master, its replica and three sentinels watching them as `name`, on free ports; resolves once a failover could be made. */
+/** A Redis master, two replicas and three sentinels watching them as `name`, on free ports; resolves once a failover could be made. */
 export async function startSentinelRedis(dir: string, name: string, children: Child[]) {
   const servers = new Map<number, Child>();
   const sentinels: number[] = [];
@@ -91,9 +91,12 @@ export async function startSentinelRedis(dir: string, name: string, children: Ch
     children.push(child);
     await child.waitFor('Ready to accept connections', 10_000);
   };
-  const [master, replica] = [await freePort(), await freePort()];
+  // Two replicas: after a failover the sentinels point the other replica at the new master at once, while the
+  // demoted master is turned into a replica only after it reported itself master for several INFO periods (about
+  // 14 s measured), so a second failover can follow the first without waiting for that.
+  const [master, ...replicas] = [await freePort(), await freePort(), await freePort()];
   await startRedis(master);
-  await startRedis(replica, master);
+  for (const replica of replicas) await startRedis(replica, master);
   for (let i = 0; i < 3; i++) {
     const port = await freePort();
     sentinels.push(port);
@@ -107,16 +110,20 @@ export async function startSentinelRedis(dir: string, name: string, children: Ch
     const ports = new Set(seen.map((address) => (address ? Number(address[1]) : 0)));
     return ports.size === 1 && !ports.has(0) ? [...ports][0] : undefined;
   };
-  /** Every sentinel knows a replica in sync and the two other sentinels. */
+  /** The replica at `port` says so itself: its link to the master is up (a sentinel learns it by INFO only every 10 s). */
+  const linkUp = async (port: number): Promise<boolean> => {
+    const info = await askRedis<string>(port, 'INFO', 'replication').catch(() => '');
+    return /^role:slave$/m.test(info) && /^master_link_status:up$/m.test(info);
+  };
+  /** Every sentinel knows the two other sentinels and a replica that is not down, whose link to the master is up. */
   const settled = async (): Promise<boolean> => {
     for (const port of sentinels) {
       const replicas = await askRedis<string[][]>(port, 'SENTINEL', 'replicas', name).catch(() => []);
       const others = await askRedis<string[][]>(port, 'SENTINEL', 'sentinels', name).catch(() => []);
-      const inSync = replicas.some((fields) => {
-        const info = Object.fromEntries(fields.flatMap((_, i) => (i % 2 === 0 ? [[fields[i], fields[i + 1]]] : [])));
-        return info['master-link-status'] === 'ok' && !String(info.flags).includes('down');
-      });
-      if (!inSync || others.length < 2) return false;
+      const live = replicas
+        .map((fields) => Object.fromEntries(fields.flatMap((_, i) => (i % 2 === 0 ? [[fields[i], fields[i + 1]]] : []))))
+        .filter((info) => !/down|disconnected/.test(String(info.flags)));
+      if (others.length < 2 || !(await Promise.all(live.map((info) => linkUp(Number(info.port))))).includes(true)) return false;
     }
     return true;
   };
