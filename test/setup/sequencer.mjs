@@ -1,7 +1,10 @@
 // The order in which jest hands the test files to its workers (`--maxWorkers`), planned so that the run ends
-// soon: a simulated schedule, longest file first, in which a `@heavy` file starts only once the heavy lane
-// (file-environment.mjs) is free, so that no worker sits waiting for it; then the `@serial` files, which run
-// alone whatever their place: last, they wait only for the run's tail instead of stopping the workers mid-run.
+// soon. First the `@serial` files, which run alone among the database-backed files whatever their place: at the
+// start they share the machine only with the unit tier (next in the order, no database and no lock) and the
+// type-check beside jest, which fill the cores they leave idle; last, they ran alone at the run's tail (about
+// 25 s of one busy core, measured 2026-11-29). Then a simulated schedule of the others, longest file first,
+// in which a `@heavy` file starts only once the heavy lane (file-environment.mjs) is free, so that no worker
+// sits waiting for it.
 //
 // A file's expected duration is the one jest measured in an earlier run on this machine (its cache) or else
 // the one in test/setup/durations.json (seconds of the database-backed files, written by a whole run with
@@ -42,8 +45,9 @@ export default class PlannedSequencer extends Sequencer {
     });
     const byLength = (a, b) => b.seconds - a.seconds || a.file.localeCompare(b.file);
     const serial = planned.filter((p) => p.serial).sort(byLength);
+    const unit = planned.filter((p) => p.test.context.config.displayName?.name === 'unit').sort(byLength);
     const heavy = planned.filter((p) => p.heavy && !p.serial).sort(byLength);
-    const ordinary = planned.filter((p) => !p.heavy && !p.serial).sort(byLength);
+    const ordinary = planned.filter((p) => !p.heavy && !p.serial && !unit.includes(p)).sort(byLength);
 
     // List scheduling on the run's workers (--maxWorkers): the next free worker takes a heavy file if the lane is free
     // by then, else the longest ordinary file left.
@@ -59,6 +63,6 @@ export default class PlannedSequencer extends Sequencer {
       if (next.heavy) laneFreeAt = freeAt[worker];
       order.push(next);
     }
-    return [...order, ...serial].map((p) => p.test);
+    return [...serial, ...unit, ...order].map((p) => p.test);
   }
 }
