@@ -12,9 +12,39 @@
  * a file whose docblock says `@serial` runs alone, one that says `@heavy` never beside another heavy one, in
  * the order test/setup/sequencer.mjs plans.
  */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { swcOptions } from './scripts/swc-options.mjs';
 
 const swc = ['@swc/jest', { ...swcOptions, sourceMaps: 'inline' }];
+
+/**
+ * Test groups: a file in test/groups/ imports several small spec files of one tier, which then run inside it,
+ * one after the other, instead of each on its own. A database-backed file loads the application into a sandbox
+ * of its own, about 1.2 s of CPU on this machine (2026-11-29: eight small e2e files one by one 18-19 CPU-s,
+ * the same eight imported by one file 9-10), so the small files share one sandbox, one database and one queue
+ * prefix per group. A spec file no group imports runs on its own, as before; TEST_GROUPS=off runs every file
+ * on its own and no group (to run a grouped file alone: `TEST_GROUPS=off npx jest test/e2e/health.e2e-spec.ts`).
+ * What may be grouped is checked here: an existing spec file of the group's tier, in one group only, that
+ * neither runs alone (`@serial`) nor in the heavy lane (`@heavy`).
+ */
+const groupsDir = new URL('./test/groups/', import.meta.url);
+const tierOf = (file) => file.match(/\.(e2e|service)-spec\.ts$/)?.[1];
+const grouped = new Map();
+for (const group of readdirSync(groupsDir).filter((name) => tierOf(name))) {
+  for (const [, member] of readFileSync(new URL(group, groupsDir), 'utf8').matchAll(/^import '(\.\.\/[^']+)\.js';$/gm)) {
+    const path = new URL(`${member}.ts`, groupsDir).pathname;
+    const problem =
+      !existsSync(path) ? 'does not exist'
+      : tierOf(path) !== tierOf(group) ? `is not a ${tierOf(group)} spec`
+      : grouped.has(path) ? `is in ${grouped.get(path)} too`
+      : /@(serial|heavy)\b/.test(readFileSync(path, 'utf8').slice(0, 1_000)) ? 'is @serial or @heavy: it runs on its own'
+      : undefined;
+    if (problem) throw new Error(`test/groups/${group}: ${member}.ts ${problem}`);
+    grouped.set(path, group);
+  }
+}
+const escape = (path) => path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const ignored = process.env.TEST_GROUPS === 'off' ? [escape(groupsDir.pathname)] : [...grouped.keys()].map((path) => `^${escape(path)}$`);
 
 const project = (displayName, testMatch, testEnvironment) => ({
   displayName,
@@ -23,6 +53,7 @@ const project = (displayName, testMatch, testEnvironment) => ({
   ...(testEnvironment === 'node' ? {} : { globalSetup: '<rootDir>/test/setup/global-setup.mjs', globalTeardown: '<rootDir>/test/setup/global-teardown.mjs' }),
   rootDir: '.',
   testMatch,
+  testPathIgnorePatterns: ['/node_modules/', ...ignored],
   testEnvironment,
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
