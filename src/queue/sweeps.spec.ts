@@ -41,6 +41,31 @@ describe('SweepTimers', () => {
     expect(overlapped).toBe(false);
   });
 
+  it('runNow during a run waits for it, then runs again: what the caller wrote before is read', async () => {
+    const started: number[] = [];
+    let release = () => undefined as void;
+    const timers = new SweepTimers([
+      {
+        name: 'held',
+        everyMs: 60_000,
+        run: async () => {
+          started.push(Date.now());
+          if (started.length === 1) await new Promise<void>((resolve) => (release = resolve));
+          return 0;
+        },
+      },
+    ]);
+    timers.runAll();
+    await until(() => started.length === 1);
+    const called = Date.now();
+    const now = timers.runNow('held');
+    release();
+    await now;
+    expect(started).toHaveLength(2);
+    expect(started[1]).toBeGreaterThanOrEqual(called);
+    await timers.stop();
+  });
+
   it('logs a streak of failures once, and once more when the sweep works again', async () => {
     let calls = 0;
     const timers = new SweepTimers([

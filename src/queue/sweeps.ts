@@ -47,10 +47,15 @@ export class SweepTimers {
     for (const sweep of this.sweeps) if (!this.running.has(sweep.name)) void this.run(sweep);
   }
 
-  /** Runs a sweep now (tests and operators), unless a run of it is in progress; resolves when it is done. */
+  /**
+   * Runs a sweep now (tests and operators) and resolves once a run that started after the call is done. A run
+   * in progress may have read before what the caller just wrote (a test's periodic run joined this way once
+   * missed the row the test had inserted, and the next run was 30 s away), so it is waited for first.
+   */
   async runNow(name: string): Promise<void> {
     const sweep = this.sweeps.find((s) => s.name === name);
     if (!sweep) throw new Error(`no sweep named ${name}`);
+    await this.running.get(name);
     await (this.running.get(name) ?? this.run(sweep));
   }
 
