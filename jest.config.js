@@ -31,7 +31,11 @@ const groupsDir = new URL('./test/groups/', import.meta.url);
 const tierOf = (file) => file.match(/\.(e2e|service)-spec\.ts$/)?.[1];
 const grouped = new Map();
 for (const group of readdirSync(groupsDir).filter((name) => tierOf(name))) {
-  for (const [, member] of readFileSync(new URL(group, groupsDir), 'utf8').matchAll(/^import '(\.\.\/[^']+)\.js';$/gm)) {
+  const imports = readFileSync(new URL(group, groupsDir), 'utf8').split('\n').filter((line) => line.startsWith('import'));
+  const odd = imports.find((line) => !/^import '\.\.\/[^']+\.js';$/.test(line));
+  // A member imported any other way would run twice: in its group, and on its own.
+  if (odd) throw new Error(`test/groups/${group}: only side-effect imports of spec files, as import '../<tier>/<file>.js'; found ${odd}`);
+  for (const [, member] of imports.join('\n').matchAll(/^import '(\.\.\/[^']+)\.js';$/gm)) {
     const path = new URL(`${member}.ts`, groupsDir).pathname;
     const problem =
       !existsSync(path) ? 'does not exist'
