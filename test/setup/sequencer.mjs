@@ -39,15 +39,15 @@ export default class PlannedSequencer extends Sequencer {
     const planned = tests.map((test) => {
       const cached = this._getCache(test)[test.path]?.[1];
       const file = relative(test.context.config.rootDir, test.path);
-      const fallback = test.context.config.displayName?.name === 'unit' ? UNIT_SECONDS : DEFAULT_SECONDS;
-      const seconds = cached != null ? cached / 1000 : (committed[file] ?? fallback);
-      return { test, file, seconds, ...pragmas(test.path) };
+      const unit = test.context.config.displayName?.name === 'unit';
+      const seconds = cached != null ? cached / 1000 : (committed[file] ?? (unit ? UNIT_SECONDS : DEFAULT_SECONDS));
+      return { test, file, seconds, unit, ...pragmas(test.path) };
     });
     const byLength = (a, b) => b.seconds - a.seconds || a.file.localeCompare(b.file);
     const serial = planned.filter((p) => p.serial).sort(byLength);
-    const unit = planned.filter((p) => p.test.context.config.displayName?.name === 'unit').sort(byLength);
+    const unit = planned.filter((p) => p.unit).sort(byLength);
     const heavy = planned.filter((p) => p.heavy && !p.serial).sort(byLength);
-    const ordinary = planned.filter((p) => !p.heavy && !p.serial && !unit.includes(p)).sort(byLength);
+    const ordinary = planned.filter((p) => !p.heavy && !p.serial && !p.unit).sort(byLength);
 
     // List scheduling on the run's workers (--maxWorkers): the next free worker takes a heavy file if the lane is free
     // by then, else the longest ordinary file left.

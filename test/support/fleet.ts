@@ -110,20 +110,22 @@ export async function startSentinelRedis(dir: string, name: string, children: Ch
     const ports = new Set(seen.map((address) => (address ? Number(address[1]) : 0)));
     return ports.size === 1 && !ports.has(0) ? [...ports][0] : undefined;
   };
-  /** The replica at `port` says so itself: its link to the master is up (a sentinel learns it by INFO only every 10 s). */
-  const linkUp = async (port: number): Promise<boolean> => {
+  /** The replica at `port` says so itself: it follows `master` and its link is up (a sentinel learns it by INFO only every 10 s). */
+  const linkUp = async (port: number, master: number): Promise<boolean> => {
     const info = await askRedis<string>(port, 'INFO', 'replication').catch(() => '');
-    return /^role:slave$/m.test(info) && /^master_link_status:up$/m.test(info);
+    return /^role:slave$/m.test(info) && new RegExp(`^master_port:${master}$`, 'm').test(info) && /^master_link_status:up$/m.test(info);
   };
-  /** Every sentinel knows the two other sentinels and a replica that is not down, whose link to the master is up. */
+  /** Every sentinel knows the two other sentinels and a replica that is not down, following the master they agree on, its link up. */
   const settled = async (): Promise<boolean> => {
+    const current = await masterPort();
+    if (current === undefined) return false;
     for (const port of sentinels) {
       const replicas = await askRedis<string[][]>(port, 'SENTINEL', 'replicas', name).catch(() => []);
       const others = await askRedis<string[][]>(port, 'SENTINEL', 'sentinels', name).catch(() => []);
       const live = replicas
         .map((fields) => Object.fromEntries(fields.flatMap((_, i) => (i % 2 === 0 ? [[fields[i], fields[i + 1]]] : []))))
         .filter((info) => !/down|disconnected/.test(String(info.flags)));
-      if (others.length < 2 || !(await Promise.all(live.map((info) => linkUp(Number(info.port))))).includes(true)) return false;
+      if (others.length < 2 || !(await Promise.all(live.map((info) => linkUp(Number(info.port), current)))).includes(true)) return false;
     }
     return true;
   };
