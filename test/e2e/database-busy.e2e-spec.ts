@@ -43,6 +43,7 @@ describe('a busy database', () => {
       const started = Date.now();
       const res = await payOrder(app, who, { source_id: sourceId, customer });
       expect({ status: res.status, key: res.body.key, retryAfter: res.headers['retry-after'] }).toEqual({ status: 503, key: 'database_busy', retryAfter: '1' });
+      expect(res.body.details).toContain('(a row it needs stayed locked by another request too long)');
       expect(Date.now() - started).toBeLessThan(3_000);
       expect(await db.count('SELECT 1 FROM orders WHERE source_id = $1', [sourceId])).toBe(0);
       await release();
@@ -61,10 +62,10 @@ describe('a busy database', () => {
       // Two orders take the pool's two connections and wait on the card; the others find no connection and are
       // answered while the lock is still held.
       const started = Date.now();
-      const answered: { status: number; key?: string; retryAfter?: string; ms: number }[] = [];
+      const answered: { status: number; key?: string; details?: string; retryAfter?: string; ms: number }[] = [];
       const all = Promise.all(
         Array.from({ length: 6 }, (_, i) =>
-          payOrder(app, who, { source_id: unique(`pool-${i}`), customer }).then((res) => answered.push({ status: res.status, key: res.body.key, retryAfter: res.headers['retry-after'], ms: Date.now() - started })),
+          payOrder(app, who, { source_id: unique(`pool-${i}`), customer }).then((res) => answered.push({ status: res.status, key: res.body.key, details: res.body.details, retryAfter: res.headers['retry-after'], ms: Date.now() - started })),
         ),
       );
       await waitFor(async () => (answered.length >= 4 ? true : undefined), { timeoutMs: 5_000 });
@@ -79,6 +80,8 @@ describe('a busy database', () => {
       expect(histogram['200']).toBe(6 - busy.length);
       expect(histogram['200']).toBeGreaterThanOrEqual(1);
       expect(busy.every((res) => res.retryAfter === '1' && res.ms < 3_000)).toBe(true);
+      // A request that found no connection, or whose batch found none in time: the answer says which bound it met.
+      for (const res of busy) expect(res.details).toMatch(/^The database is busy \((no connection of the pool became free in time|its batch did not start in time)\)/);
       expect(await db.card(code)).toMatchObject({ balance: 10 * (histogram['200'] ?? 0) });
     } finally {
       await holder.query('ROLLBACK').catch(() => undefined);

@@ -148,7 +148,7 @@ describe('IdempotencyService on PostgreSQL (no HTTP)', () => {
     expect((again as ApiError).toBody('v-1')).toEqual((first as ApiError).toBody('v-1'));
     expect(await row(key)).toMatchObject({ status: 'DONE', response_status: 404 });
 
-    for (const failure of [new Error('a bug'), ApiError.databaseBusy(), ApiError.duplicate('campaign', 'name', 'x'), new ApiError(429, 'too_many_requests', 'Too many requests')]) {
+    for (const failure of [new Error('a bug'), ApiError.databaseBusy('pool'), ApiError.duplicate('campaign', 'name', 'x'), new ApiError(429, 'too_many_requests', 'Too many requests')]) {
       const other = unique('not-stored');
       const retry = { n: 0 };
       await expect(

@@ -143,5 +143,5 @@ export const REQUEST_BATCH_LIMITS = { items: 64, bytes: 1 << 20, inFlight: 2 };
  * `waitMs` (DATABASE_POOL_WAIT_MS: as long as for a connection), then gets 503 database_busy.
  */
 export function requestCollector<I, R>(run: (items: I[]) => Promise<R[]>, waitMs: number): Collector<I, R> {
-  return new Collector(run, (error) => !databaseBusy(error) && !unavailableDependency(error), { ...REQUEST_BATCH_LIMITS, waitMs }, () => ApiError.databaseBusy());
+  return new Collector(run, (error) => !databaseBusy(error) && !unavailableDependency(error), { ...REQUEST_BATCH_LIMITS, waitMs }, () => ApiError.databaseBusy('batch'));
 }

@@ -1,4 +1,13 @@
 /** The error keys (docs/errors.md) that the service answers with, plus HTTP-level ones. */
+/** What a 503 `database_busy` says it waited for (docs/errors.md): one bound each, so the answer names the one to look at. */
+export const BUSY_DETAILS = {
+  pool: 'no connection of the pool became free in time',
+  batch: 'its batch did not start in time',
+  lock: 'a row it needs stayed locked by another request too long',
+  statement: 'a statement ran past its time limit',
+  conflict: 'it lost a lock conflict with concurrent requests on every attempt',
+} as const;
+
 export const ERROR_KEYS = [
   'invalid_payload',
   'invalid_query_params',
@@ -138,9 +147,9 @@ export class ApiError extends Error {
     return new ApiError(503, 'service_unavailable', 'Service unavailable', { details });
   }
 
-  /** PostgreSQL is up but could not serve this request in time (docs/errors.md); nothing was written. */
-  static databaseBusy(): ApiError {
-    return new ApiError(503, 'database_busy', 'Database busy', { details: 'The database is busy and nothing was changed; retry after the Retry-After seconds' });
+  /** PostgreSQL is up but could not serve this request in time (docs/errors.md), for `reason`; nothing was written. */
+  static databaseBusy(reason: keyof typeof BUSY_DETAILS): ApiError {
+    return new ApiError(503, 'database_busy', 'Database busy', { details: `The database is busy (${BUSY_DETAILS[reason]}) and nothing was changed; retry after the Retry-After seconds` });
   }
 
   toBody(requestId: string | undefined): ErrorBody {

@@ -57,15 +57,19 @@ export type Dependency = 'postgres' | 'redis';
  * whole wait (pg-pool's queue timeout; a new connection that cannot be made fails with another message),
  * a row lock was not granted within `lock_timeout` (55P03), a statement ran past `statement_timeout`
  * (57014), or a deadlock or serialization failure survived the transaction's retries (40P01, 40001).
+ * Which of these it was is said in the answer (`BUSY_DETAILS`): an operator reading a client's 503 knows
+ * which bound to look at without the API's log.
  */
-const BUSY_CODES = new Set(['55P03', '57014', '40P01', '40001']);
+export type BusyReason = 'pool' | 'lock' | 'statement' | 'conflict';
 
-export function databaseBusy(error: unknown, depth = 0): boolean {
-  if (depth > 5 || error === null || typeof error !== 'object') return false;
+const BUSY_CODES: Record<string, BusyReason> = { '55P03': 'lock', '57014': 'statement', '40P01': 'conflict', '40001': 'conflict' };
+
+export function databaseBusy(error: unknown, depth = 0): BusyReason | null {
+  if (depth > 5 || error === null || typeof error !== 'object') return null;
   const e = error as { code?: unknown; message?: unknown; cause?: unknown; driverError?: unknown };
-  if (typeof e.message === 'string' && /^timeout exceeded when trying to connect$/i.test(e.message)) return true;
-  if (typeof e.code === 'string' && BUSY_CODES.has(e.code)) return true;
-  return databaseBusy(e.driverError, depth + 1) || databaseBusy(e.cause, depth + 1);
+  if (typeof e.message === 'string' && /^timeout exceeded when trying to connect$/i.test(e.message)) return 'pool';
+  if (typeof e.code === 'string' && Object.hasOwn(BUSY_CODES, e.code)) return BUSY_CODES[e.code];
+  return databaseBusy(e.driverError, depth + 1) ?? databaseBusy(e.cause, depth + 1);
 }
 
 export function unavailableDependency(error: unknown, depth = 0): Dependency | null {

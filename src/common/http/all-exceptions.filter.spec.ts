@@ -82,22 +82,30 @@ describe('AllExceptionsFilter', () => {
   });
 
   it('maps a busy database (no free connection, a lock or statement timeout, a lost deadlock) to 503 database_busy with Retry-After: 1', () => {
-    for (const busy of [new Error('timeout exceeded when trying to connect'), { driverError: { code: '55P03' } }, { driverError: { code: '57014' } }, { driverError: { code: '40P01' } }]) {
+    const cases: [unknown, string][] = [
+      [new Error('timeout exceeded when trying to connect'), 'no connection of the pool became free in time'],
+      [{ driverError: { code: '55P03' } }, 'a row it needs stayed locked by another request too long'],
+      [{ driverError: { code: '57014' } }, 'a statement ran past its time limit'],
+      [{ driverError: { code: '40P01' } }, 'it lost a lock conflict with concurrent requests on every attempt'],
+    ];
+    for (const [busy, reason] of cases) {
       const sent = render(busy);
       expect(sent.status).toBe(503);
       expect(sent.headers['Retry-After']).toBe('1');
-      expect(sent.body).toMatchObject({ key: 'database_busy', message: 'Database busy' });
+      expect(sent.body).toMatchObject({ key: 'database_busy', message: 'Database busy', details: `The database is busy (${reason}) and nothing was changed; retry after the Retry-After seconds` });
     }
   });
 });
 
 describe('databaseBusy', () => {
   it('tells a busy PostgreSQL from an unreachable one and from a bad query', () => {
-    expect(databaseBusy(new Error('timeout exceeded when trying to connect'))).toBe(true);
-    expect(databaseBusy({ cause: { code: '40001' } })).toBe(true);
-    expect(databaseBusy(new Error('Connection terminated due to connection timeout'))).toBe(false);
-    expect(databaseBusy(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBe(false);
-    expect(databaseBusy({ driverError: { code: '23505' } })).toBe(false);
+    expect(databaseBusy(new Error('timeout exceeded when trying to connect'))).toBe('pool');
+    expect(databaseBusy({ cause: { code: '40001' } })).toBe('conflict');
+    expect(databaseBusy({ driverError: { code: '55P03' } })).toBe('lock');
+    expect(databaseBusy(new Error('Connection terminated due to connection timeout'))).toBeNull();
+    expect(databaseBusy(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBeNull();
+    expect(databaseBusy({ driverError: { code: '23505' } })).toBeNull();
+    expect(databaseBusy({ code: 'toString' })).toBeNull();
   });
 });
 

@@ -35,9 +35,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (exception instanceof HttpException && exception.cause instanceof ApiError) return exception.cause;
     if (exception instanceof HttpException) return this.fromHttpException(exception, request);
 
-    if (databaseBusy(exception)) {
-      this.logger.warn({ request_id: requestId, err: exception }, 'PostgreSQL busy');
-      return ApiError.databaseBusy();
+    const busy = databaseBusy(exception);
+    if (busy) {
+      this.logger.warn({ request_id: requestId, reason: busy, err: exception }, 'PostgreSQL busy');
+      return ApiError.databaseBusy(busy);
     }
     const dependency = unavailableDependency(exception);
     if (dependency) {

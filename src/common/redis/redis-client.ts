@@ -1,5 +1,5 @@
 import type { ConnectionOptions } from 'bullmq';
-import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, SentinelConnector, type RedisOptions } from 'ioredis';
 import type { RedisTopology } from '../../config/redis-topology.js';
 
 /** A client of the service's Redis, whatever its topology. */
@@ -55,7 +55,24 @@ function urlCredentials(url: string): RedisOptions {
   };
 }
 
-/** Options for a master found through sentinels: failovers are followed (see reconnectOnReadonly and failoverDetector). */
+/**
+ * ioredis's Sentinel connector (5.11 and 6.0 alike), with one race closed. A connection's failover detector (its
+ * subscriptions to the sentinels' +switch-master) stays subscribed until the next connection is made. At a failover
+ * the old master drops its clients, the client reconnects and asks the sentinels for the master; if +switch-master
+ * reaches that stale detector meanwhile, it disconnects the connector in the middle of its connect, which then fails
+ * with "Connection is closed." and leaves the client in status `end` for good: every command fails from then on and
+ * nothing reconnects it (seen on a worker whose queue client never came back after a failover). Here each connect
+ * first retires the previous connection's detector; the new connection subscribes its own once it is up, as before.
+ */
+export class FailoverSafeSentinelConnector extends SentinelConnector {
+  override connect(eventEmitter: Parameters<SentinelConnector['connect']>[0]): ReturnType<SentinelConnector['connect']> {
+    // `failoverDetector` is private in ioredis's typings; cleanup() only unsubscribes it and may run twice.
+    (this as unknown as { failoverDetector?: { cleanup(): void } }).failoverDetector?.cleanup();
+    return super.connect(eventEmitter);
+  }
+}
+
+/** Options for a master found through sentinels: failovers are followed (see reconnectOnReadonly, failoverDetector and FailoverSafeSentinelConnector). */
 function sentinelOptions(topology: Extract<RedisTopology, { kind: 'sentinel' }>, use: RedisClientUse): RedisOptions {
   const credentials = urlCredentials(topology.url);
   return {
@@ -68,6 +85,8 @@ function sentinelOptions(topology: Extract<RedisTopology, { kind: 'sentinel' }>,
     ...(credentials.tls ? { enableTLSForSentinelMode: true } : {}),
     // Listens to the sentinels' +switch-master and reconnects at once, before the old master is even demoted.
     failoverDetector: true,
+    // ioredis types a Connector's options as unknown; it passes this client's options, the Sentinel ones above.
+    Connector: FailoverSafeSentinelConnector as unknown as RedisOptions['Connector'],
     sentinelRetryStrategy: (times: number) => Math.min(times * 200, 2_000),
   };
 }
