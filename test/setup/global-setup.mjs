@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../dist/config/app-config.js';
 import { migrateDatabase } from '../../dist/app/database/migrate.js';
+import { watchConnections } from './connection-watch.mjs';
 
 export default async function globalSetup() {
   const runId = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
@@ -27,5 +28,12 @@ export default async function globalSetup() {
   // suites count any 503 as a failure. The tests of those bounds set their own (database-busy.e2e-spec.ts).
   process.env.DATABASE_POOL_WAIT_MS ??= '10000';
   process.env.DATABASE_LOCK_TIMEOUT_MS ??= '10000';
+  // Four files at once, each with an API and a worker (in the file's process or as children), share the server's
+  // 100 connections (max_connections' default): with the production pool of 10 a process, a worker's own
+  // connections (the relay's LISTEN, the dispatcher's, the payload lanes') and the tests' clients, they reached
+  // 100 and the server refused the next ("sorry, too many clients already": a 503, a failed test). 5 a process
+  // keeps the run's peak well below (connection-watch.mjs reports it). Files that test the pool set their own.
+  process.env.DATABASE_POOL_SIZE ??= '5';
   await migrateDatabase(loadConfig({ DATABASE_URL: server.toString() }));
+  globalThis.loyaltyConnectionWatch = await watchConnections(new URL('/postgres', server).toString());
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../../dist/config/app-config.js';
 import { deleteKeysWithPrefix } from '../../dist/queue/redis-keys.js';
+import { describePeak } from './connection-watch.mjs';
 import { recordedEventViolations } from './recorded-events.mjs';
 import { runDirectory, runId, serverUrl } from './test-run.mjs';
 
@@ -68,6 +69,8 @@ export default async function globalTeardown() {
       if (result.timing) timings.push({ file: result.file, ...result.timing });
     }
     reportTimings(timings);
+    const watch = globalThis.loyaltyConnectionWatch;
+    if (watch) process.stdout.write(`${describePeak(await watch.stop())}\n`);
     const admin = new pg.Client({ connectionString: serverUrl() });
     await admin.connect();
     try {

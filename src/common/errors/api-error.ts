@@ -6,6 +6,7 @@ export const BUSY_DETAILS = {
   lock: 'a row it needs stayed locked by another request too long',
   statement: 'a statement ran past its time limit',
   conflict: 'it lost a lock conflict with concurrent requests on every attempt',
+  server: 'the database server had no connection slot free',
 } as const;
 
 export const ERROR_KEYS = [

@@ -56,13 +56,14 @@ export type Dependency = 'postgres' | 'redis';
  * PostgreSQL answers, but not in time for this request: every connection of the pool was in use for the
  * whole wait (pg-pool's queue timeout; a new connection that cannot be made fails with another message),
  * a row lock was not granted within `lock_timeout` (55P03), a statement ran past `statement_timeout`
- * (57014), or a deadlock or serialization failure survived the transaction's retries (40P01, 40001).
- * Which of these it was is said in the answer (`BUSY_DETAILS`): an operator reading a client's 503 knows
+ * (57014), a deadlock or serialization failure survived the transaction's retries (40P01, 40001), or the
+ * server had no connection slot left for a new connection of the pool (53300, "too many clients": PostgreSQL is
+ * up, so this is not an outage). Which of these it was is said in the answer (`BUSY_DETAILS`): an operator reading a client's 503 knows
  * which bound to look at without the API's log.
  */
-export type BusyReason = 'pool' | 'lock' | 'statement' | 'conflict';
+export type BusyReason = 'pool' | 'lock' | 'statement' | 'conflict' | 'server';
 
-const BUSY_CODES: Record<string, BusyReason> = { '55P03': 'lock', '57014': 'statement', '40P01': 'conflict', '40001': 'conflict' };
+const BUSY_CODES: Record<string, BusyReason> = { '55P03': 'lock', '57014': 'statement', '40P01': 'conflict', '40001': 'conflict', '53300': 'server' };
 
 export function databaseBusy(error: unknown, depth = 0): BusyReason | null {
   if (depth > 5 || error === null || typeof error !== 'object') return null;

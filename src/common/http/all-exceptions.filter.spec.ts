@@ -87,6 +87,7 @@ describe('AllExceptionsFilter', () => {
       [{ driverError: { code: '55P03' } }, 'a row it needs stayed locked by another request too long'],
       [{ driverError: { code: '57014' } }, 'a statement ran past its time limit'],
       [{ driverError: { code: '40P01' } }, 'it lost a lock conflict with concurrent requests on every attempt'],
+      [Object.assign(new Error('sorry, too many clients already'), { code: '53300' }), 'the database server had no connection slot free'],
     ];
     for (const [busy, reason] of cases) {
       const sent = render(busy);
