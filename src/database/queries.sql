@@ -1285,7 +1285,7 @@ SELECT id, project_id, name, type, parameters, stock, redeemed, attributes, meta
 UPDATE rewards SET redeemed = redeemed + 1 WHERE project_id = $1 AND id = $2 AND (stock IS NULL OR redeemed < stock) RETURNING redeemed, stock;
 
 -- rewards/reward.repository.ts: TAKE_UNITS (prepared rewards_take_units)
-WITH held AS (SELECT id, redeemed FROM rewards WHERE project_id = $1 AND id = $2 FOR UPDATE)
+WITH held AS (SELECT id, redeemed FROM rewards WHERE project_id = $1 AND id = $2 FOR NO KEY UPDATE)
 UPDATE rewards r SET redeemed = CASE WHEN r.stock IS NULL THEN r.redeemed + $3 ELSE least(r.stock, r.redeemed + $3) END
 FROM held WHERE r.id = held.id RETURNING (r.redeemed - held.redeemed)::int AS taken;
 

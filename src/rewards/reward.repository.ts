@@ -53,11 +53,14 @@ export const TAKE_UNIT = prepared(
 /**
  * `$3` units of a reward for a batch of its redemptions: as many as its stock has left (all of them when it has no
  * stock any more), checked and written by one statement; `taken` is how many. The CTE locks the row first, so
- * `held.redeemed` is the count the update starts from.
+ * `held.redeemed` is the count the update starts from: `FOR NO KEY UPDATE`, the UPDATE's own lock, which waits for
+ * other takers and not for the redemptions that hold the row `FOR KEY SHARE` (HOLD_UNLIMITED). A batch that read the
+ * reward without a stock holds it so before it takes units of a stock set since; with `FOR UPDATE` two such batches
+ * each waited for the other's hold (a deadlock, seen in the suite).
  */
 export const TAKE_UNITS = prepared(
   'rewards_take_units',
-  `WITH held AS (SELECT id, redeemed FROM rewards WHERE project_id = $1 AND id = $2 FOR UPDATE)
+  `WITH held AS (SELECT id, redeemed FROM rewards WHERE project_id = $1 AND id = $2 FOR NO KEY UPDATE)
    UPDATE rewards r SET redeemed = CASE WHEN r.stock IS NULL THEN r.redeemed + $3 ELSE least(r.stock, r.redeemed + $3) END
    FROM held WHERE r.id = held.id RETURNING (r.redeemed - held.redeemed)::int AS taken`,
 );

@@ -8,7 +8,8 @@ import { RewardAssignmentsService } from '../../src/rewards/reward-assignments.s
 import { RewardRepository } from '../../src/rewards/reward.repository.js';
 import { RewardsModule } from '../../src/rewards/rewards.module.js';
 import { RewardsService } from '../../src/rewards/rewards.service.js';
-import { unique } from '../support/points.js';
+import { waitFor } from '../support/harness.js';
+import { PointsDb, unique } from '../support/points.js';
 import { enrolCustomer, pointsProgram } from '../support/service-points.js';
 import { body, useServices } from '../support/services.js';
 
@@ -269,5 +270,29 @@ describe('RewardsService and RewardAssignmentsService on PostgreSQL (no worker, 
     // Another project takes nothing of it.
     expect(await runner.run(async (tx) => repository.takeUnits(tx, (await services.project()).id, reward.id, 2, false))).toEqual({ left: 0, counted: true });
     expect(await runner.run(async (tx) => repository.takeUnits(tx, (await services.project()).id, unlimited.id, 2, true))).toEqual({ left: 0, counted: false });
+  });
+
+  it('a batch taking units does not wait for redemptions that hold the reward FOR KEY SHARE (two batches that both read it without a stock, set since, deadlocked)', async () => {
+    const project = await services.project();
+    const reward = await create(project, { ...mug, name: 'Stock set since' });
+    await db.query('UPDATE rewards SET stock = 3 WHERE id = $1', [reward.id]);
+    const runner = services.get(TransactionRunner);
+    const repository = services.get(RewardRepository);
+    // Another transaction that read the reward without a stock holds its row as such redemptions do.
+    const holder = new PointsDb();
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM rewards WHERE id = $1 FOR KEY SHARE', [reward.id]);
+      let taken: { left: number; counted: boolean } | undefined;
+      const take = runner.run((tx) => repository.takeUnits(tx, project.id, reward.id, 2, true)).then((result) => (taken = result));
+      // Done while the hold is still held (before this fix it waited for it: with two holders, each for the other).
+      expect(await waitFor(async () => taken, { timeoutMs: 5_000, intervalMs: 20 })).toEqual({ left: 2, counted: true });
+      await take;
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+    }
+    expect((await repository.find(project.id, reward.id))?.redeemed).toBe(2);
   });
 });
