@@ -1,4 +1,3 @@
-/** The error keys (docs/errors.md) that the service answers with, plus HTTP-level ones. */
 /** What a 503 `database_busy` says it waited for (docs/errors.md): one bound each, so the answer names the one to look at. */
 export const BUSY_DETAILS = {
   pool: 'no connection of the pool became free in time',
@@ -9,6 +8,7 @@ export const BUSY_DETAILS = {
   server: 'the database server had no connection slot free',
 } as const;
 
+/** The error keys (docs/errors.md) that the service answers with, plus HTTP-level ones. */
 export const ERROR_KEYS = [
   'invalid_payload',
   'invalid_query_params',

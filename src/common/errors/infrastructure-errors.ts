@@ -58,8 +58,8 @@ export type Dependency = 'postgres' | 'redis';
  * a row lock was not granted within `lock_timeout` (55P03), a statement ran past `statement_timeout`
  * (57014), a deadlock or serialization failure survived the transaction's retries (40P01, 40001), or the
  * server had no connection slot left for a new connection of the pool (53300, "too many clients": PostgreSQL is
- * up, so this is not an outage). Which of these it was is said in the answer (`BUSY_DETAILS`): an operator reading a client's 503 knows
- * which bound to look at without the API's log.
+ * up, so this is not an outage). The answer says which (`BUSY_DETAILS`): an operator reading a client's 503
+ * knows which bound to look at without the API's log.
  */
 export type BusyReason = 'pool' | 'lock' | 'statement' | 'conflict' | 'server';
 
