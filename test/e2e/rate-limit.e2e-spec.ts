@@ -111,7 +111,8 @@ describe('rate limits per project', () => {
   });
 
   /** The commands this API's limiter connection sends while `run` runs. */
-  async function limiterCommands(run: () => Promise<void>, expectedAtLeast: number): Promise<string[]> {
+  /** The commands this API's limiter sent to Redis while `run` ran, each as its name (lower case) and arguments. */
+  async function limiterCommands(run: () => Promise<void>, expectedAtLeast: number): Promise<string[][]> {
     const redis = new Redis(testConfig().redisUrl);
     // The limiters' connections (the other tests' APIs are idle): the only commands expected from them
     // are this API's.
@@ -122,14 +123,17 @@ describe('rate limits per project', () => {
     // error"). Each line is `+<time> [<db> <client address>] "<command>" …`.
     const url = new URL(testConfig().redisUrl);
     const monitor = connect(Number(url.port || 6379), url.hostname);
-    const commands: string[] = [];
+    const commands: string[][] = [];
     let pending = '';
     monitor.on('data', (chunk: Buffer) => {
       const lines = (pending + chunk.toString('latin1')).split('\r\n');
       pending = lines.pop() ?? '';
       for (const line of lines) {
-        const seen = /^\+\S+ \[\d+ (\S+)\] "([^"]*)"/.exec(line);
-        if (seen && limiters.has(seen[1])) commands.push(seen[2].toLowerCase());
+        const seen = /^\+\S+ \[\d+ (\S+)\] (.*)$/.exec(line);
+        if (seen && limiters.has(seen[1])) {
+          const [name, ...args] = [...seen[2].matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((part) => part[1]);
+          commands.push([name.toLowerCase(), ...args]);
+        }
       }
     });
     await new Promise<void>((resolve, reject) => monitor.once('connect', resolve).once('error', reject));
@@ -157,7 +161,7 @@ describe('rate limits per project', () => {
     }, 20);
     // EVAL the first time this connection runs the script, EVALSHA after.
     expect(commands).toHaveLength(20);
-    expect(commands.every((command) => command === 'evalsha' || command === 'eval')).toBe(true);
+    expect(commands.every(([name]) => name === 'evalsha' || name === 'eval')).toBe(true);
   });
 
   it('a busy project takes its tokens from Redis several at a time, and never more than the bucket holds', async () => {
@@ -175,8 +179,14 @@ describe('rate limits per project', () => {
     expect(accepted(answers)).toBeLessThanOrEqual(200 + Math.ceil(100 * seconds) + 1);
     expect(accepted(answers)).toBeGreaterThanOrEqual(195);
     expect(statuses(answers).every((status) => status === 200 || status === 429)).toBe(true);
-    // Fewer round trips than requests: the accepted ones were mostly served from leases.
-    expect(commands.length).toBeLessThan(answers.length - 100);
+    // Several tokens at a time: takes of more than one (the script's last argument; at most 5 at 100 a second),
+    // so fewer round trips than requests. How many fewer depends on how the requests fall into the 100 ms
+    // windows the lease is sized on, i.e. on the machine's speed (on a slow sitting 307 of 400, otherwise
+    // under 300): only the direction is asserted.
+    const wanted = commands.map((command) => Number(command.at(-1)));
+    expect(wanted.every((n) => n >= 1 && n <= 5)).toBe(true);
+    expect(wanted.filter((n) => n > 1).length).toBeGreaterThanOrEqual(5);
+    expect(commands.length).toBeLessThan(answers.length);
     const remaining = answers.filter((answer) => answer.status === 200).map((answer) => Number(answer.headers['x-rate-limit-remaining']));
     expect(Math.max(...remaining)).toBeLessThanOrEqual(200);
   });
