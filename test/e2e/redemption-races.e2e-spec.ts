@@ -161,6 +161,46 @@ describe('redemptions under concurrency', () => {
     expect(await db.brokenCards()).toEqual([]);
   }, 90_000);
 
+  it('one card, 30 redemptions of a reward given a stock among them: only 200 or quantity_exceeded, never past the stock, the card equal to its ledger (3 rounds)', async () => {
+    // The batches lock the card first, then the reward (held FOR KEY SHARE while it has no stock, its units taken
+    // FOR NO KEY UPDATE once it has one): batches that read it without a stock and take units of the new one must
+    // neither deadlock nor oversell.
+    const { campaign } = await pointsCampaign(stack.app, stack.a, [{ points: 10 }]);
+    const code = await enrol(stack.app, stack.a, campaign, unique('late-stock-one-card'));
+    const card = await db.card(code);
+    const outcomes = new Set<string>();
+    let spent = 0;
+    for (let round = 0; round < 3; round += 1) {
+      expect((await api().post(`/v1/loyalties/members/${code}/balance`).set(headers()).send({ points: 300 })).status).toBe(200);
+      const before = (await db.card(code)).balance;
+      const poster = await reward({ name: `One-card poster ${round}`, parameters: { product: { id: 'prod_poster' } } });
+      await assign(campaign.id, poster, 10);
+      const answers = new Answers();
+      let stockSet = 0;
+      const jobs: (() => Promise<unknown>)[] = Array.from({ length: 30 }, () => async () => answers.add(await redeem(code, { reward: { id: poster } })));
+      jobs.splice(10, 0, async () => {
+        stockSet = (await api().put(`/v1/rewards/${poster}`).set(headers()).send({ stock: 12 })).status;
+      });
+      await inParallel(jobs, 31);
+      expect(answers.report(['200', '400 quantity_exceeded']).unexpected).toEqual({});
+      const succeeded = await db.count(`SELECT 1 FROM redemptions WHERE reward_id = $1 AND object = 'redemption' AND status = 'SUCCEEDED'`, [poster]);
+      expect(answers.report(['200', '400 quantity_exceeded']).histogram['200'] ?? 0).toBe(succeeded);
+      if (stockSet === 200) {
+        expect(succeeded).toBeLessThanOrEqual(12);
+        expect((await api().get(`/v1/rewards/${poster}`).set(headers())).body).toMatchObject({ stock: 12, redeemed: succeeded });
+        outcomes.add('stock set');
+      } else {
+        expect(succeeded).toBe(30);
+        outcomes.add('stock refused');
+      }
+      expect((await db.card(code)).balance).toBe(before - 10 * succeeded);
+      spent += succeeded;
+    }
+    process.stderr.write(`late stock on one card: ${[...outcomes].join(', ')}\n`);
+    expect(await db.count(`SELECT 1 FROM voucher_transactions WHERE voucher_id = $1 AND type = 'POINTS_REDEMPTION'`, [card.id])).toBe(spent);
+    expect(await db.brokenCards()).toEqual([]);
+  }, 90_000);
+
   it('20 rollbacks of one redemption at once: one refund, the rest 400 already_rolled_back (3 rounds)', async () => {
     const { campaign } = await pointsCampaign(stack.app, stack.a, [{ points: 10 }]);
     const code = await enrol(stack.app, stack.a, campaign, unique('rollback-race'));

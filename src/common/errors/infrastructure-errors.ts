@@ -1,3 +1,5 @@
+import type { BUSY_DETAILS } from './api-error.js';
+
 /**
  * Recognises errors that mean PostgreSQL or Redis cannot be reached (as opposed to a bad query), so
  * they can be answered with 503 instead of 500. Drivers wrap the root cause differently (TypeORM's
@@ -61,7 +63,8 @@ export type Dependency = 'postgres' | 'redis';
  * up, so this is not an outage). The answer says which (`BUSY_DETAILS`): an operator reading a client's 503
  * knows which bound to look at without the API's log.
  */
-export type BusyReason = 'pool' | 'lock' | 'statement' | 'conflict' | 'server';
+/** A reason of BUSY_DETAILS that an error carries (`batch` is the collector's own: no error says it). */
+export type BusyReason = Exclude<keyof typeof BUSY_DETAILS, 'batch'>;
 
 const BUSY_CODES: Record<string, BusyReason> = { '55P03': 'lock', '57014': 'statement', '40P01': 'conflict', '40001': 'conflict', '53300': 'server' };
 

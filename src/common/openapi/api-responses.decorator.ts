@@ -47,7 +47,7 @@ const ERROR_EXAMPLES: Record<number, { description: string; example: object }> =
     example: { code: 500, key: 'internal_server_error', message: 'Internal server error', request_id: EXAMPLE_IDS.request },
   },
   503: {
-    description: 'PostgreSQL or Redis is unreachable (`service_unavailable`, Retry-After: 5), or PostgreSQL is up but busy: no free connection, a row lock or a statement past its time limit, a lock conflict that its retries did not settle (`database_busy`, Retry-After: 1). Nothing was changed either way; retry after the Retry-After seconds.',
+    description: 'PostgreSQL or Redis is unreachable (`service_unavailable`, Retry-After: 5), or PostgreSQL is up but busy: no free connection, a batch not started in time, a row lock or a statement past its time limit, a lock conflict that its retries did not settle, no connection slot left on the server (`database_busy`, Retry-After: 1; `details` names which). Nothing was changed either way; retry after the Retry-After seconds.',
     example: { code: 503, key: 'service_unavailable', message: 'Service unavailable', details: 'Redis is unreachable; retry later', request_id: EXAMPLE_IDS.request },
   },
 };
