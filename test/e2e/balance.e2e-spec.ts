@@ -1,7 +1,6 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { cliOk } from '../support/cli.js';
 import { useStack } from '../support/fixture.js';
-import { REQUEST_ID, testConfig } from '../support/harness.js';
+import { REQUEST_ID } from '../support/harness.js';
 import { bucketViolations, enrol, payOrder, pointsCampaign, projectViolations, unique } from '../support/points.js';
 
 const ADDED = 'customer.voucher.loyalty_card.points_added';
@@ -225,8 +224,7 @@ describe('card balance by hand and point buckets', () => {
   });
 
   it('the project\'s time zone (cli.js set-time-zone): today is its today, and buckets expire at its midnight', async () => {
-    const cli = (...args: string[]) =>
-      promisify(execFile)(process.execPath, ['dist/cli.js', ...args], { env: { ...process.env, DATABASE_URL: testConfig().databaseUrl, LOG_LEVEL: 'warn' } });
+    const cli = async (...args: string[]) => ({ stdout: await cliOk(args) });
     const { code } = await member({}, stack.b);
     const card = await db.card(code);
     expect((await change(code, { points: 8, expiration_type: 'CUSTOM_DATE', expiration_date: '2099-06-30' }, stack.b)).status).toBe(200);

@@ -1,5 +1,4 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { cliOk } from '../support/cli.js';
 import { useStack } from '../support/fixture.js';
 import { testConfig, waitFor } from '../support/harness.js';
 import { PointsDb, addDueBuckets, enrol, pointsCampaign, projectViolations, unique } from '../support/points.js';
@@ -88,10 +87,7 @@ describe('point expiry bounded per card', () => {
     }
     // Set aside, it waits for POINTS_EXPIRY_RETRY_MS (an hour by default) or an operator: the CLI releases it.
     expect((await status(poison.id)).map((s) => `${s.status} ${s.n}`)).toEqual(['ACTIVE 3']);
-    const { stdout } = await promisify(execFile)(process.execPath, ['dist/cli.js', 'expiry-set-aside', '--release', poison.id], {
-      env: { ...process.env, DATABASE_URL: testConfig().databaseUrl, LOG_LEVEL: 'warn' },
-    });
-    expect(JSON.parse(stdout)).toEqual({ released: [poison.id] });
+    expect(JSON.parse(await cliOk(['expiry-set-aside', '--release', poison.id]))).toEqual({ released: [poison.id] });
     await waitFor(async () => ((await status(poison.id))[0]?.status === 'EXPIRED' ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
     expect((await db.query<{ error: string | null }>('SELECT expiry_error AS error FROM vouchers WHERE id = $1', [poison.id]))[0].error).toBeNull();
     expect((await stack.http().get('/metrics')).text).toMatch(/^loyalty_points_expiry_set_aside_cards 0$/m);

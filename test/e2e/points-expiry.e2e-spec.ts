@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { useStack } from '../support/fixture.js';
-import { startWorkerProcess, waitFor } from '../support/harness.js';
+import { startWorkerProcess, testConfig, waitFor } from '../support/harness.js';
 import { enrol, payOrder, pointsCampaign, projectViolations, unique } from '../support/points.js';
 
 /**
@@ -18,7 +18,10 @@ const EXPIRED = 'customer.voucher.loyalty_card.points_expired';
  * started once the expiry has begun, every bucket expires exactly once.
  */
 describe('point expiry', () => {
-  const env = { PENDING_POINTS_DAY_MS: String(DAY_MS), PENDING_POINTS_SWEEP_MS: String(SWEEP_MS), POINTS_EXPIRY_SWEEP_MS: String(SWEEP_MS), LOG_LEVEL: 'info' };
+  const timing = { PENDING_POINTS_DAY_MS: String(DAY_MS), PENDING_POINTS_SWEEP_MS: String(SWEEP_MS), POINTS_EXPIRY_SWEEP_MS: String(SWEEP_MS) };
+  // Worker processes (the last test's races) log at info: their output is kept for a failure's message. The
+  // tests before it need no process of their own and run their worker in this one.
+  const env = { ...timing, LOG_LEVEL: 'info' };
   const workers = new Set<ChildProcess>();
   const stack = useStack({
     config: { PENDING_POINTS_DAY_MS: String(DAY_MS), RATE_LIMIT_PER_SECOND: '0' },
@@ -102,7 +105,7 @@ describe('point expiry', () => {
     expect((await change(code, { points: -5 })).status).toBe(200);
     const card = await db.card(code);
     await allDue([card.id]);
-    const worker = await startWorkerProcess(env, workers);
+    await stack.startWorker(testConfig(timing));
     try {
       await waitFor(async () => ((await db.card(code)).balance === 7 ? true : undefined), { timeoutMs: 20_000 });
       const rows = await db.query<{ type: string; points: string; balance_after: string; details: { buckets: { points: number; expires_at: string }[]; balance: { points: number } } }>(
@@ -129,7 +132,7 @@ describe('point expiry', () => {
       expect(events[0].data).toMatchObject({ points: 45, transaction: { type: 'POINTS_EXPIRATION' }, customer: { object: 'customer' } });
       expect(events[0].data.buckets.map((b) => b.status)).toEqual(['EXPIRED']);
     } finally {
-      worker.kill('SIGTERM');
+      await stack.stopWorker();
     }
   }, 60_000);
 
@@ -150,7 +153,7 @@ describe('point expiry', () => {
       },
       { timeoutMs: 10_000, intervalMs: 100 },
     );
-    const worker = await startWorkerProcess(env, workers);
+    await stack.startWorker(testConfig(timing));
     try {
       await waitFor(async () => ((await db.count(`SELECT 1 FROM voucher_transactions WHERE voucher_id = $1 AND type = 'POINTS_EXPIRATION'`, [card.id])) === 1 ? true : undefined), {
         timeoutMs: 20_000,
@@ -159,7 +162,7 @@ describe('point expiry', () => {
       expect(types).toEqual(['POINTS_ADDITION', 'PENDING_POINTS_ACTIVATION', 'POINTS_EXPIRATION']);
       expect((await db.card(code)).balance).toBe(11);
     } finally {
-      worker.kill('SIGTERM');
+      await stack.stopWorker();
     }
   }, 60_000);
 

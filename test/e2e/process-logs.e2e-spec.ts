@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
+import { cliOk } from '../support/cli.js';
 import { freePort, testConfig, waitFor } from '../support/harness.js';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -52,10 +53,58 @@ const INFO = 30;
 const WARN = 40;
 const DEBUG = 20;
 
+/**
+ * Each API below starts once, when a test first needs it, and every test that needs its lines reads them: an API
+ * start is 2-5 CPU-s on this machine, and nine of them made this file one of the suite's longest.
+ */
+const once = <T>(make: () => Promise<T>) => {
+  let made: Promise<T> | undefined;
+  return () => (made ??= make());
+};
+const BAD_KEY = { 'X-App-Id': 'nobody', 'X-App-Token': 'nothing-0123456789' };
+const secret = `tenant-secret-${Date.now()}`;
+
+/** API at info, metrics off, TRUST_PROXY=loopback, a bootstrap key: the redaction requests and one refused key. */
+const infoApi = once(async () => {
+  const config = testConfig();
+  const db = new pg.Client({ connectionString: config.databaseUrl });
+  await db.connect();
+  await db.query(`ALTER TABLE customers ADD CONSTRAINT test_redaction_check CHECK (name IS DISTINCT FROM '${secret}-checked') NOT VALID`);
+  await db.query(`CREATE UNIQUE INDEX test_redaction_unique ON customers (project_id, name) WHERE name = '${secret}-unique'`);
+  try {
+    const port = await freePort();
+    // The key is made before the start (cli.js create-project, in this process): a bootstrap key would log its
+    // project's creation before the ready line, which the first test wants alone.
+    const created = JSON.parse(await cliOk(['create-project', '--name', 'Redaction'])) as { app_id: string; app_token: string };
+    const key = { 'X-App-Id': created.app_id, 'X-App-Token': created.app_token };
+    const answers: number[] = [];
+    const run = await runUntilReady('dist/main.js', 'API ready', { LOG_LEVEL: 'info', PORT: String(port), NODE_ENV: '', METRICS_TOKEN: '', METRICS_PUBLIC: '', AUTH_FAILURE_LIMIT: '30', TRUST_PROXY: 'loopback' }, async () => {
+      const post = (body: object) => fetch(`http://127.0.0.1:${port}/v1/customers`, { method: 'POST', headers: { ...key, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      answers.push((await post({ source_id: `${secret}-a`, name: `${secret}-checked` })).status);
+      answers.push((await post({ source_id: `${secret}-b`, name: `${secret}-unique` })).status);
+      answers.push((await post({ source_id: `${secret}-c`, name: `${secret}-unique` })).status);
+      await fetch(`http://127.0.0.1:${port}/v1/loyalties`, { headers: BAD_KEY });
+    });
+    return { ...run, port, answers };
+  } finally {
+    await db.query('ALTER TABLE customers DROP CONSTRAINT test_redaction_check');
+    await db.query('DROP INDEX test_redaction_unique');
+    await db.end();
+  }
+});
+/** API at debug, METRICS_PUBLIC=true. */
+const debugApi = once(async () => runUntilReady('dist/main.js', 'API ready', { LOG_LEVEL: 'debug', PORT: String(await freePort()), METRICS_TOKEN: '', METRICS_PUBLIC: 'true' }));
+/** API at info in production, metrics off, TRUST_PROXY=false: three refused keys from a loopback peer. */
+const productionApi = once(async () => {
+  const port = await freePort();
+  return runUntilReady('dist/main.js', 'API ready', { LOG_LEVEL: 'info', PORT: String(port), NODE_ENV: 'production', METRICS_TOKEN: '', METRICS_PUBLIC: '', AUTH_FAILURE_LIMIT: '30', TRUST_PROXY: 'false' }, async () => {
+    for (let i = 0; i < 3; i++) await fetch(`http://127.0.0.1:${port}/v1/loyalties`, { headers: BAD_KEY });
+  });
+});
+
 describe('process logs: one line when ready, one when stopped; Nest start-up lines only at debug', () => {
   it('API at info: one ready line with address, version and queues; a stopped line; no module or route listing', async () => {
-    const port = await freePort();
-    const { lines, code } = await runUntilReady('dist/main.js', 'API ready', { LOG_LEVEL: 'info', PORT: String(port) });
+    const { lines, code, port } = await infoApi();
     expect(code).toBe(0);
     const ready = lines.filter((line) => line.msg.startsWith('API ready'));
     expect(ready).toHaveLength(1);
@@ -69,8 +118,7 @@ describe('process logs: one line when ready, one when stopped; Nest start-up lin
   }, 120_000);
 
   it('API at debug: the route listing is there', async () => {
-    const port = await freePort();
-    const { lines } = await runUntilReady('dist/main.js', 'API ready', { LOG_LEVEL: 'debug', PORT: String(port) });
+    const { lines } = await debugApi();
     const routes = lines.filter((line) => line.context === 'RouterExplorer');
     expect(routes.length).toBeGreaterThan(20);
     expect(routes.every((line) => line.level === DEBUG)).toBe(true);
@@ -91,67 +139,36 @@ describe('process logs: one line when ready, one when stopped; Nest start-up lin
   }, 120_000);
 
   it('API without METRICS_TOKEN, in production or not: no warning, the ready line says metrics are off (issue 36)', async () => {
-    for (const NODE_ENV of ['', 'production']) {
-      const port = await freePort();
-      const { lines, code } = await runUntilReady('dist/main.js', 'API ready', { LOG_LEVEL: 'info', PORT: String(port), NODE_ENV, METRICS_TOKEN: '', METRICS_PUBLIC: '' });
+    for (const { lines, code } of [await infoApi(), await productionApi()]) {
       expect(code).toBe(0);
       const ready = lines.find((line) => line.msg.startsWith('API ready'))!;
       expect(ready).toMatchObject({ metrics: 'off' });
       expect(ready.msg).toContain('; metrics off)');
       expect(lines.slice(0, lines.indexOf(ready)).filter((line) => line.level >= WARN)).toEqual([]);
     }
-    const port = await freePort();
-    const { lines } = await runUntilReady('dist/main.js', 'API ready', { LOG_LEVEL: 'info', PORT: String(port), METRICS_TOKEN: '', METRICS_PUBLIC: 'true' });
+    const { lines } = await debugApi();
     expect(lines.find((line) => line.msg.startsWith('API ready'))).toMatchObject({ metrics: 'public' });
-    // Three API starts: 52 s of a loaded full run, and once over 74 s with a start past 30 s (2026-11-29).
   }, 300_000);
 
   it('API reached from a loopback peer without TRUST_PROXY: one warning that a proxy would make its clients one address (issue 36)', async () => {
-    const port = await freePort();
-    const { lines } = await runUntilReady('dist/main.js', 'API ready', { LOG_LEVEL: 'info', PORT: String(port), AUTH_FAILURE_LIMIT: '30', TRUST_PROXY: 'false' }, async () => {
-      for (let i = 0; i < 3; i++) await fetch(`http://127.0.0.1:${port}/v1/loyalties`, { headers: { 'X-App-Id': 'nobody', 'X-App-Token': 'nothing-0123456789' } });
-    });
+    const { lines } = await productionApi();
     const warnings = lines.filter((line) => line.context === 'AuthFailureLimit');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ level: WARN, peer: expect.stringMatching(/127\.0\.0\.1$/) });
     expect(warnings[0].msg).toContain('TRUST_PROXY is false');
     expect(warnings[0].msg).toContain('valid keys are still served');
     // Told which proxies to trust, it says nothing.
-    const trusted = await runUntilReady('dist/main.js', 'API ready', { LOG_LEVEL: 'info', PORT: String(port), AUTH_FAILURE_LIMIT: '30', TRUST_PROXY: 'loopback' }, async () => {
-      await fetch(`http://127.0.0.1:${port}/v1/loyalties`, { headers: { 'X-App-Id': 'nobody', 'X-App-Token': 'nothing-0123456789' } });
-    });
+    const trusted = await infoApi();
     expect(trusted.lines.filter((line) => line.context === 'AuthFailureLimit')).toEqual([]);
   }, 240_000);
 
   it("a PostgreSQL error's detail (\"Failing row contains …\", \"Key (…)=(…) already exists\") is logged redacted: no tenant value reaches the log (issue 36)", async () => {
-    const config = testConfig();
-    const secret = `tenant-secret-${Date.now()}`;
-    const db = new pg.Client({ connectionString: config.databaseUrl });
-    await db.connect();
-    // Two ways PostgreSQL quotes a row's values: a check constraint (400: a value it refuses) and a unique index
-    // the code does not expect (500). Both are this test's own, on values only it uses, and dropped after it.
-    await db.query(`ALTER TABLE customers ADD CONSTRAINT test_redaction_check CHECK (name IS DISTINCT FROM '${secret}-checked') NOT VALID`);
-    await db.query(`CREATE UNIQUE INDEX test_redaction_unique ON customers (project_id, name) WHERE name = '${secret}-unique'`);
-    try {
-      const port = await freePort();
-      const key = { 'X-App-Id': `redaction-${Date.now()}`, 'X-App-Token': 'redaction-token-0123456789' };
-      const answers: number[] = [];
-      const { lines } = await runUntilReady('dist/main.js', 'API ready', { LOG_LEVEL: 'info', PORT: String(port), BOOTSTRAP_APP_ID: key['X-App-Id'], BOOTSTRAP_APP_TOKEN: key['X-App-Token'] }, async () => {
-        const post = (body: object) => fetch(`http://127.0.0.1:${port}/v1/customers`, { method: 'POST', headers: { ...key, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-        answers.push((await post({ source_id: `${secret}-a`, name: `${secret}-checked` })).status);
-        answers.push((await post({ source_id: `${secret}-b`, name: `${secret}-unique` })).status);
-        answers.push((await post({ source_id: `${secret}-c`, name: `${secret}-unique` })).status);
-      });
-      expect(answers).toEqual([400, 200, 500]);
-      const refused = lines.find((line) => line.msg === 'PostgreSQL refused a value from the request');
-      const unhandled = lines.find((line) => line.msg === 'Unhandled error');
-      expect(refused).toMatchObject({ level: WARN, pg_code: '23514', err: { code: '23514', detail: '[redacted]', constraint: 'test_redaction_check', driverError: { detail: '[redacted]' } } });
-      expect(unhandled).toMatchObject({ err: { code: '23505', detail: '[redacted]', constraint: 'test_redaction_unique' } });
-      expect(lines.filter((line) => JSON.stringify(line).includes(secret))).toEqual([]);
-    } finally {
-      await db.query('ALTER TABLE customers DROP CONSTRAINT test_redaction_check');
-      await db.query('DROP INDEX test_redaction_unique');
-      await db.end();
-    }
+    const { lines, answers } = await infoApi();
+    expect(answers).toEqual([400, 200, 500]);
+    const refused = lines.find((line) => line.msg === 'PostgreSQL refused a value from the request');
+    const unhandled = lines.find((line) => line.msg === 'Unhandled error');
+    expect(refused).toMatchObject({ level: WARN, pg_code: '23514', err: { code: '23514', detail: '[redacted]', constraint: 'test_redaction_check', driverError: { detail: '[redacted]' } } });
+    expect(unhandled).toMatchObject({ err: { code: '23505', detail: '[redacted]', constraint: 'test_redaction_unique' } });
+    expect(lines.filter((line) => JSON.stringify(line).includes(secret))).toEqual([]);
   }, 240_000);
 });

@@ -1,9 +1,6 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { cliOk } from '../support/cli.js';
 import { useStack } from '../support/fixture.js';
-import { REQUEST_ID, type TestProject, createProject, testConfig } from '../support/harness.js';
-
-const run = promisify(execFile);
+import { REQUEST_ID, type TestProject, createProject } from '../support/harness.js';
 
 describe('programs (GET /v2/loyalties/programs) and the Areas and Stores feature', () => {
   // The CLI switches features from another process: read the key (and its features) on every request.
@@ -98,9 +95,7 @@ describe('programs (GET /v2/loyalties/programs) and the Areas and Stores feature
   });
 
   it('access_settings works once the project has Areas and Stores on (set with the CLI)', async () => {
-    const env = { ...process.env, DATABASE_URL: testConfig().databaseUrl, LOG_LEVEL: 'warn' };
-    const { stdout } = await run(process.execPath, ['dist/cli.js', 'set-feature', stack.a.project.id, 'areas_and_stores', 'on'], { env });
-    expect(stdout).toContain('areas_and_stores is on');
+    expect(await cliOk(['set-feature', stack.a.project.id, 'areas_and_stores', 'on'])).toContain('areas_and_stores is on');
 
     const created = await create({ name: 'With stores', access_settings: { assign: { areas_ids: ['ar_1'], area_all_stores_ids: ['ar_2'], area_stores_ids: ['ars_1'] } } });
     expect(created.status).toBe(200);
@@ -126,7 +121,7 @@ describe('programs (GET /v2/loyalties/programs) and the Areas and Stores feature
     const otherProject = await create({ name: 'No stores here', access_settings: { assign: { areas_ids: ['ar_1'] } } }, stack.b);
     expect(otherProject.status).toBe(400);
 
-    await run(process.execPath, ['dist/cli.js', 'set-feature', stack.a.project.id, 'areas_and_stores', 'off'], { env });
+    expect(await cliOk(['set-feature', stack.a.project.id, 'areas_and_stores', 'off'])).toContain('areas_and_stores is off');
     expect((await stack.http().get(`/v1/loyalties/${created.body.id}`).set(stack.a.headers)).body).not.toHaveProperty('access_settings_assignments');
   });
 });

@@ -1,8 +1,7 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { keyId } from '../../src/common/crypto/data-cipher.js';
+import { cliOk } from '../support/cli.js';
 import { useStack } from '../support/fixture.js';
 import { type TestProject, createProject, http, startApi, testConfig, waitFor } from '../support/harness.js';
 import type { ReceivedRequest } from '../support/receiver.js';
@@ -59,9 +58,7 @@ describe('secrets at rest', () => {
     expect(request.headers['x-team']).toBe(HEADERS['X-Team']);
   };
   const cli = async (env: Record<string, string>) => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['dist/cli.js', 'encrypt-secrets'], {
-      env: { ...process.env, DATABASE_URL: testConfig().databaseUrl, LOG_LEVEL: 'warn', DATA_ENCRYPTION_KEY: '', DATA_ENCRYPTION_PREVIOUS_KEYS: '', ...env },
-    });
+    const stdout = await cliOk(['encrypt-secrets'], { DATA_ENCRYPTION_KEY: '', DATA_ENCRYPTION_PREVIOUS_KEYS: '', ...env });
     return JSON.parse(stdout) as { key_id: string | null; webhook_secrets: { rewritten: number; unreadable: number }; distributions: { rewritten: number; unreadable: number } };
   };
 

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { cli, cliOk } from '../support/cli.js';
 import { useStack } from '../support/fixture.js';
 import { testConfig } from '../support/harness.js';
 
@@ -11,8 +12,7 @@ describe('node dist/cli.js seed (bulk members for benchmarks)', () => {
   const { pg: db } = stack;
 
   it('makes a project whose program has N members, each with a customer and a card, listable through the API', async () => {
-    const { stdout } = await run(process.execPath, ['dist/cli.js', 'seed', '--members', '250'], { env });
-    const seeded = JSON.parse(stdout);
+    const seeded = JSON.parse(await cliOk(['seed', '--members', '250']));
     expect(seeded).toMatchObject({ members: 250, program_id: expect.stringMatching(/^lprg_/), campaign_id: expect.stringMatching(/^camp_/) });
 
     const [counts] = (
@@ -45,14 +45,16 @@ describe('node dist/cli.js seed (bulk members for benchmarks)', () => {
 
   it("is not bound by the requests' statement timeout (DATABASE_QUERY_TIMEOUT_MS)", async () => {
     // 1 ms would fail nearly every statement of a request; the seed's 100,000-row inserts must not get it.
-    const { stdout } = await run(process.execPath, ['dist/cli.js', 'seed', '--members', '2000', '--project-name', 'No cap'], { env: { ...env, DATABASE_QUERY_TIMEOUT_MS: '1' } });
-    expect(JSON.parse(stdout)).toMatchObject({ members: 2000 });
+    expect(JSON.parse(await cliOk(['seed', '--members', '2000', '--project-name', 'No cap'], { DATABASE_QUERY_TIMEOUT_MS: '1' }))).toMatchObject({ members: 2000 });
   });
 
   it('refuses a missing or bad --members with a message', async () => {
-    for (const args of [[], ['--members', '0'], ['--members', 'lots'], ['--members', '10000001']]) {
-      const failure = await run(process.execPath, ['dist/cli.js', 'seed', ...args], { env }).catch((error: { code: number; stderr: string }) => error);
-      expect(failure).toMatchObject({ code: 1, stderr: expect.stringContaining('--members must be a whole number from 1 to 10,000,000') });
+    const message = '--members must be a whole number from 1 to 10,000,000';
+    // The first as a real process: the entry file's exit code 1 and message on stderr; the rest in this process.
+    const failure = await run(process.execPath, ['dist/cli.js', 'seed'], { env }).catch((error: { code: number; stderr: string }) => error);
+    expect(failure).toMatchObject({ code: 1, stderr: expect.stringContaining(message) });
+    for (const args of [['--members', '0'], ['--members', 'lots'], ['--members', '10000001']]) {
+      expect(await cli(['seed', ...args])).toMatchObject({ code: 1, stderr: expect.stringContaining(message) });
     }
   });
 });
