@@ -64,7 +64,7 @@ const once = <T>(make: () => Promise<T>) => {
 const BAD_KEY = { 'X-App-Id': 'nobody', 'X-App-Token': 'nothing-0123456789' };
 const secret = `tenant-secret-${Date.now()}`;
 
-/** API at info, metrics off, TRUST_PROXY=loopback, a bootstrap key: the redaction requests and one refused key. */
+/** API at info, metrics off, TRUST_PROXY=loopback: the redaction requests (with a key made before the start) and one refused key. */
 const infoApi = once(async () => {
   const config = testConfig();
   const db = new pg.Client({ connectionString: config.databaseUrl });
