@@ -99,5 +99,7 @@ describe('several keys per project: cli.js rotate-key, list-keys, revoke-key', (
     expect(await cliFails('rotate-key')).toMatchObject({ code: 1, stderr: expect.stringContaining('usage: rotate-key') });
     expect(await cliFails('create-project', '--key-name', ' ')).toMatchObject({ code: 1, stderr: '--key-name must be 1-200 characters\n' });
     expect(await cliFails('rotate-key', 'proj_nope', '--name', 'x'.repeat(201))).toMatchObject({ code: 1, stderr: '--name must be 1-200 characters\n' });
+    // A configuration the CLI refuses: exit code 1 and the setting named (in this process, without ending it).
+    expect(await runCli(['list-keys', 'proj_nope'], { DATABASE_POOL_SIZE: '0' })).toMatchObject({ code: 1, stderr: expect.stringContaining('DATABASE_POOL_SIZE') });
   });
 });

@@ -1,5 +1,6 @@
 import { jest } from '@jest/globals';
 import { runCli } from '../../src/app/processes/cli.js';
+import { loadConfig } from '../../src/config/app-config.js';
 
 export interface CliResult {
   code: number;
@@ -44,6 +45,9 @@ async function runInProcess(args: string[], env: Record<string, string>): Promis
   const out = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true));
   const err = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((stderr += String(chunk)), true));
   try {
+    // runCli ends the process on a configuration it refuses (loadConfigOrExit), which here would end the jest
+    // worker: such a configuration is answered as the process would answer it, without running the command.
+    loadConfig();
     await runCli(args);
     return { code: Number(process.exitCode ?? 0), stdout, stderr };
   } catch (error) {
