@@ -103,9 +103,9 @@ describe('balance changes under concurrency', () => {
     expect(warsaw.stdout).toMatch(/\(\d+ point buckets rescheduled\)/);
     // The last change alone, at the real length of a day: every dated bucket's moment is 00:00 after its day in the zone.
     // Alone (no race), it runs in this process (test/support/cli.ts); the two racing changes above are processes.
-    const last = { stdout: await cliOk(['set-time-zone', stack.a.project.id, 'America/New_York'], { PENDING_POINTS_DAY_MS: '86400000' }) };
+    const last = await cliOk(['set-time-zone', stack.a.project.id, 'America/New_York'], { PENDING_POINTS_DAY_MS: '86400000' });
     // 40 credits on 9 days: 9 buckets (one per day), whatever the zone changes they raced.
-    expect(last.stdout).toContain('(9 point buckets rescheduled)');
+    expect(last).toContain('(9 point buckets rescheduled)');
     const [off] = await db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM loyalty_points_buckets
        WHERE voucher_id = $1 AND status = 'ACTIVE' AND expires_at IS NOT NULL AND expire_after <> ((expires_at + 1)::timestamp AT TIME ZONE 'America/New_York')`,
