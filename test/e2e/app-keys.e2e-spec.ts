@@ -1,4 +1,4 @@
-import { cli as runCli, cliOk } from '../support/cli.js';
+import { cli as cliResult, cliOk } from '../support/cli.js';
 import { useStack } from '../support/fixture.js';
 import { type TestProject, waitFor } from '../support/harness.js';
 import { enrol, pointsCampaign, unique } from '../support/points.js';
@@ -9,7 +9,7 @@ const PING = '/v1/diagnostics/pings/ping_x';
 const cli = (...args: string[]): Promise<string> => cliOk(args);
 
 async function cliFails(...args: string[]): Promise<{ code: number; stderr: string }> {
-  const { code, stderr } = await runCli(args);
+  const { code, stderr } = await cliResult(args);
   if (code === 0) throw new Error(`cli.js ${args.join(' ')} succeeded`);
   return { code, stderr };
 }
@@ -100,6 +100,6 @@ describe('several keys per project: cli.js rotate-key, list-keys, revoke-key', (
     expect(await cliFails('create-project', '--key-name', ' ')).toMatchObject({ code: 1, stderr: '--key-name must be 1-200 characters\n' });
     expect(await cliFails('rotate-key', 'proj_nope', '--name', 'x'.repeat(201))).toMatchObject({ code: 1, stderr: '--name must be 1-200 characters\n' });
     // A configuration the CLI refuses: exit code 1 and the setting named (in this process, without ending it).
-    expect(await runCli(['list-keys', 'proj_nope'], { DATABASE_POOL_SIZE: '0' })).toMatchObject({ code: 1, stderr: expect.stringContaining('DATABASE_POOL_SIZE') });
+    expect(await cliResult(['list-keys', 'proj_nope'], { DATABASE_POOL_SIZE: '0' })).toMatchObject({ code: 1, stderr: expect.stringContaining('DATABASE_POOL_SIZE') });
   });
 });

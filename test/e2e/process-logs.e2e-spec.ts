@@ -54,8 +54,8 @@ const WARN = 40;
 const DEBUG = 20;
 
 /**
- * Each API below starts once, when a test first needs it, and every test that needs its lines reads them: an API
- * start is 2-5 CPU-s on this machine, and nine of them made this file one of the suite's longest.
+ * Each API below starts once, when a test first needs it, and every test that needs its lines reads them: a
+ * process start is most of this file's cost.
  */
 const once = <T>(make: () => Promise<T>) => {
   let made: Promise<T> | undefined;

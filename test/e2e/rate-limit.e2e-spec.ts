@@ -110,7 +110,6 @@ describe('rate limits per project', () => {
     for (const name of HEADERS) expect(answers[0].headers[name]).toBeUndefined();
   });
 
-  /** The commands this API's limiter connection sends while `run` runs. */
   /** The commands this API's limiter sent to Redis while `run` ran, each as its name (lower case) and arguments. */
   async function limiterCommands(run: () => Promise<void>, expectedAtLeast: number): Promise<string[][]> {
     const redis = new Redis(testConfig().redisUrl);

@@ -270,9 +270,8 @@ describe('redemptions under concurrency', () => {
     const mug = await reward({ name: 'Busy mug', parameters: { product: { id: 'prod_busy' } } });
     await assign(campaign.id, mug, 40);
     // And 3,000 points in 30 buckets already due: the workers' expiry races the redemptions that drain them first.
-    // More than the redemptions and removals below can take (at most 825), so some are always left to expire:
-    // with 30 points the first redemption could drain them all before a sweep came, and a fast run had nothing
-    // to expire (no POINTS_EXPIRATION row within 15 s).
+    // More than the redemptions and removals below can take (at most 825), so some are always left to expire,
+    // however fast the redemptions come (they take the soonest-expiring points first).
     await addDueBuckets(db, card.id, 30, 1, 100);
     const answers = new Answers();
     const redeemed: string[] = [];

@@ -51,9 +51,9 @@ describe('webhook distributions: signed, retried, never-lost delivery', () => {
     return res.body as { id: string; status: string };
   };
   // Every distribution of a project gets each of its events: left in place, a test's events would also go to
-  // every earlier test's target (a hanging one, one answering 500 or Retry-After), and in a full run its own
-  // deliveries waited seconds behind them for the project's share of the slots (4.7 s for a first attempt,
-  // against 50 ms alone; a "sends it now" once took 20.6 s of its 20 s bound's wait).
+  // every earlier test's target (a hanging one, one answering 500 or Retry-After), and under load its own
+  // deliveries would wait behind them for the project's share of the slots (docs/decisions.md, fourteenth
+  // session).
   afterEach(async () => {
     for (const { id, who } of made.splice(0)) expect([204, 404]).toContain((await stack.http().delete(`/v1/distributions/${id}`).set(who.headers)).status);
   });
