@@ -14,9 +14,10 @@ let last: Promise<unknown> = Promise.resolve();
  * `node dist/cli.js <args>` in this test process: the `runCli` that src/cli.ts runs, its stdout and stderr
  * captured, and a rejection answered as src/cli.ts answers it (code 1, the message on stderr). A real CLI
  * process costs a Node start and Nest's modules whatever the command; here a command costs its own work.
- * `env` is laid over process.env for the call (runCli reads its configuration there). Calls run one at a time, since they capture the process's streams; two commands at once, and what
- * only a process shows (the entry file's exit code and message), stay real processes (processes.e2e,
- * seed.e2e's first refusal, balance-races' two time zone changes at once).
+ * `env` is laid over process.env for the call (runCli reads its configuration there). Calls run one at a
+ * time, since they capture the process's streams; two commands at once, and what only a process shows (the
+ * entry file's exit code and message), stay real processes (processes.e2e, seed.e2e's first refusal,
+ * balance-races' two time zone changes at once).
  */
 export function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   const run = last.then(() => runInProcess(args, env));
