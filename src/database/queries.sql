@@ -597,7 +597,7 @@ UPDATE distributions SET status = $2, updated_at = now() WHERE id = $1 AND (CASE
 
 -- events/recording/event-recording.ts: eventsInsertSql (per call)
 INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
-SELECT 'evcus_' || left(md5(random()::text || clock_timestamp()::text || s.entity_id), 18), s.project_id, s.type, s.entity_id, s.group_id, s.event_source,
+SELECT loyalty_time_id('evcus_'), s.project_id, s.type, s.entity_id, s.group_id, s.event_source,
        CASE WHEN octet_length(s.data::text) <= ${maxBytes}::int THEN s.data ELSE loyalty_event_fit(s.data, ${maxBytes}::int) END
 FROM (${select} OFFSET 0) s;
 
@@ -767,7 +767,7 @@ SELECT (SELECT count(*) FROM webhook_deliveries WHERE status = 'PENDING') AS pen
 
 -- points/balance/balance-events.repository.ts: RECORD (prepared balance_events_record)
 INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
-  SELECT 'evcus_' || left(md5(random()::text || clock_timestamp()::text || s.entity_id), 18), s.project_id, s.type, s.entity_id, s.group_id, s.event_source,
+  SELECT loyalty_time_id('evcus_'), s.project_id, s.type, s.entity_id, s.group_id, s.event_source,
          CASE WHEN octet_length(s.data::text) <= $7::int THEN s.data ELSE loyalty_event_fit(s.data, $7::int) END
   FROM (
 SELECT v.project_id, $2::text AS type, v.holder_id AS entity_id, $3::text AS group_id, $4::jsonb AS event_source,
@@ -916,7 +916,7 @@ WHERE v.id = d.id
   RETURNING v.*
 ), run AS (
   SELECT ROW(c.*)::vouchers AS card, c.id AS voucher_id, c.project_id, c.campaign_id, c.holder_id, a.points, a.buckets, c.points AS total, c.balance,
-         'vtx_' || left(md5(random()::text || clock_timestamp()::text || c.id), 18) AS transaction_id,
+         loyalty_time_id('vtx_') AS transaction_id,
          json_build_object('balance', json_build_object('type', 'loyalty_card', 'total', c.points, 'object', 'balance', 'points', -a.points, 'balance', c.balance,
                          'related_object', json_build_object('id', c.id, 'type', 'voucher')), 'buckets', a.ledger_buckets) AS details
   FROM cards c JOIN agg a ON a.voucher_id = c.id
@@ -925,7 +925,7 @@ WHERE v.id = d.id
     SELECT transaction_id, project_id, voucher_id, campaign_id, 'POINTS_EXPIRATION', -points, balance, NULL, NULL, NULL, details, now() FROM run ORDER BY voucher_id
 ), ev AS (
   INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
- SELECT 'evcus_' || left(md5(random()::text || clock_timestamp()::text || s.entity_id), 18), s.project_id, s.type, s.entity_id, s.group_id, s.event_source,
+ SELECT loyalty_time_id('evcus_'), s.project_id, s.type, s.entity_id, s.group_id, s.event_source,
         CASE WHEN octet_length(s.data::text) <= $6::int THEN s.data ELSE loyalty_event_fit(s.data, $6::int) END
  FROM (
     SELECT r.project_id, 'customer.voucher.loyalty_card.points_expired'::text AS type, r.holder_id AS entity_id, $2::text AS group_id, $3::jsonb AS event_source,
@@ -1043,7 +1043,7 @@ WITH upd AS (
          (card).points - later AS total, (card).balance - later AS balance, (card).pending_points + later AS pending,
          least((card).next_expiration_date, new_day) AS next_day, new_day,
          sum(CASE WHEN bucket_day = new_day THEN (entry).points ELSE 0 END) OVER (PARTITION BY (entry).voucher_id, new_day ORDER BY (entry).id ROWS UNBOUNDED PRECEDING)::bigint AS new_day_points,
-         'vtx_' || left(md5(random()::text || clock_timestamp()::text || (entry).id), 18) AS transaction_id,
+         loyalty_time_id('vtx_') AS transaction_id,
          json_build_object(
            'balance', json_build_object('type', 'loyalty_card', 'total', (card).points - later, 'object', 'balance', 'points', (entry).points, 'balance', (card).balance - later,
                             'related_object', json_build_object('id', (entry).voucher_id, 'type', 'voucher')),
@@ -1066,7 +1066,7 @@ WITH upd AS (
   RETURNING voucher_id, expires_at
 ), ev AS (
   INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
-    SELECT 'evcus_' || left(md5(random()::text || clock_timestamp()::text || s.entity_id), 18), s.project_id, s.type, s.entity_id, s.group_id, s.event_source,
+    SELECT loyalty_time_id('evcus_'), s.project_id, s.type, s.entity_id, s.group_id, s.event_source,
            CASE WHEN octet_length(s.data::text) <= $6::int THEN s.data ELSE loyalty_event_fit(s.data, $6::int) END
     FROM (
     SELECT r.project_id, 'customer.voucher.loyalty_card.pending_points.activated'::text AS type, r.customer_id AS entity_id, $3::text AS group_id,
@@ -1096,7 +1096,7 @@ ORDER BY r.voucher_id, r.id;
 
 -- points/pending/pending-events.repository.ts: RECORD (prepared pending_events_record)
 INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
-  SELECT 'evcus_' || left(md5(random()::text || clock_timestamp()::text || s.entity_id), 18), s.project_id, s.type, s.entity_id, s.group_id, s.event_source,
+  SELECT loyalty_time_id('evcus_'), s.project_id, s.type, s.entity_id, s.group_id, s.event_source,
          CASE WHEN octet_length(s.data::text) <= $7::int THEN s.data ELSE loyalty_event_fit(s.data, $7::int) END
   FROM (
 SELECT p.project_id, $3::text AS type, p.customer_id AS entity_id, ch.group_id, ch.source::jsonb AS event_source,
@@ -1175,7 +1175,7 @@ DELETE FROM loyalty_pending_points WHERE id IN (SELECT id FROM loyalty_pending_p
 
 -- redemptions/redemption-events.repository.ts: RECORD (prepared redemption_events_record)
 INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
-  SELECT 'evcus_' || left(md5(random()::text || clock_timestamp()::text || s.entity_id), 18), s.project_id, s.type, s.entity_id, s.group_id, s.event_source,
+  SELECT loyalty_time_id('evcus_'), s.project_id, s.type, s.entity_id, s.group_id, s.event_source,
          CASE WHEN octet_length(s.data::text) <= $2::int THEN s.data ELSE loyalty_event_fit(s.data, $2::int) END
   FROM (
 SELECT v.project_id, e.type, v.holder_id AS entity_id, e.group_id, e.source AS event_source,

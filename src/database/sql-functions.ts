@@ -14,6 +14,7 @@ import type { QueryRunner } from 'typeorm';
  * function to PostgreSQL: that migration drops the old one first.
  */
 export const SQL_FUNCTIONS = [
+  'loyalty_time_id',
   'loyalty_iso',
   'loyalty_customer_json',
   'loyalty_campaign_json',

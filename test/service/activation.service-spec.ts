@@ -6,7 +6,7 @@ import { EarningRulesService } from '../../src/points/earning/earning-rules.serv
 import { ActivationService } from '../../src/points/pending/activation.service.js';
 import { PointsModule } from '../../src/points/points.module.js';
 import { waitFor } from '../support/harness.js';
-import { PointsDb, unique } from '../support/points.js';
+import { idMicros, PointsDb, unique } from '../support/points.js';
 import { enrolCustomer, payOrder, pointsProgram } from '../support/service-points.js';
 import { body, useServices } from '../support/services.js';
 
@@ -36,7 +36,9 @@ describe('ActivationService on PostgreSQL (no worker, no HTTP)', () => {
     expect(await db.card(due.card.code)).toMatchObject({ balance: 0, points: 0, pending_points: 40 });
     await waitFor(async () => ((await db.count('SELECT 1 FROM loyalty_pending_points WHERE id = $1 AND activates_at <= now()', [due.entry.id])) === 1 ? true : undefined));
 
+    const before = Date.now() * 1000;
     const result = await services.get(ActivationService).activate({ ids: [], extraDue: 1_000, operation: 'AUTOMATIC', cause: internalCause(), trigger: 'sweep' });
+    const after = Date.now() * 1000;
     const activatedIds = result.activated.map((a) => a.id);
     expect(activatedIds).toContain(due.entry.id);
     expect(activatedIds).not.toContain(later.entry.id);
@@ -46,11 +48,16 @@ describe('ActivationService on PostgreSQL (no worker, no HTTP)', () => {
     expect((await db.entries({ cardCode: later.card.code })).map((e) => e.status)).toEqual(['PENDING']);
     expect(await db.card(due.card.code)).toMatchObject({ balance: 40, points: 40, pending_points: 0 });
     expect(await db.card(later.card.code)).toMatchObject({ balance: 0, points: 0, pending_points: 7 });
-    const ledger = await db.query<{ type: string; points: number; balance_after: number }>('SELECT type, points::int AS points, balance_after::int AS balance_after FROM voucher_transactions WHERE pending_points_id = $1', [due.entry.id]);
-    expect(ledger).toEqual([{ type: 'PENDING_POINTS_ACTIVATION', points: 40, balance_after: 40 }]);
-    const events = await db.query<{ project_id: string; data: { pending_points: { id: string } } }>("SELECT project_id, data FROM events WHERE type = $1 AND data->'pending_points'->>'id' = $2", [ACTIVATED, due.entry.id]);
+    const ledger = await db.query<{ id: string; type: string; points: number; balance_after: number }>('SELECT id, type, points::int AS points, balance_after::int AS balance_after FROM voucher_transactions WHERE pending_points_id = $1', [due.entry.id]);
+    expect(ledger).toEqual([{ id: expect.any(String), type: 'PENDING_POINTS_ACTIVATION', points: 40, balance_after: 40 }]);
+    const events = await db.query<{ id: string; project_id: string; data: { pending_points: { id: string } } }>("SELECT id, project_id, data FROM events WHERE type = $1 AND data->'pending_points'->>'id' = $2", [ACTIVATED, due.entry.id]);
     expect(events).toHaveLength(1);
     expect(events[0].project_id).toBe(due.project.id);
+    // Both ids made in the statement grow with time (loyalty_time_id): the moment they carry is the statement's.
+    for (const made of [idMicros(ledger[0].id, 'vtx_'), idMicros(events[0].id, 'evcus_')]) {
+      expect(made).toBeGreaterThanOrEqual(before - 5_000);
+      expect(made).toBeLessThanOrEqual(after + 5_000);
+    }
     expect(await db.count("SELECT 1 FROM events WHERE data->'pending_points'->>'id' = $1 AND type = $2", [later.entry.id, ACTIVATED])).toBe(0);
   });
 

@@ -10,7 +10,7 @@ import { ExpiryService } from '../../src/points/buckets/expiry.service.js';
 import { balanceDetails, balanceJsonSql } from '../../src/points/ledger/ledger.repository.js';
 import { type Movement, PointsExceeded, PointsPosting, type PostingCard, RefundNotRestorable } from '../../src/points/ledger/posting.service.js';
 import { PointsModule } from '../../src/points/points.module.js';
-import { addDueBuckets, bucketViolations, projectViolations, unique } from '../support/points.js';
+import { addDueBuckets, bucketViolations, idMicros, projectViolations, unique } from '../support/points.js';
 import { builders } from '../support/builders.js';
 import { useServices } from '../support/services.js';
 
@@ -54,8 +54,8 @@ describe('PointsPosting on PostgreSQL (no worker, no HTTP)', () => {
       [cardId],
     );
   const ledger = (cardId: string) =>
-    db.query<{ type: string; points: number; balance_after: number; source_id: string | null; details: Record<string, unknown> }>(
-      'SELECT type, points::int, balance_after::int, source_id, details FROM voucher_transactions WHERE voucher_id = $1 ORDER BY seq',
+    db.query<{ id: string; type: string; points: number; balance_after: number; source_id: string | null; details: Record<string, unknown> }>(
+      'SELECT id, type, points::int, balance_after::int, source_id, details FROM voucher_transactions WHERE voucher_id = $1 ORDER BY seq',
       [cardId],
     );
 
@@ -94,6 +94,10 @@ describe('PointsPosting on PostgreSQL (no worker, no HTTP)', () => {
     expect(rows[0].details).toEqual({ balance: balanceDetails(on.id, 10, 10, 10), order: { id: 'ord_x', source_id: null } });
     expect(rows[3].details).toEqual({ balance: balanceDetails(on.id, 18, -7, 11), reason: 'returned' });
     expect(posted.movements.map((m) => m.transaction.balanceAfter)).toEqual([10, 15, 18]);
+    // The ids grow with the rows' order (timeId), within one posting and across postings.
+    const made = rows.map((r) => idMicros(r.id, 'vtx_'));
+    expect(made).toEqual([...made].sort((a, b) => a - b));
+    expect(new Set(made).size).toBe(made.length);
     // (An accrual of no order: projectViolations would look for its order's earning.)
     expect(await bucketViolations(db, project.id)).toEqual([]);
     expect(rows.reduce((sum, r) => sum + r.points, 0)).toBe(11);

@@ -5,6 +5,12 @@ import { type TestProject, createFinishedCampaign, http, testConfig } from './ha
 let seq = 0;
 export const unique = (base: string) => `${base}-${Date.now().toString(36)}-${(seq += 1)}`;
 
+/** The microsecond a time-ordered id (`timeId`, `loyalty_time_id`: the ledger's and the events') was made; it fails on any other shape. */
+export function idMicros(id: string, prefix: 'vtx_' | 'evcus_'): number {
+  expect(id).toMatch(new RegExp(`^${prefix}[0-9a-f]{22}$`));
+  return parseInt(id.slice(prefix.length, prefix.length + 13), 16);
+}
+
 export interface PointsCampaign {
   id: string;
   name: string;

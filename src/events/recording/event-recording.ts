@@ -32,7 +32,7 @@ export function internalCause(): EventCause {
  * The INSERT of event rows whose other columns a SELECT yields, in this order: `project_id, type, entity_id,
  * group_id, event_source, data`. Features that build a batch of events in SQL embed it in their own
  * statement (an activation batch builds its events in the database, next to the change they report),
- * while the events domain keeps its table and its id format here. Ids are `evcus_` + 18 hex. The `data` a
+ * while the events domain keeps its table and its id format here. Ids are `evcus_` + 22 hex that grow with time (`loyalty_time_id`). The `data` a
  * SELECT yields for a type is an instance of the type's schema (its catalogue entry names it); the e2e runs
  * check every event they record against it.
  *
@@ -45,7 +45,7 @@ export function internalCause(): EventCause {
  */
 export function eventsInsertSql(select: string, maxBytes: `$${number}`): string {
   return `INSERT INTO events (id, project_id, type, entity_id, group_id, event_source, data)
-    SELECT 'evcus_' || left(md5(random()::text || clock_timestamp()::text || s.entity_id), 18), s.project_id, s.type, s.entity_id, s.group_id, s.event_source,
+    SELECT loyalty_time_id('evcus_'), s.project_id, s.type, s.entity_id, s.group_id, s.event_source,
            CASE WHEN octet_length(s.data::text) <= ${maxBytes}::int THEN s.data ELSE loyalty_event_fit(s.data, ${maxBytes}::int) END
     FROM (${select} OFFSET 0) s`;
 }

@@ -102,7 +102,7 @@ export const EXPIRE = prepared(
      RETURNING v.*
    ), run AS (
      SELECT ROW(c.*)::vouchers AS card, c.id AS voucher_id, c.project_id, c.campaign_id, c.holder_id, a.points, a.buckets, c.points AS total, c.balance,
-            'vtx_' || left(md5(random()::text || clock_timestamp()::text || c.id), 18) AS transaction_id,
+            loyalty_time_id('vtx_') AS transaction_id,
             json_build_object('balance', ${balanceJsonSql('c.id', 'c.points', '-a.points', 'c.balance')}, 'buckets', a.ledger_buckets) AS details
      FROM cards c JOIN agg a ON a.voucher_id = c.id
    ), tx AS (

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { hexId } from '../../common/ids.js';
+import { timeId } from '../../common/ids.js';
 import { type CardBalance, type CardDelta, CardRepository, type LockedCards } from '../../cards/card.repository.js';
 import { type BucketExpiry, type BucketPoints, BucketRepository } from '../buckets/bucket.repository.js';
 import { balanceDetails, LedgerRepository, type NewTransaction } from './ledger.repository.js';
@@ -193,6 +193,8 @@ export class PointsPosting {
   /** One ledger row per movement, each showing its card right after it: the card after the posting, less the movements after it. */
   private rows(movements: Movement[], deltas: CardDelta[], after: Map<string, CardBalance>): NewTransaction[] {
     const later = new Map<string, { total: number; balance: number }>();
+    // Made in the movements' order, before the walk back below: the ids grow with the rows' order, as they are inserted.
+    const ids = movements.map((m) => m.row?.id ?? timeId('vtx_'));
     const rows: NewTransaction[] = new Array(movements.length);
     for (let i = movements.length - 1; i >= 0; i -= 1) {
       const { card, kind, points, row } = movements[i];
@@ -204,7 +206,7 @@ export class PointsPosting {
       later.set(card.id, { total: moved.total + (deltas[i].points ?? 0), balance: moved.balance + balanceChange(deltas[i]) });
       const signed = KINDS[kind].sign * points;
       rows[i] = {
-        id: row?.id ?? hexId('vtx_'),
+        id: ids[i],
         projectId: card.projectId,
         voucherId: card.id,
         campaignId: card.campaignId,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { ProjectContext } from '../../auth/auth.service.js';
 import { type Collector, requestCollector } from '../../common/batching/collector.js';
 import { ApiError } from '../../common/errors/api-error.js';
-import { hexId } from '../../common/ids.js';
+import { hexId, timeId } from '../../common/ids.js';
 import { AppConfig } from '../../config/app-config.js';
 import { CustomersService } from '../../customers/customers.service.js';
 import type { UpsertCustomerDto } from '../../customers/dto/customer.dto.js';
@@ -271,7 +271,7 @@ export class OrdersService {
   private paidEvent(order: Order, cause: EventCause): Omit<PendingPointsDetails, 'earning_rule'> {
     return {
       event: {
-        id: hexId('evcus_'),
+        id: timeId('evcus_'),
         type: 'customer.order.paid',
         group_id: cause.groupId,
         entity_id: order.customerId as string,

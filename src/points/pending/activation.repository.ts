@@ -74,7 +74,7 @@ WITH upd AS (
          (card).points - later AS total, (card).balance - later AS balance, (card).pending_points + later AS pending,
          least((card).next_expiration_date, new_day) AS next_day, new_day,
          sum(CASE WHEN bucket_day = new_day THEN (entry).points ELSE 0 END) OVER (PARTITION BY (entry).voucher_id, new_day ORDER BY (entry).id ROWS UNBOUNDED PRECEDING)::bigint AS new_day_points,
-         'vtx_' || left(md5(random()::text || clock_timestamp()::text || (entry).id), 18) AS transaction_id,
+         loyalty_time_id('vtx_') AS transaction_id,
          json_build_object(
            'balance', ${balanceJsonSql('(entry).voucher_id', '(card).points - later', '(entry).points', '(card).balance - later')},
            'order', (entry).details->'order', 'event', json_build_object('id', (entry).details->'event'->>'id', 'type', (entry).details->'event'->>'type'),
