@@ -12,10 +12,12 @@ interface Operation {
 
 /**
  * The shapes of the service's ids (src/common/ids.ts: hexId is the prefix + 18 hex characters, base62Id the
- * prefix + 24 or 32 base62 characters; `whs_` and `evcus_` ids are made in SQL with 18 hex characters too).
- * An example of another shape is not an id a reader will ever meet.
+ * prefix + 24 or 32 base62 characters; `whs_` ids are made in SQL with 18 hex characters too; the ledger's
+ * and the events' ids grow with time, timeId and loyalty_time_id: 13 hex characters of the microsecond and 9
+ * random ones). An example of another shape is not an id a reader will ever meet.
  */
 const hex = (prefix: string) => new RegExp(`^${prefix}[0-9a-f]{18}$`);
+const timeOrdered = (prefix: string) => new RegExp(`^${prefix}[0-9a-f]{22}$`);
 const base62 = (prefix: string, length: number) => new RegExp(`^${prefix}[0-9A-Za-z]{${length}}$`);
 const ID_SHAPES = {
   campaign: base62('camp_', 24),
@@ -32,8 +34,8 @@ const ID_SHAPES = {
   order: hex('ord_'),
   pendingPoints: hex('lopp_'),
   pointsBucket: hex('lopb_'),
-  transaction: hex('vtx_'),
-  event: hex('evcus_'),
+  transaction: timeOrdered('vtx_'),
+  event: timeOrdered('evcus_'),
   distribution: hex('distr_'),
   delivery: hex('whs_'),
   ping: hex('ping_'),
