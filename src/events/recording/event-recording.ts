@@ -32,9 +32,9 @@ export function internalCause(): EventCause {
  * The INSERT of event rows whose other columns a SELECT yields, in this order: `project_id, type, entity_id,
  * group_id, event_source, data`. Features that build a batch of events in SQL embed it in their own
  * statement (an activation batch builds its events in the database, next to the change they report),
- * while the events domain keeps its table and its id format here. Ids are `evcus_` + 22 hex that grow with time (`loyalty_time_id`). The `data` a
- * SELECT yields for a type is an instance of the type's schema (its catalogue entry names it); the e2e runs
- * check every event they record against it.
+ * while the events domain keeps its table and its id format here. Ids are `evcus_` + 22 hex that grow with
+ * time (`loyalty_time_id`). The `data` a SELECT yields for a type is an instance of the type's schema (its
+ * catalogue entry names it); the e2e runs check every event they record against it.
  *
  * Every event goes through here, so here its size is bounded: `maxBytes` names the statement's parameter
  * that holds EVENT_PAYLOAD_MAX_BYTES (the caller passes `config.events.payloadMaxBytes`), and a `data` longer
