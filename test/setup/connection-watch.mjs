@@ -1,7 +1,8 @@
 // PostgreSQL's client connections (all of the server's: the run's, where nothing else uses it), watched from
-// jest's main process: global-setup.mjs starts the watch and global-teardown.mjs reports its peak. The server refuses connections past max_connections (100 by default),
-// and a refused one failed a test that had nothing wrong ("sorry, too many clients already"), so the run keeps
-// its files' connections within a budget (DATABASE_POOL_SIZE in global-setup.mjs) and says how close it came.
+// jest's main process: global-setup.mjs starts the watch and global-teardown.mjs reports its peak. The server
+// refuses connections past max_connections (100 by default), and a refused one failed a test that had nothing
+// wrong ("sorry, too many clients already"), so the run keeps its files' connections within a budget
+// (DATABASE_POOL_SIZE in global-setup.mjs) and says how close it came.
 import pg from 'pg';
 
 const EVERY_MS = 250;
